@@ -1,0 +1,1 @@
+"""Claims of the noise paper (being written)."""

@@ -1,0 +1,10 @@
+"""Shared pytest configuration: Hypothesis profiles (deterministic in CI)."""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("default", deadline=None, max_examples=30,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "default")

@@ -1,0 +1,81 @@
+"""The command line: exit codes, JSON, packs, and a table of bad inputs with their one-line errors."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACK = str(ROOT / "examples" / "transpose_pack.py")
+
+
+def tc(*args, cwd=ROOT):
+    p = subprocess.run([sys.executable, "-m", "theorem_check", *args], capture_output=True, text=True, cwd=cwd)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_help():
+    code, out, _ = tc("--help")
+    assert code == 0 and "run" in out and "list" in out
+
+
+def test_transpose_pack_verdicts():
+    code, out, _ = tc("run", "--pack", PACK, "--json")
+    assert code == 1
+    rec = {c["id"]: c for c in json.loads(out)["claims"]}
+    assert rec["demo.transpose_right"]["verdict"] in ("PROVED", "VERIFIED")
+    wrong = rec["demo.transpose_wrong"]
+    assert wrong["printed_result"]["verdict"] in ("REFUTED", "ILL-POSED")
+    cex = wrong["printed_result"]["numeric"]["counterexample"]
+    assert sum(cex["dims"].values()) == 4  # smallest dims where A^T B^T does not conform to (AB)^T
+    assert wrong["verdict"] == "ERRATUM"
+
+
+def test_same_seed_same_output():
+    a = tc("run", "--pack", PACK, "--json", "--seed", "7")[1]
+    b = tc("run", "--pack", PACK, "--json", "--seed", "7")[1]
+    strip = lambda s: [{k: v for k, v in c.items() if k not in ("seconds",)} for c in json.loads(s)["claims"]]
+    assert [c["printed_result"]["numeric"]["instances"] for c in strip(a)] == \
+           [c["printed_result"]["numeric"]["instances"] for c in strip(b)]
+
+
+def test_pack_right_alone_exits_zero():
+    code, out, _ = tc("run", "--pack", PACK, "demo.transpose_right")
+    assert code == 0 and "PROVED" in out
+
+
+BAD = [
+    (("run", "no_such_claim"), "claim id='no_such_claim' matches no claim"),
+    (("run", "--paper", "nopaper"), "paper='nopaper' has no claims"),
+    (("run", "--pack", "/no/such/file.py"), "pack='/no/such/file.py' must be an existing .py file"),
+    (("run", "--trials", "-3", "x"), "Invalid value for '--trials'"),
+    (("run", "--seed", "abc", "x"), "Invalid value for '--seed'"),
+    (("run",), "name claim ids"),
+    (("show", "no_such_claim"), "matches no claim"),
+    (("list", "--paper", "nopaper"), "paper='nopaper' has no claims"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_one_line_exit_2(args, message):
+    code, out, err = tc(*args)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_broken_pack_is_one_line(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import theorem_check as tc\nraise RuntimeError('boom')\n")
+    code, _, err = tc("run", "--pack", str(bad))
+    assert code == 2 and "failed to import (line 2): RuntimeError: boom" in err and "Traceback" not in err
+
+
+def test_malformed_claim_in_pack_names_it(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import theorem_check as tc\n"
+                   "s = tc.Statement('x', derivation=None)\n")
+    code, _, err = tc("run", "--pack", str(bad))
+    assert code == 2 and "Traceback" not in err

@@ -1,0 +1,42 @@
+"""Dimension spaces: ordering, constraints, shrinking candidates."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+
+from theorem_check import ClaimDefinitionError, DimSpace, InvalidArgument, dln_dims
+
+
+def test_ordered_smallest_first():
+    space = DimSpace({"m": (1, 3), "n": (1, 3)})
+    totals = [sum(d.values()) for d in space.ordered()]
+    assert totals == sorted(totals) and len(totals) == 9
+
+
+@given(dln_dims().strategy())
+def test_dln_hidden_widths_distinct(d):
+    hidden = [d[f"d{i}"] for i in range(1, d["D"])]
+    assert len(set(hidden)) == len(hidden)
+    assert all(d[f"d{i}"] == 1 for i in range(d["D"] + 1, 5))
+
+
+def test_smaller_is_strictly_smaller():
+    space = dln_dims()
+    d = space.draw(np.random.default_rng(3))
+    assert all(sum(c.values()) < sum(d.values()) for c in space.smaller(d))
+
+
+def test_validate():
+    space = DimSpace({"m": (1, 3)})
+    assert space.validate({"m": 2}) == {"m": 2}
+    with pytest.raises(InvalidArgument, match="m=-1 must be >= 0"):
+        space.validate({"m": -1})
+    with pytest.raises(InvalidArgument):
+        space.validate({"m": 9})
+
+
+def test_empty_space_is_a_definition_error():
+    with pytest.raises(ClaimDefinitionError):
+        DimSpace({"m": (1, 2)}, where=lambda d: False)
+    with pytest.raises(ClaimDefinitionError):
+        DimSpace({"m": (3, 1)})

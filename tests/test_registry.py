@@ -1,0 +1,47 @@
+"""One test parametrised over the whole registry, and the registry's self-tests.
+
+Every built-in claim is run at seed 0: its verdict must be PROVED, VERIFIED or ERRATUM (or the
+``expected`` verdict the claim declares), and every negative control must be REFUTED or
+ILL-POSED through the same code path.
+"""
+
+import pytest
+
+from theorem_check import REGISTRY, Verdict, load_builtin, run_claim, run_statement
+from theorem_check.catalogue import render_catalogue
+from theorem_check.numeric import derive_seed
+
+load_builtin()
+CLAIMS = list(REGISTRY)
+
+
+def _marks(c):
+    return [pytest.mark.slow] if c.slow else []
+
+
+PARAMS = [pytest.param(c, id=c.id, marks=_marks(c)) for c in CLAIMS]
+CONTROL_PARAMS = [pytest.param(c, ctl, id=f"{c.id}:{ctl.name}", marks=_marks(c)) for c in CLAIMS for ctl in c.controls]
+
+
+@pytest.mark.parametrize("claim", PARAMS)
+def test_claim_verdict(claim):
+    result = run_claim(claim, seed=0)
+    allowed = {Verdict(claim.expected)} if claim.expected else {Verdict.PROVED, Verdict.VERIFIED, Verdict.ERRATUM}
+    assert result.verdict in allowed, f"{claim.id}: {result.verdict.value}: {result.evidence}"
+
+
+@pytest.mark.parametrize("claim,control", CONTROL_PARAMS)
+def test_negative_control_refuted(claim, control):
+    r = run_statement(control, seed=derive_seed(0, claim.id, control.name))
+    assert r.verdict in (Verdict.REFUTED, Verdict.ILL_POSED), f"{claim.id} {control.name}: {r.verdict.value}: {r.evidence}"
+
+
+def test_every_claim_has_a_control():
+    assert all(c.controls for c in CLAIMS)
+
+
+def test_catalogue_is_fresh():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "catalogue.md"
+    assert path.read_text() == render_catalogue(), "docs/catalogue.md is stale: python -m theorem_check.catalogue > docs/catalogue.md"

@@ -1,0 +1,5 @@
+"""``python -m theorem_check`` runs the command line."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,294 @@
+"""The claim model: :class:`Source`, :class:`Statement`, :class:`Claim`, and perturbation helpers.
+
+A **claim** is one checkable statement of a paper.  It owns a primary :class:`Statement` (the
+statement *as printed*), optional variants (``kind="corrected"`` for the form that holds when
+the printed one is wrong, ``kind="reading"`` for each reading of an ambiguous statement) and
+negative controls (``kind="control"``: slightly wrong statements that the same code path must
+REFUTE).  A statement is data plus small pure functions; the engine owns sampling, precision,
+decisions, timing, shrinking and reporting.
+
+Three ways to give a statement its numeric stage (pick exactly one):
+
+``lhs`` / ``rhs``
+    Identities.  ``lhs(inst, ctx)`` and ``rhs(inst, ctx)`` return arrays of shape
+    ``(batch, ...)`` computed with ``ctx``'s operations; the engine evaluates them at float32,
+    float64 and mpmath on the same instance and decides by refinement.  ``scale(inst, ctx)``
+    (shape ``(batch,)``) optionally replaces the default reference magnitude
+    ``max(|lhs|, |rhs|)`` of the relative residual (use it for statements ``... = 0``).
+``check``
+    Anything else (optima, flows, Monte Carlo): ``check(rng, dims) -> Measurement``; the
+    function refines its own computation and decides with
+    :func:`~theorem_check.verdicts.decide_refinement` or
+    :func:`~theorem_check.verdicts.decide_zscore`.
+``derivation`` only
+    Pure algebra: PROVED when the derivation closes for all sizes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .dims import DimSpace, Dims
+from .errors import ClaimDefinitionError
+from .symbolic import Derivation
+from .verdicts import Outcome
+
+__all__ = ["Source", "Statement", "Claim", "Measurement", "Instance", "perturb", "negate", "double", "transpose"]
+
+KINDS = ("printed", "corrected", "reading", "control")
+_ID_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
+
+
+class Instance(dict):
+    """A random instance: a dict of arrays (leading batch axis) with attribute access.
+
+    Values may be arrays, Python scalars, or lists/tuples of arrays (e.g. the weights
+    ``W = [W_1, ..., W_D]`` of a deep linear network, whose shapes differ).
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError as exc:
+            raise AttributeError(name) from exc
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a claim comes from.
+
+    Parameters
+    ----------
+    paper : str
+        The paper key (``"prh"``, ``"noise"``, ``"cascade"``, or a user pack's key).
+    section : str
+        Section (``"4"``, ``"Appendix B"``).
+    equation : str
+        Equation/theorem label as printed (``"31"``, ``"Theorem 5.4"``, ``"footnote 14"``).
+    printed : str
+        The statement as printed, in LaTeX.
+    """
+
+    paper: str
+    section: str
+    equation: str
+    printed: str
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What a custom ``check`` returns for one instance.
+
+    ``outcome`` must come from :func:`~theorem_check.verdicts.decide_refinement` or
+    :func:`~theorem_check.verdicts.decide_zscore`.  ``residuals`` / ``levels`` record the
+    refinement sequence (e.g. ``{"tol=1e-6": 3e-4, "tol=1e-10": 2e-8}``); ``predicted`` and
+    ``measured`` are for human-readable evidence ("predicted 0.35, measured 0.349 +- 0.002").
+    ``figure`` may hold data for plots (any JSON-able mapping).
+    """
+
+    outcome: Outcome
+    residuals: Mapping[str, float] = field(default_factory=dict)
+    detail: str = ""
+    predicted: Any = None
+    measured: Any = None
+    figure: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One checkable form of a claim (as printed, corrected, a reading, or a negative control).
+
+    Parameters
+    ----------
+    latex : str
+        The statement in LaTeX (for the printed form: as printed).
+    name : str
+        Short label: ``"as printed"``, ``"corrected"``, ``"reading: h = pre-activation"``,
+        ``"control: sign"``.
+    kind : str
+        One of ``"printed"``, ``"corrected"``, ``"reading"``, ``"control"``.
+    dims : DimSpace, optional
+        Sizes to draw instances from (required with ``lhs``/``rhs`` or ``check``).
+    sample : callable(rng, dims, batch) -> mapping
+        Draws a batch of instances: arrays with leading axis ``batch``.
+    lhs, rhs, scale : callable(Instance, Ctx) -> array, optional
+        See the module docstring.
+    check : callable(rng, dims) -> Measurement, optional
+        Custom numeric stage (optima, flows, Monte Carlo).
+    derivation : callable() -> Derivation, optional
+        The SymPy derivation.
+    contexts : tuple of str
+        Precisions for identities; drop ``"mp50"`` only when a side cannot run in mpmath
+        (eigen-decompositions of large matrices, ODE solvers).
+    cond : float
+        Bound on the error amplification of the instance (condition numbers), scaling floors.
+    note : str
+        Conventions or remarks shown with the statement.
+    """
+
+    latex: str
+    name: str = "as printed"
+    kind: str = "printed"
+    dims: DimSpace | None = None
+    sample: Callable[[np.random.Generator, Dims, int], Mapping[str, Any]] | None = None
+    lhs: Callable | None = None
+    rhs: Callable | None = None
+    scale: Callable | None = None
+    check: Callable[[np.random.Generator, Dims], Measurement] | None = None
+    derivation: Callable[[], Derivation] | None = None
+    contexts: tuple[str, ...] = ("float32", "float64", "mp50")
+    cond: float = 100.0
+    note: str = ""
+
+    @property
+    def is_identity(self) -> bool:
+        """True when the numeric stage compares ``lhs`` with ``rhs``."""
+        return self.lhs is not None
+
+    def validate(self, where: str) -> None:
+        """Raise ClaimDefinitionError (naming ``where``) if the statement is malformed."""
+        if self.kind not in KINDS:
+            raise ClaimDefinitionError(f"{where}: kind={self.kind!r} must be one of {KINDS}")
+        if not isinstance(self.latex, str) or not self.latex.strip():
+            raise ClaimDefinitionError(f"{where}: latex must be a non-empty string")
+        if (self.lhs is None) != (self.rhs is None):
+            raise ClaimDefinitionError(f"{where}: lhs and rhs must be given together")
+        if self.lhs is not None and self.check is not None:
+            raise ClaimDefinitionError(f"{where}: give either lhs/rhs or check, not both")
+        if self.lhs is None and self.check is None and self.derivation is None:
+            raise ClaimDefinitionError(f"{where}: needs a verifier (lhs/rhs, check or derivation)")
+        if (self.lhs is not None or self.check is not None) and (self.dims is None or self.sample is None
+                                                                and self.lhs is not None):
+            raise ClaimDefinitionError(f"{where}: a numeric stage needs dims (and sample for lhs/rhs)")
+        unknown = set(self.contexts) - {"float32", "float64", "mp50"}
+        if unknown or len(self.contexts) < 2 and self.lhs is not None:
+            raise ClaimDefinitionError(f"{where}: contexts={self.contexts!r} must be >= 2 of float32, float64, mp50")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checkable statement of a paper, with its variants and negative controls.
+
+    Parameters
+    ----------
+    id : str
+        ``"<paper>.<label>"``, lower case, e.g. ``"prh.eq31"``, ``"noise.thm5_4"``.
+    title : str
+        One line.
+    source : Source
+    statement : Statement
+        The statement as printed (``kind="printed"``).
+    variants : tuple of Statement
+        Corrected forms and readings.
+    controls : tuple of Statement
+        Negative controls (at least one is required for any numeric or symbolic check).
+    aliases : tuple of str
+        Bare labels (``"eq31"``) that ``theorem-check run`` accepts; several papers may share one.
+    assumptions : tuple of str
+        Shapes, invertibility, conventions, "at a global minimum", ...
+    slow : bool
+        True for simulations that run only with ``--slow`` (or when named explicitly).
+    expected : str, optional
+        The verdict the team derived for this claim when it is not PROVED/VERIFIED/ERRATUM
+        (e.g. ``"REFUTED"`` for a printed statement with no correction); the registry-wide
+        test checks the run against it.  Never set it to silence a failing check.
+    """
+
+    id: str
+    title: str
+    source: Source
+    statement: Statement
+    variants: tuple[Statement, ...] = ()
+    controls: tuple[Statement, ...] = ()
+    aliases: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    slow: bool = False
+    expected: str | None = None
+
+    @property
+    def paper(self) -> str:
+        """The paper key, i.e. the id's prefix."""
+        return self.id.split(".", 1)[0]
+
+    @property
+    def label(self) -> str:
+        """The id without its paper prefix (``"eq31"`` for ``"prh.eq31"``)."""
+        return self.id.split(".", 1)[1]
+
+    def statements(self) -> tuple[Statement, ...]:
+        """The printed statement followed by its variants (not the controls)."""
+        return (self.statement, *self.variants)
+
+    def validate(self) -> None:
+        """Raise ClaimDefinitionError naming the claim if anything is missing or malformed."""
+        if not isinstance(self.id, str) or not _ID_RE.match(self.id):
+            raise ClaimDefinitionError(f"claim id={self.id!r} must look like 'paper.label' (lower case, digits, _)")
+        if not self.title:
+            raise ClaimDefinitionError(f"claim {self.id}: title must be non-empty")
+        if not isinstance(self.source, Source) or not self.source.printed.strip():
+            raise ClaimDefinitionError(f"claim {self.id}: source must be a Source with the printed statement")
+        if self.source.paper != self.paper:
+            raise ClaimDefinitionError(f"claim {self.id}: source.paper={self.source.paper!r} must match the id prefix")
+        if self.statement.kind != "printed":
+            raise ClaimDefinitionError(f"claim {self.id}: statement.kind must be 'printed'")
+        self.statement.validate(f"claim {self.id} (as printed)")
+        for v in self.variants:
+            v.validate(f"claim {self.id} variant {v.name!r}")
+            if v.kind not in ("corrected", "reading"):
+                raise ClaimDefinitionError(f"claim {self.id} variant {v.name!r}: kind must be corrected/reading")
+        for c in self.controls:
+            c.validate(f"claim {self.id} control {c.name!r}")
+            if c.kind != "control":
+                raise ClaimDefinitionError(f"claim {self.id} control {c.name!r}: kind must be 'control'")
+        if not self.controls:
+            raise ClaimDefinitionError(f"claim {self.id}: needs at least one negative control")
+        names = [s.name for s in (*self.statements(), *self.controls)]
+        if len(set(names)) != len(names):
+            raise ClaimDefinitionError(f"claim {self.id}: statement names {names} must be unique")
+
+    # notebooks
+    def _repr_markdown_(self) -> str:
+        s = self.source
+        return (f"**{self.id}** — {self.title}  \n*{s.paper}, §{s.section}, {s.equation}*\n\n"
+                f"$${s.printed}$$")
+
+
+def perturb(statement: Statement, name: str, *, rhs: Callable | None = None, lhs: Callable | None = None,
+            latex: str | None = None, **changes) -> Statement:
+    """A negative control: ``statement`` with its ``rhs`` (or ``lhs``) passed through a map.
+
+    ``rhs(value, inst, ctx) -> value'`` receives the original side's value, so that the
+    control runs through exactly the same code path as the statement.  Other fields (e.g. a
+    different ``check``) can be replaced through ``changes``.  The derivation is dropped
+    (a control's derivation, if any, must be passed explicitly as ``derivation=``).
+    """
+    fields: dict[str, Any] = dict(name=f"control: {name}", kind="control", derivation=None)
+    fields.update(changes)
+    if rhs is not None:
+        orig = statement.rhs
+        fields["rhs"] = lambda inst, ctx: rhs(orig(inst, ctx), inst, ctx)
+    if lhs is not None:
+        orig_l = statement.lhs
+        fields["lhs"] = lambda inst, ctx: lhs(orig_l(inst, ctx), inst, ctx)
+    fields["latex"] = latex or f"{statement.latex}\\quad\\text{{[perturbed: {name}]}}"
+    return dataclasses.replace(statement, **fields)
+
+
+def negate(statement: Statement) -> Statement:
+    """Control: the right-hand side with its sign flipped."""
+    return perturb(statement, "sign", rhs=lambda v, inst, ctx: -v)
+
+
+def double(statement: Statement) -> Statement:
+    """Control: the right-hand side multiplied by 2."""
+    return perturb(statement, "factor 2", rhs=lambda v, inst, ctx: 2 * v)
+
+
+def transpose(statement: Statement) -> Statement:
+    """Control: the right-hand side transposed (last two axes)."""
+    return perturb(statement, "transpose", rhs=lambda v, inst, ctx: np.swapaxes(v, -1, -2))

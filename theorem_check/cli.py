@@ -1,0 +1,256 @@
+"""The command line: ``theorem-check list | show | run | report`` (DESIGN.md, "The command line").
+
+Exit codes: 0 when every claim run is PROVED or VERIFIED; 1 when any is REFUTED, ERRATUM,
+ILL-POSED or INCONCLUSIVE; 2 for usage errors and bad input (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+
+import click
+
+from . import __version__
+from .errors import TheoremCheckError, UnknownClaim
+from .registry import REGISTRY, load_builtin, load_pack, resolve
+
+__all__ = ["main", "cli"]
+
+_VERDICT_COLOURS = {"PROVED": "green", "VERIFIED": "green", "ERRATUM": "yellow", "REFUTED": "red",
+                    "ILL-POSED": "red", "INCONCLUSIVE": "magenta"}
+
+
+def _load(packs: tuple[str, ...]) -> list:
+    load_builtin()
+    new = []
+    for p in packs:
+        new.extend(load_pack(p))
+    return new
+
+
+def _select(ids, paper, all_, pack_claims, *, slow: bool):
+    """Claims selected by ids / --paper / --all (packs alone select their own claims)."""
+    if sum(bool(x) for x in (ids, paper, all_)) > 1:
+        raise click.UsageError("give claim ids, --paper or --all, not several")
+    explicit = bool(ids)
+    if ids:
+        claims = resolve(ids)
+    elif paper:
+        claims = REGISTRY.by_paper(paper)
+    elif all_:
+        claims = list(REGISTRY)
+    elif pack_claims:
+        claims, explicit = pack_claims, True
+    else:
+        raise click.UsageError("name claim ids (e.g. eq31), --paper P, --all, or --pack FILE")
+    skipped = tuple(c.id for c in claims if c.slow and not slow and not explicit)
+    return [c for c in claims if c.id not in skipped], skipped
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(version=__version__, prog_name="theorem-check")
+def cli():
+    """Check the mathematics of deep-learning-theory papers, claim by claim.
+
+    \b
+    Examples:
+      theorem-check list --paper prh
+      theorem-check show prh.eq31
+      theorem-check run eq31 --seed 1
+      theorem-check run --paper noise --json > noise.json
+      theorem-check run --pack my_claims.py
+    """
+
+
+@cli.command("list")
+@click.option("--paper", help="Only this paper's claims (prh, noise, cascade, or a pack's key).")
+@click.option("--pack", "packs", multiple=True, type=click.Path(), help="Also load claims from this .py file.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def list_cmd(paper, packs, as_json):
+    """List every claim, one line each."""
+    from .records import claim_record, dumps
+
+    _load(packs)
+    claims = REGISTRY.by_paper(paper) if paper else list(REGISTRY)
+    if as_json:
+        click.echo(dumps([claim_record(c) for c in claims]))
+        return
+    width = max([len(c.id) for c in claims] + [2])
+    for c in claims:
+        extra = f"  [{', '.join(c.aliases)}]" if c.aliases else ""
+        slow = "  (slow)" if c.slow else ""
+        click.echo(f"{c.id:<{width}}  {c.source.equation:<14} {c.title}{extra}{slow}")
+    click.echo(f"{len(claims)} claims", err=True)
+
+
+@cli.command()
+@click.argument("claim_id")
+@click.option("--pack", "packs", multiple=True, type=click.Path(), help="Also load claims from this .py file.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--latex", "as_latex", is_flag=True, help="Print the claim's LaTeX block alone.")
+def show(claim_id, packs, as_json, as_latex):
+    """Statement as printed, assumptions, derivation steps, corrected forms, controls."""
+    from .records import claim_record, dumps
+
+    _load(packs)
+    claims = resolve([claim_id])
+    if as_json:
+        click.echo(dumps([claim_record(c) for c in claims]))
+        return
+    if as_latex:
+        from .latex import claim_latex
+
+        for c in claims:
+            click.echo(claim_latex(c))
+        return
+    for c in claims:
+        click.echo(_describe(c))
+
+
+def _describe(c) -> str:
+    import sympy as sp
+
+    s = c.source
+    lines = [f"{c.id}: {c.title}", f"  source: {s.paper}, section {s.section}, {s.equation}",
+             f"  as printed: {s.printed}"]
+    if c.aliases:
+        lines.append(f"  aliases: {', '.join(c.aliases)}")
+    for a in c.assumptions:
+        lines.append(f"  assume: {a}")
+    for st in c.statements():
+        lines.append(f"  [{st.kind}] {st.name}: {st.latex}")
+        if st.note:
+            lines.append(textwrap.indent(textwrap.fill(st.note, 96), "      "))
+        if st.derivation is not None:
+            d = st.derivation()
+            scope = "all sizes" if d.general else f"fixed sizes {d.sizes}"
+            lines.append(f"      derivation ({len(d.steps)} steps, {scope}):")
+            for k, step in enumerate(d.steps, 1):
+                lines.append(f"       {k}. {sp.latex(step.lhs)} = {sp.latex(step.rhs)}" + (f"   [{step.why}]" if step.why else ""))
+    for ctl in c.controls:
+        lines.append(f"  [control] {ctl.name}")
+    return "\n".join(lines)
+
+
+def _progress_fn(enabled: bool):
+    if not enabled:
+        return None
+
+    def progress(k, n, claim):
+        click.echo(f"\r[{k + 1}/{n}] {claim.id:<40}", err=True, nl=False)
+        if k + 1 == n:
+            pass
+
+    return progress
+
+
+def _table(run) -> str:
+    cols = shutil.get_terminal_size((120, 24)).columns
+    rows = []
+    width = max([len(r.id) for r in run.results] + [2])
+    for r in run.results:
+        v = r.verdict.value
+        head = f"{r.id:<{width}}  {v:<12} {r.seconds:6.2f}s  "
+        ev = r.evidence
+        room = max(30, cols - len(head))
+        rows.append(head + click.style("", fg=None) + (ev if len(ev) <= room else ev[: room - 1] + "…"))
+        for sub in r.variants:
+            rows.append(f"{'':<{width}}    └ {sub.name}: {sub.verdict.value} ({sub.evidence[:room - 20]})")
+        for sub in r.controls:
+            rows.append(f"{'':<{width}}    └ {sub.name}: {sub.verdict.value}")
+    return "\n".join(rows)
+
+
+@cli.command()
+@click.argument("ids", nargs=-1)
+@click.option("--paper", help="Run every claim of this paper.")
+@click.option("--all", "all_", is_flag=True, help="Run every claim.")
+@click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
+              help="Random instances per statement (custom checks run trials/8).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Same seed, same output.")
+@click.option("--json", "as_json", is_flag=True, help="Write a JSON record to stdout instead of the table.")
+@click.option("--slow", is_flag=True, help="Include slow simulations in --paper/--all runs.")
+@click.option("--controls", is_flag=True, help="Also run each claim's negative controls (they should be REFUTED).")
+@click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def run(ids, paper, all_, trials, seed, as_json, slow, controls, packs, quiet):
+    """Run claims: symbolic derivation, numeric stage, verdict.
+
+    IDS are claim ids (prh.eq31) or bare labels (eq31), which run every paper's match.
+    """
+    from .records import dumps, run_record
+    from .runner import run_claims
+
+    pack_claims = _load(packs)
+    claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
+    show_progress = not quiet and not as_json and sys.stderr.isatty()
+    result = run_claims(claims, seed=seed, trials=trials, controls=controls, progress=_progress_fn(show_progress),
+                        skipped_slow=skipped)
+    if show_progress:
+        click.echo("\r" + " " * 60 + "\r", err=True, nl=False)
+    if as_json:
+        click.echo(dumps(run_record(result)))
+    else:
+        click.echo(_table(result))
+        counts = ", ".join(f"{n} {v}" for v, n in result.counts().items())
+        skip = f"; {len(skipped)} slow skipped (--slow)" if skipped else ""
+        click.echo(f"{len(result.results)} claims: {counts} in {result.seconds:.1f} s (seed {seed}){skip}")
+    sys.exit(result.exit_code)
+
+
+@cli.command()
+@click.argument("ids", nargs=-1)
+@click.option("--paper", help="Report every claim of this paper.")
+@click.option("--all", "all_", is_flag=True, help="Report every claim.")
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory.")
+@click.option("--pdf", is_flag=True, help="Also compile DIR/report.pdf with latexmk (needs TeX Live).")
+@click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
+@click.option("--slow", is_flag=True, help="Include slow simulations.")
+@click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, packs, quiet):
+    """Write a LaTeX derivation report (DIR/report.tex, figures; --pdf compiles it)."""
+    try:
+        from .report import write_report
+    except ImportError as exc:
+        raise click.ClickException(f"reports need the [report] extra: pip install 'theorem-check[report]' ({exc})")
+    from .runner import run_claims
+
+    pack_claims = _load(packs)
+    claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
+    show_progress = not quiet and sys.stderr.isatty()
+    result = run_claims(claims, seed=seed, trials=trials, progress=_progress_fn(show_progress), skipped_slow=skipped)
+    path = write_report(result, out_dir, pdf=pdf)
+    click.echo(str(path))
+    sys.exit(result.exit_code)
+
+
+def main(argv=None) -> None:
+    """Console-script entry point: runs the CLI, turning package errors into one line + exit 2."""
+    try:
+        cli.main(args=argv, prog_name="theorem-check", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("theorem-check: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except (TheoremCheckError, UnknownClaim) as exc:
+        click.echo(f"theorem-check: error: {exc}", err=True)
+        sys.exit(2)
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - never a traceback for users; THEOREM_CHECK_DEBUG=1 shows it
+        import os
+
+        if os.environ.get("THEOREM_CHECK_DEBUG"):
+            raise
+        click.echo(f"theorem-check: internal error: {type(exc).__name__}: {exc} (set THEOREM_CHECK_DEBUG=1 for "
+                   "the traceback)", err=True)
+        sys.exit(3)
+    sys.exit(0)

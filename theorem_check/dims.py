@@ -1,0 +1,138 @@
+"""Spaces of dimensions (sizes, depths, widths) that a claim's instances are drawn from.
+
+A :class:`DimSpace` maps names to inclusive integer ranges, with an optional constraint
+(``where``) and an optional ``normalize`` that puts a configuration into canonical form
+(e.g. widths beyond the depth set to their minimum).  The engine draws configurations with
+:meth:`DimSpace.draw`, walks them in order of size with :meth:`DimSpace.ordered` and shrinks
+counterexamples with :meth:`DimSpace.smaller`.
+
+>>> space = DimSpace({"m": (1, 4), "n": (1, 4)}, where=lambda d: d["m"] != d["n"])
+>>> space.draw(np.random.default_rng(0)) in list(space.ordered())
+True
+>>> next(space.ordered())
+{'m': 1, 'n': 2}
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Mapping
+
+import numpy as np
+
+from .errors import ClaimDefinitionError, InvalidArgument
+
+__all__ = ["DimSpace", "dln_dims"]
+
+Dims = dict[str, int]
+
+
+@dataclass(frozen=True)
+class DimSpace:
+    """Integer dimensions with inclusive ranges.
+
+    Parameters
+    ----------
+    ranges : mapping name -> (lo, hi)
+        Inclusive bounds, ``0 <= lo <= hi``.
+    where : callable(dims) -> bool, optional
+        Constraint a configuration must satisfy (e.g. "widths all differ").
+    normalize : callable(dims) -> dims, optional
+        Canonical form applied before ``where`` (e.g. unused widths set to ``lo``).
+
+    Raises
+    ------
+    ClaimDefinitionError
+        If a range is malformed or no configuration satisfies ``where``.
+    """
+
+    ranges: Mapping[str, tuple[int, int]]
+    where: Callable[[Dims], bool] | None = None
+    normalize: Callable[[Dims], Dims] | None = None
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self):
+        for name, rng in self.ranges.items():
+            if not (isinstance(rng, tuple) and len(rng) == 2 and 0 <= rng[0] <= rng[1]):
+                raise ClaimDefinitionError(f"dims range {name}={rng!r} must be a tuple (lo, hi) with 0 <= lo <= hi")
+        if not self._all():
+            raise ClaimDefinitionError(f"DimSpace({dict(self.ranges)!r}) has no configuration satisfying its constraint")
+
+    def _ok(self, d: Dims) -> bool:
+        return all(self.ranges[k][0] <= v <= self.ranges[k][1] for k, v in d.items()) and (
+            self.where is None or bool(self.where(d))
+        )
+
+    def _norm(self, d: Dims) -> Dims:
+        return dict(self.normalize(dict(d))) if self.normalize else dict(d)
+
+    def _all(self) -> list[Dims]:
+        if "all" not in self._cache:
+            names = list(self.ranges)
+            seen, out = set(), []
+            for values in itertools.product(*(range(lo, hi + 1) for lo, hi in self.ranges.values())):
+                d = self._norm(dict(zip(names, values)))
+                key = tuple(sorted(d.items()))
+                if key not in seen and self._ok(d):
+                    seen.add(key)
+                    out.append(d)
+            out.sort(key=lambda d: (sum(d.values()), tuple(d.values())))
+            self._cache["all"] = out
+        return self._cache["all"]
+
+    def ordered(self) -> Iterator[Dims]:
+        """Every valid configuration, smallest total size first."""
+        return iter(self._all())
+
+    def draw(self, rng: np.random.Generator) -> Dims:
+        """A uniformly random valid configuration."""
+        options = self._all()
+        return dict(options[int(rng.integers(len(options)))])
+
+    def validate(self, dims: Mapping[str, int]) -> Dims:
+        """Return ``dims`` if valid for this space, else raise InvalidArgument naming the value."""
+        d = {k: int(v) for k, v in dims.items()}
+        if set(d) != set(self.ranges):
+            raise InvalidArgument(f"dims={dims!r} must have exactly the keys {sorted(self.ranges)}")
+        for k, v in d.items():
+            if v < 0:
+                raise InvalidArgument(f"{k}={v!r} must be >= 0")
+        if not self._ok(d):
+            raise InvalidArgument(f"dims={dims!r} must lie in {dict(self.ranges)} and satisfy the claim's constraint")
+        return d
+
+    def smaller(self, dims: Dims) -> Iterator[Dims]:
+        """Valid configurations strictly smaller than ``dims`` in total size, smallest first."""
+        total = sum(dims.values())
+        return (d for d in self._all() if sum(d.values()) < total)
+
+    def strategy(self):
+        """Hypothesis strategy over the valid configurations (shrinks towards the smallest)."""
+        from hypothesis import strategies as st
+
+        return st.sampled_from(self._all())
+
+
+def dln_dims(*, depth: tuple[int, int] = (2, 4), width: tuple[int, int] = (1, 6), distinct: bool = True,
+             extra: Mapping[str, tuple[int, int]] | None = None) -> DimSpace:
+    """Dimensions of a deep linear network ``W_D ... W_1`` with ``W_i`` of shape ``d_i x d_{i-1}``.
+
+    Keys: ``D`` (number of weight matrices) and ``d0 ... d{Dmax}`` (``d0`` the input width,
+    ``dD`` the output width); widths past ``D`` are normalised to the minimum.  With
+    ``distinct=True`` the hidden widths ``d1 ... d{D-1}`` all differ from each other.
+    ``extra`` adds further named ranges (e.g. a sample count).
+    """
+    dmin, dmax = depth
+    ranges = {"D": depth, **{f"d{i}": width for i in range(dmax + 1)}, **dict(extra or {})}
+
+    def normalize(d: Dims) -> Dims:
+        for i in range(d["D"] + 1, dmax + 1):
+            d[f"d{i}"] = width[0]
+        return d
+
+    def where(d: Dims) -> bool:
+        hidden = [d[f"d{i}"] for i in range(1, d["D"])]
+        return not distinct or len(set(hidden)) == len(hidden)
+
+    return DimSpace(ranges, where=where, normalize=normalize)

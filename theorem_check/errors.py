@@ -1,0 +1,48 @@
+"""The one exception hierarchy of theorem-check.
+
+Every error the package raises on purpose descends from :class:`TheoremCheckError`.
+User-facing errors also subclass a built-in (``ValueError`` or ``TypeError``) so that
+callers who do not know this package can still catch them.  A refuted claim is a
+*result* (see :mod:`theorem_check.verdicts`), never an exception.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "TheoremCheckError",
+    "InvalidArgument",
+    "UnknownClaim",
+    "ClaimDefinitionError",
+    "PackError",
+    "ShapeMismatch",
+]
+
+
+class TheoremCheckError(Exception):
+    """Base class of every error raised by theorem-check."""
+
+
+class InvalidArgument(TheoremCheckError, ValueError):
+    """A user-supplied value is out of range, of the wrong shape, NaN or singular.
+
+    The message always reads ``"<name>=<value!r> must ..."`` so that it names the culprit.
+    """
+
+
+class UnknownClaim(TheoremCheckError, ValueError):
+    """No registered claim has the requested id, alias or paper key."""
+
+
+class ClaimDefinitionError(TheoremCheckError, TypeError):
+    """A claim is malformed (duplicate id, missing source, statement or verifier).
+
+    Raised at registration time, i.e. when the module that defines the claim is imported.
+    """
+
+
+class PackError(TheoremCheckError, ValueError):
+    """A user claim pack (``--pack FILE.py``) could not be found or imported."""
+
+
+class ShapeMismatch(TheoremCheckError, ValueError):
+    """The two sides of a statement do not have conforming shapes (the statement is ILL-POSED)."""

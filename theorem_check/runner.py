@@ -1,0 +1,212 @@
+"""The runner: symbolic stage + numeric stage per statement, verdict per claim, timings.
+
+Statement verdict (DESIGN.md, "Verdicts"):
+
+============================  ===========================  =============
+numeric stage                 symbolic stage               verdict
+============================  ===========================  =============
+shapes do not conform         any                          ILL-POSED
+fails                         closed (contradiction)       INCONCLUSIVE
+fails                         other / none                 REFUTED
+holds                         closed, general              PROVED
+holds                         closed at fixed sizes        VERIFIED
+holds                         refuted (contradiction)      INCONCLUSIVE
+holds                         none / undecided             VERIFIED
+grey                          any                          INCONCLUSIVE
+none                          closed, general / fixed      PROVED / VERIFIED
+none                          refuted / undecided          REFUTED / INCONCLUSIVE
+============================  ===========================  =============
+
+Claim verdict: the printed statement's verdict when it passes; ERRATUM when it is REFUTED or
+ILL-POSED and a corrected form or reading passes; otherwise the printed statement's verdict.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from .claims import Claim, Statement
+from .numeric import NumericResult, derive_seed, run_numeric
+from .symbolic import SymbolicResult, check_derivation
+from .verdicts import Outcome, Verdict
+
+__all__ = ["StatementResult", "ClaimResult", "RunResult", "run_statement", "run_claim", "run_claims", "versions"]
+
+
+@dataclass(frozen=True)
+class StatementResult:
+    """Verdict and evidence of one statement (printed, corrected, reading or control)."""
+
+    name: str
+    kind: str
+    latex: str
+    verdict: Verdict
+    evidence: str
+    symbolic: SymbolicResult | None
+    numeric: NumericResult | None
+    seed: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """Verdict of one claim, with the results of its statements (and controls if run)."""
+
+    claim: Claim
+    verdict: Verdict
+    evidence: str
+    printed: StatementResult
+    variants: tuple[StatementResult, ...]
+    controls: tuple[StatementResult, ...]
+    seed: int
+    seconds: float
+
+    @property
+    def id(self) -> str:
+        """The claim id."""
+        return self.claim.id
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A whole run: claim results, seed, options, versions and timing."""
+
+    results: tuple[ClaimResult, ...]
+    seed: int
+    trials: int
+    versions: dict
+    started: str
+    seconds: float = 0.0
+    skipped_slow: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every claim run is PROVED or VERIFIED, else 1."""
+        return 0 if all(r.verdict.ok for r in self.results) else 1
+
+    def counts(self) -> dict[str, int]:
+        """Number of claims per verdict."""
+        out: dict[str, int] = {}
+        for r in self.results:
+            out[r.verdict.value] = out.get(r.verdict.value, 0) + 1
+        return out
+
+
+def versions() -> dict:
+    """Versions of Python and of the libraries a verdict depends on."""
+    import hypothesis
+    import mpmath
+    import numpy
+    import scipy
+    import sympy
+
+    from . import __version__
+
+    return {"theorem_check": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
+            "numpy": numpy.__version__, "scipy": scipy.__version__, "sympy": sympy.__version__,
+            "mpmath": mpmath.__version__, "hypothesis": hypothesis.__version__}
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.1e}" if x == x else "nan"
+
+
+def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
+    parts = []
+    if sym is not None:
+        n_ok = sum(s.closed for s in sym.steps)
+        scope = "all sizes" if sym.general else f"fixed sizes {sym.sizes}".strip()
+        parts.append(f"sympy {n_ok}/{len(sym.steps)} steps ({scope})")
+    if num is not None:
+        if num.ill_posed:
+            parts.append(f"ill-posed at {num.ill_posed}")
+        elif num.counterexample is not None:
+            c = num.counterexample
+            res = ", ".join(f"{k} {_fmt(v)}" for k, v in c.residuals.items())
+            parts.append(f"counterexample dims {dict(c.dims)} seed {c.seed}: residual {res}" + (f"; {c.detail}" if c.detail else ""))
+        else:
+            inst = num.instances
+            if inst and inst[0].residuals and inst[0].predicted is None:
+                levels = list(inst[0].residuals)
+                worst = {lv: max(i.residuals.get(lv, 0.0) for i in inst) for lv in levels}
+                parts.append(f"{len(inst)} instances, max residual " + " -> ".join(f"{k} {_fmt(v)}" for k, v in worst.items()))
+            elif inst and inst[0].predicted is not None:
+                parts.append(f"{len(inst)} runs: predicted {inst[0].predicted}, measured {inst[0].measured}"
+                             + (f" ({inst[0].detail})" if inst[0].detail else ""))
+            else:
+                parts.append(f"{len(inst)} instances")
+            if num.outcome is Outcome.GREY:
+                grey = [i for i in inst if i.outcome is Outcome.GREY]
+                parts.append(f"grey: {grey[0].detail or 'residual neither at floor nor stalled'}" if grey else "grey")
+    if sym is not None and not sym.closed:
+        bad = next(s for s in sym.steps if not s.closed)
+        parts.append(f"step '{bad.why}' {bad.method}" + (f" at {bad.point}" if bad.point else ""))
+    return "; ".join(parts)
+
+
+def _statement_verdict(sym: SymbolicResult | None, num: NumericResult | None) -> Verdict:
+    if num is not None:
+        if num.ill_posed:
+            return Verdict.ILL_POSED
+        if num.outcome is Outcome.FAILS:
+            return Verdict.INCONCLUSIVE if (sym is not None and sym.closed) else Verdict.REFUTED
+        if num.outcome is Outcome.GREY:
+            return Verdict.INCONCLUSIVE
+        if sym is None:
+            return Verdict.VERIFIED
+        if sym.refuted:
+            return Verdict.INCONCLUSIVE
+        return Verdict.PROVED if (sym.closed and sym.general) else Verdict.VERIFIED
+    assert sym is not None
+    if sym.closed:
+        return Verdict.PROVED if sym.general else Verdict.VERIFIED
+    if any(s.method == "shape-mismatch" for s in sym.steps):
+        return Verdict.ILL_POSED
+    return Verdict.REFUTED if sym.refuted else Verdict.INCONCLUSIVE
+
+
+def run_statement(statement: Statement, *, seed: int, trials: int = 16) -> StatementResult:
+    """Run the symbolic and numeric stages of one statement; never raises for a false statement."""
+    t0 = time.perf_counter()
+    sym = check_derivation(statement.derivation(), seed=seed) if statement.derivation is not None else None
+    num = None
+    if statement.is_identity or statement.check is not None:
+        num = run_numeric(statement, seed=seed, trials=trials)
+    verdict = _statement_verdict(sym, num)
+    return StatementResult(statement.name, statement.kind, statement.latex, verdict, _evidence(sym, num), sym, num,
+                           seed, time.perf_counter() - t0)
+
+
+def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool = False) -> ClaimResult:
+    """Run a claim's printed statement, its variants, and (``controls=True``) its negative controls."""
+    t0 = time.perf_counter()
+    runs = [run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials) for s in claim.statements()]
+    printed, variants = runs[0], tuple(runs[1:])
+    ctl = tuple(run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials) for s in claim.controls) \
+        if controls else ()
+    verdict = printed.verdict
+    evidence = printed.evidence
+    if printed.verdict.fails:
+        good = [v for v in variants if v.verdict.ok]
+        if good:
+            verdict = Verdict.ERRATUM
+            evidence = f"as printed {printed.verdict.value}: {printed.evidence} | {good[0].name} {good[0].verdict.value}: {good[0].evidence}"
+    return ClaimResult(claim, verdict, evidence, printed, variants, ctl, seed, time.perf_counter() - t0)
+
+
+def run_claims(claims: Iterable[Claim], *, seed: int = 0, trials: int = 16, controls: bool = False,
+               progress: Callable[[int, int, Claim], None] | None = None, skipped_slow: tuple[str, ...] = ()) -> RunResult:
+    """Run several claims in order; ``progress(k, n, claim)`` is called before each."""
+    claims = list(claims)
+    t0 = time.perf_counter()
+    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    out = []
+    for k, c in enumerate(claims):
+        if progress:
+            progress(k, len(claims), c)
+        out.append(run_claim(c, seed=seed, trials=trials, controls=controls))
+    return RunResult(tuple(out), seed, trials, versions(), started, time.perf_counter() - t0, skipped_slow)

@@ -1,0 +1,142 @@
+"""Verdicts and the refinement decision rule (DESIGN.md, "Verdicts").
+
+The rule never compares a residual with a hand-tuned tolerance.  It compares *how the residual
+moves* when the computation is refined with what a true statement must do:
+
+* a level ``k`` of refinement comes with a **floor** ``f_k``: the error a true statement's
+  residual may still have at that level (``eps * n * kappa`` for working precision, the
+  optimiser tolerance, ``h**p`` for a step size, ``1/sqrt(N)`` for a sample size);
+* with ``rho = f_first / f_last`` the predicted refinement factor, a residual sequence
+  ``r_first ... r_last``
+
+  - **HOLDS** if ``r_last <= f_last`` (already at the floor), or it fell at least at half the
+    predicted rate in log scale: ``r_last <= r_first / sqrt(rho)`` *and* ``r_last <= sqrt(f_last)``;
+  - **FAILS** if it stalled: ``r_last >= r_first / 2`` while ``r_last > f_last * sqrt(rho)``
+    (far above anything a true statement can leave at the last level);
+  - is **GREY** otherwise (INCONCLUSIVE at claim level).
+
+Guarantee (identities, precision refinement float64 -> mpmath 50 digits): ``rho ~ 1e33``;
+a true identity whose instance has condition number ``kappa`` and size ``n`` leaves a residual
+``O(n kappa eps)`` at each level, so it can only be called FAILS if ``n kappa >~ 1e16``, which the
+samplers exclude (they cap ``kappa``); a false identity whose exact residual is ``r* > 1e-33``
+stalls at ``r*`` and is called FAILS.  Only a false statement whose exact gap is below ``1e-33``
+relative could be called HOLDS.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Sequence
+
+__all__ = ["Verdict", "Outcome", "decide_refinement", "decide_zscore", "combine_outcomes"]
+
+
+class Verdict(str, enum.Enum):
+    """Claim-level verdicts of DESIGN.md.  ``Verdict.PROVED.ok`` is True for passing ones."""
+
+    PROVED = "PROVED"
+    VERIFIED = "VERIFIED"
+    REFUTED = "REFUTED"
+    ERRATUM = "ERRATUM"
+    ILL_POSED = "ILL-POSED"
+    INCONCLUSIVE = "INCONCLUSIVE"
+
+    @property
+    def ok(self) -> bool:
+        """True for PROVED and VERIFIED (exit code 0)."""
+        return self in (Verdict.PROVED, Verdict.VERIFIED)
+
+    @property
+    def fails(self) -> bool:
+        """True for REFUTED and ILL-POSED (the statement, as given, is wrong)."""
+        return self in (Verdict.REFUTED, Verdict.ILL_POSED)
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.value
+
+
+class Outcome(str, enum.Enum):
+    """Per-instance outcome of the refinement rule."""
+
+    HOLDS = "holds"
+    FAILS = "fails"
+    GREY = "grey"
+
+
+def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Outcome:
+    """Decide one instance from residuals measured at increasingly refined levels.
+
+    Parameters
+    ----------
+    residuals : sequence of float, length >= 2
+        Relative residuals ``r_k >= 0``, coarsest level first.
+    floors : sequence of float, same length
+        What a true statement's residual may still be at each level (strictly decreasing).
+
+    Returns
+    -------
+    Outcome
+        HOLDS, FAILS or GREY by the rule in the module docstring.  NaN residuals are GREY.
+
+    Raises
+    ------
+    ValueError
+        If the sequences are shorter than 2, differ in length, or floors do not decrease.
+
+    >>> decide_refinement([3e-15, 2e-48], [2.2e-16, 1e-49])   # a true identity
+    <Outcome.HOLDS: 'holds'>
+    >>> decide_refinement([0.41, 0.41], [2.2e-16, 1e-49])      # a false one
+    <Outcome.FAILS: 'fails'>
+    """
+    if len(residuals) < 2 or len(residuals) != len(floors):
+        raise ValueError("residuals and floors must have the same length >= 2")
+    if not all(a > b for a, b in zip(floors, floors[1:])):
+        raise ValueError(f"floors={list(floors)!r} must decrease strictly")
+    r_first, r_last = float(residuals[0]), float(residuals[-1])
+    f_first, f_last = float(floors[0]), float(floors[-1])
+    if math.isnan(r_first) or math.isnan(r_last):
+        return Outcome.GREY
+    rho = f_first / f_last
+    if r_last <= f_last:
+        return Outcome.HOLDS
+    if r_last <= r_first / math.sqrt(rho) and r_last <= math.sqrt(f_last):
+        return Outcome.HOLDS
+    if r_last >= r_first / 2 and r_last > f_last * math.sqrt(rho):
+        return Outcome.FAILS
+    return Outcome.GREY
+
+
+def decide_zscore(estimate: float, predicted: float, stderr: float, *, alpha: float = 1e-6) -> Outcome:
+    """Decide a Monte Carlo comparison by a two-sided z-test with false-alarm rate ``alpha``.
+
+    HOLDS when ``|estimate - predicted| / stderr`` is below the ``1 - alpha/2`` normal quantile
+    (``z = 4.89`` for the default ``alpha = 1e-6``: a true prediction is called FAILS with
+    probability ``alpha``); FAILS when it exceeds twice that (the gap is resolved far beyond
+    noise); GREY between.  ``stderr`` must be > 0.
+
+    >>> decide_zscore(1.02, 1.0, 0.01)
+    <Outcome.HOLDS: 'holds'>
+    >>> decide_zscore(2.0, 1.0, 0.01)
+    <Outcome.FAILS: 'fails'>
+    """
+    from scipy.stats import norm
+
+    if not stderr > 0:
+        raise ValueError(f"stderr={stderr!r} must be > 0")
+    z_crit = float(norm.isf(alpha / 2))
+    z = abs(estimate - predicted) / stderr
+    if z <= z_crit:
+        return Outcome.HOLDS
+    if z > 2 * z_crit:
+        return Outcome.FAILS
+    return Outcome.GREY
+
+
+def combine_outcomes(outcomes: Sequence[Outcome]) -> Outcome:
+    """All instances HOLD -> HOLDS; any FAILS -> FAILS; otherwise GREY."""
+    if any(o is Outcome.FAILS for o in outcomes):
+        return Outcome.FAILS
+    if outcomes and all(o is Outcome.HOLDS for o in outcomes):
+        return Outcome.HOLDS
+    return Outcome.GREY
