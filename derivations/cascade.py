@@ -1,1 +1,469 @@
-"""Claims of the cascade paper (being written)."""
+"""Claims of the cascade paper (``cascade.*``).
+
+Source: the public review (Pith, 2026-08-15) of B. Ladewig, I. T. Ersoy, K. Wiesner, "Cascading
+Through the Hierarchy: Regularizer-Induced Feature Detection as Phase Transitions in Deep Linear
+Neural Networks", arXiv 2608.06597.  The review cites the paper's eqs. (15), (17), (25), (26) and
+Tables II, III, VII without always printing them: each claim encodes what the review states and
+derives the result from scratch (closed forms in :mod:`derivations._cascade_theory`, experiments
+in :mod:`derivations._cascade_sims`, notes in ``docs/papers/cascade.md``).
+
+Model and conventions (fixed once for every claim):
+``L = E||W_n ... W_1 x - y||^2 + beta sum_i ||W_i||_F^2`` (no 1/2), gradient flow
+``dW_i/dt = -dL/dW_i``; alignment (eq. 17) ``Sigma_xx = R diag(kappa) R^T``,
+``Sigma_yx = L diag(eta) R^T``; ``sigma`` is a *layer's* singular value, ``s = sigma^n`` the
+end-to-end map's ("macrostate").
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+import theorem_check as tc
+from theorem_check import dln, sampling
+
+from . import _cascade_sims as sims
+from . import _cascade_theory as th
+
+PAPER = "cascade"
+REVIEW = "Pith review of arXiv 2608.06597"
+ALIGNED = "aligned covariances (eq. 17): Sigma_xx = R diag(kappa) R^T, Sigma_yx = L diag(eta) R^T"
+LOSS = "L = E||W_n...W_1 x - y||^2 + beta sum_i ||W_i||_F^2 (no factor 1/2); gradient flow dW/dt = -grad L"
+
+
+def _src(section: str, equation: str, printed: str) -> tc.Source:
+    return tc.Source(PAPER, section, equation, printed)
+
+
+def _sqrt(ctx):
+    return mpmath.sqrt if ctx.is_mp else np.sqrt
+
+
+def _net_space(depth, width, *, extra=None, where=None) -> tc.DimSpace:
+    """Dims ``n`` (number of weight matrices), ``d0..d{nmax}`` and extra ranges; unused widths normalised."""
+    nmin, nmax = depth
+    ranges = {"n": depth, **{f"d{i}": width for i in range(nmax + 1)}, **dict(extra or {})}
+
+    def normalize(d):
+        for i in range(d["n"] + 1, nmax + 1):
+            d[f"d{i}"] = width[0]
+        return d
+
+    return tc.DimSpace(ranges, normalize=normalize, where=where)
+
+
+def _widths(d) -> list[int]:
+    return [d[f"d{i}"] for i in range(d["n"] + 1)]
+
+
+def _antisym(rng, m, batch, scale=0.7):
+    return scale * sampling.antisymmetric(rng, m, batch=batch)
+
+
+# =======================================================================================
+# eq. (17): alignment makes the SVD of the regression matrix inherited
+# =======================================================================================
+def _eq17_sample(rng, d, batch):
+    dx, dy, k = d["dx"], d["dy"], d["k"]
+    return {"A_R": _antisym(rng, dx, batch), "A_L": _antisym(rng, dy, batch),
+            "kappa": np.exp(rng.uniform(-1.0, 1.0, size=(batch, dx))),
+            "eta": rng.uniform(0.1, 2.0, size=(batch, k))}
+
+
+def _eq17_moments(inst, ctx):
+    R, L = th.cayley(inst.A_R, ctx), th.cayley(inst.A_L, ctx)
+    k = inst.eta.shape[-1]
+    Sxx = (R * inst.kappa[:, None, :]) @ ctx.T(R)
+    Syx = (L[:, :, :k] * inst.eta[:, None, :]) @ ctx.T(R[:, :, :k])
+    return R, L, Sxx, Syx
+
+
+def _eq17_lhs(inst, ctx):
+    R, L, Sxx, Syx = _eq17_moments(inst, ctx)
+    return Syx @ ctx.inv(Sxx)
+
+
+def _eq17_rhs(inst, ctx, *, op=lambda e, k: e / k):
+    R, L, _, _ = _eq17_moments(inst, ctx)
+    k = inst.eta.shape[-1]
+    return (L[:, :, :k] * op(inst.eta, inst.kappa[:, :k])[:, None, :]) @ ctx.T(R[:, :, :k])
+
+
+def _eq17_derivation():
+    d = sp.Symbol("d", integer=True, positive=True)
+    R, K, L, S = (sp.MatrixSymbol(x, d, d) for x in ("R", "K", "L", "S"))
+    Syx, Sxx = L * S * R.I, R * K * R.I           # R^T = R^{-1} (R orthogonal)
+    return tc.Derivation([
+        tc.Step((Syx * Sxx.I).doit(), L * S * K.I * R.I,
+                "Sigma_yx Sigma_xx^{-1} = L S R^T (R K R^T)^{-1} = L S K^{-1} R^T, using R^T = R^{-1}"),
+    ], general=True)
+
+
+_eq17_dims = tc.DimSpace({"dx": (1, 4), "dy": (1, 4), "k": (1, 4)}, where=lambda d: d["k"] <= min(d["dx"], d["dy"]))
+_eq17 = tc.Statement(
+    r"\Sigma_{xx}=R S_{xx}R^\top,\ \Sigma_{yx}=L S_{yx}R^\top \Rightarrow "
+    r"\Sigma_{yx}\Sigma_{xx}^{-1} = L\,S_{yx}S_{xx}^{-1}R^\top",
+    dims=_eq17_dims, sample=_eq17_sample, lhs=_eq17_lhs, rhs=_eq17_rhs, derivation=_eq17_derivation,
+    note="R, L exactly orthogonal at every precision (Cayley transforms); S_yx = diag(eta) padded, S_xx = diag(kappa).")
+tc.register(tc.Claim(
+    id="cascade.eq17", title="Alignment: the regression matrix inherits the shared singular vectors, values eta_j/kappa_j",
+    source=_src("II.B / App. A3", "(17)", r"\Sigma_{xx} = R S_{xx} R^\top,\quad \Sigma_{yx} = L S_{yx} R^\top"
+                r"\ \text{(the SVD of } \Sigma_{yx}\Sigma_{xx}^{-1} \text{ is inherited)}"),
+    statement=_eq17,
+    controls=(tc.double(_eq17), tc.transpose(_eq17),
+              tc.perturb(_eq17, "eta*kappa instead of eta/kappa",
+                         rhs=lambda v, inst, ctx: _eq17_rhs(inst, ctx, op=lambda e, k: e * k))),
+    aliases=("eq17",),
+    assumptions=(ALIGNED, "Sigma_xx invertible (kappa_j > 0)"),
+))
+
+
+# =======================================================================================
+# eq. (15): the effective (Landau) loss; which constant, which variable
+# =======================================================================================
+def _landau_sample(rng, d, batch):
+    n, w = d["n"], _widths(d)
+    r, k = d["r"], d["k"]
+    N = w[0] + 2
+    return {"A_R": _antisym(rng, w[0], batch), "A_L": _antisym(rng, w[-1], batch),
+            "A_U": [_antisym(rng, w[i], batch) for i in range(1, n)], "A_N": _antisym(rng, N, batch),
+            "kappa": np.exp(rng.uniform(-0.7, 0.7, size=(batch, w[0]))),
+            "eta": rng.uniform(0.1, 1.5, size=(batch, k)), "sigma": rng.uniform(0.4, 1.3, size=(batch, r)),
+            "noise": rng.standard_normal((batch, w[-1], N - w[0])), "beta": rng.uniform(0.05, 1.0, size=(batch,)),
+            "w": w}
+
+
+def _landau_data(inst, ctx):
+    """A finite data set (uniform weights) whose second moments are exactly aligned; the balanced weights."""
+    w = inst.w
+    n = len(w) - 1
+    R, L = th.cayley(inst.A_R, ctx), th.cayley(inst.A_L, ctx)
+    Q = th.cayley(inst.A_N, ctx)                      # N x N orthogonal
+    N = Q.shape[-1]
+    rootN = ctx.sqrt(ctx.asarray(np.array([float(N)])))[0]
+    X = (R * ctx.sqrt(inst.kappa)[:, None, :]) @ ctx.T(Q[:, :, :w[0]]) * rootN
+    k = inst.eta.shape[-1]
+    M = (L[:, :, :k] * (inst.eta / inst.kappa[:, :k])[:, None, :]) @ ctx.T(R[:, :, :k])   # Sigma_yx Sigma_xx^{-1}
+    Y = M @ X + inst.noise @ ctx.T(Q[:, :, w[0]:]) * rootN
+    U = [R] + [th.cayley(a, ctx) for a in inst.A_U] + [L]
+    Ws = [U[i + 1] @ th.diag_embed(inst.sigma, w[i + 1], w[i], ctx) @ ctx.T(U[i]) for i in range(n)]
+    return X, Y, Ws, N
+
+
+def _landau_lhs(inst, ctx):
+    X, Y, Ws, N = _landau_data(inst, ctx)
+    resid = dln.product(Ws) @ X - Y
+    reg = sum(ctx.sum_sq(W) for W in Ws)
+    return ctx.sum_sq(resid) / N + inst.beta * reg
+
+
+def _landau_rhs(inst, ctx, *, variable="layer", nfactor=True, const=True):
+    X, Y, Ws, N = _landau_data(inst, ctx)
+    n = len(inst.w) - 1
+    r, k = inst.sigma.shape[-1], inst.eta.shape[-1]
+    out = ctx.sum_sq(Y) / N if const else 0 * inst.beta             # the constant: tr Sigma_yy = E||y||^2
+    for j in range(r):
+        s = inst.sigma[:, j] if variable == "layer" else inst.sigma[:, j] ** n   # product's singular value
+        eta = inst.eta[:, j] if j < k else 0 * s
+        out = out + th.landau(s, eta, inst.kappa[:, j], inst.beta * (1 if nfactor else ctx.scalar(1.0 / n)), n)
+    return out
+
+
+def _landau_derivation():
+    n = sp.Symbol("n", integer=True, positive=True)
+    sig, eta, kap, beta, yy = sp.symbols("sigma_j eta_j kappa_j beta E_yy", positive=True)
+    s = sig ** n
+    data = kap * s ** 2 - 2 * eta * s + yy        # E[(s x_j - y_j)^2] along direction j, E x_j^2 = kappa_j, E y_j x_j = eta_j
+    reg = n * beta * sig ** 2                    # each of the n layers has singular value sigma_j
+    return tc.Derivation([
+        tc.Step(data.subs(s, sig ** n) + reg - yy, kap * sig ** (2 * n) - 2 * eta * sig ** n + n * beta * sig ** 2,
+                "product singular value s_j = sigma_j^n; balanced layers each contribute beta sigma_j^2"),
+        tc.Step((kap * s ** 2 - 2 * eta * s + n * beta * s ** (sp.Integer(2) / n)).subs(s, sig ** n),
+                kap * sig ** (2 * n) - 2 * eta * sig ** n + n * beta * sig ** 2,
+                "in the product's singular value s the same potential reads kappa s^2 - 2 eta s + n beta s^{2/n}"),
+    ], general=True)
+
+
+def _landau_where(d):
+    w = [d[f"d{i}"] for i in range(d["n"] + 1)]
+    return d["r"] <= min(w) and d["k"] <= min(w[0], w[-1])
+
+
+_landau_dims = _net_space((2, 4), (1, 3), extra={"r": (0, 3), "k": (0, 3)}, where=_landau_where)
+_landau = tc.Statement(
+    r"E\|W_n\cdots W_1x-y\|^2+\beta\sum_i\|W_i\|_F^2 = \operatorname{tr}\Sigma_{yy}"
+    r"+\sum_j\big(\kappa_j\sigma_j^{2n}-2\eta_j\sigma_j^n+n\beta\sigma_j^2\big),\ \sigma_j=\text{layer singular value}",
+    dims=_landau_dims, sample=_landau_sample, lhs=_landau_lhs, rhs=_landau_rhs, derivation=_landau_derivation,
+    note="LHS from a finite data set (uniform weights) with exactly aligned moments; balanced weights "
+         "W_i = U_i diag(sigma) U_{i-1}^T with random orthogonal bases.")
+tc.register(tc.Claim(
+    id="cascade.landau", title="Effective Landau loss L_j = kappa s^{2n} - 2 eta s^n + n beta s^2 in the layer singular value",
+    source=_src("III / eq. (15)", "(15)", r"L(\sigma)=\sum_j\big(\kappa_j\sigma_j^{2n}-2\eta_j\sigma_j^n+n\beta\sigma_j^2\big)"),
+    statement=_landau,
+    variants=(tc.Statement(_landau.latex.replace("layer singular value", "singular value of W_n...W_1"),
+                           name="reading: sigma_j = macrostate singular value", kind="reading", dims=_landau_dims,
+                           sample=_landau_sample, lhs=_landau_lhs,
+                           rhs=lambda inst, ctx: _landau_rhs(inst, ctx, variable="product")),),
+    controls=(tc.perturb(_landau, "beta instead of n beta", rhs=lambda v, inst, ctx: _landau_rhs(inst, ctx, nfactor=False)),
+              tc.perturb(_landau, "constant tr Sigma_yy dropped",
+                         rhs=lambda v, inst, ctx: _landau_rhs(inst, ctx, const=False)),
+              tc.double(_landau)),
+    aliases=("eq15",),
+    assumptions=(ALIGNED, "balanced aligned weights W_i = U_i diag(sigma) U_{i-1}^T (the 0-balanced macrostates)", LOSS),
+))
+
+
+# =======================================================================================
+# helpers for custom checks
+# =======================================================================================
+def _measure(labels, residuals, floors, *, predicted=None, measured=None, detail="", figure=None) -> tc.Measurement:
+    """A Measurement decided by the engine's refinement rule."""
+    outcome = tc.decide_refinement(residuals, floors)
+    return tc.Measurement(outcome, residuals={lab: float(r) for lab, r in zip(labels, residuals)},
+                          predicted=predicted, measured=measured, detail=detail, figure=figure)
+
+
+def _fmt(v) -> str:
+    return "(" + ", ".join(f"{x:.4g}" for x in np.atleast_1d(v)) + ")"
+
+
+def _aligned_problem(rng, dx, dy, *, kappa_one=False, eta=None, beta_range=(0.2, 1.2), margin=0.15):
+    """Random aligned moments with distinct eta_j and |eta_j - beta| >= margin; returns a dict."""
+    k = min(dx, dy)
+    for _ in range(1000):
+        e = np.sort(rng.uniform(0.1, 2.2, size=k))[::-1] if eta is None else np.asarray(eta, float)
+        beta = rng.uniform(*beta_range)
+        gaps = np.abs(e - beta)
+        if np.all(gaps >= margin) and (k < 2 or np.min(-np.diff(e)) >= margin):
+            break
+    kappa = np.ones(dx) if kappa_one else np.exp(rng.uniform(-0.8, 0.8, size=dx))
+    R, L = sampling.orthogonal(rng, dx), sampling.orthogonal(rng, dy)
+    Sxx, Syx = dln.aligned_moments(kappa, e, R, L)
+    return {"eta": e, "kappa": kappa, "beta": float(beta), "R": R, "L": L, "Sxx": Sxx, "Syx": Syx}
+
+
+# =======================================================================================
+# One hidden layer: the cascade of continuous transitions, order parameters and exponents
+# =======================================================================================
+_GTOLS = (1e-4, 1e-7, 1e-10)
+
+
+def _n2_check(which: str, *, exponent: float = 0.5, factor: float = 1.0):
+    """Check factory: minimise the full n = 2 network and compare singular values with a prediction.
+
+    ``which`` = ``"layer"`` (singular values of W_1 and of W_2) or ``"product"`` (of W_2 W_1); the
+    prediction is ``factor * ((eta_j - beta)_+ / kappa_j)^exponent``.  Refinement: optimiser
+    gradient tolerance ``1e-4 -> 1e-7 -> 1e-10``; floors ``gtol / mu`` with ``mu`` the smallest
+    nonzero Hessian eigenvalue at the predicted minimum (closed form of cascade.hessian_*).
+    """
+    def check(rng, d):
+        dx, dy = d["dx"], d["dy"]
+        dh = max(d["dh"], min(dx, dy))
+        pb = _aligned_problem(rng, dx, dy)
+        eta, kappa, beta = pb["eta"], pb["kappa"], pb["beta"]
+        k = len(eta)
+        pred = factor * (np.maximum(eta - beta, 0.0) / kappa[:k]) ** exponent
+        pred = np.sort(np.concatenate([pred, np.zeros(max(0, min(dh, dx, dy) - k))]))[::-1][:min(dh, dx, dy)]
+        # curvature: smallest nonzero eigenvalue of the predicted Hessian spectrum at the minimum
+        act = [j for j in range(k) if eta[j] > beta]
+        sig = th.n2_layer_sigma(eta[act], kappa[act], beta)
+        spec = np.array(th.predicted_hessian_spectrum(2, [dx, dh, dy], sig, kappa, eta[len(act):], beta))
+        mu = float(np.min(spec[np.abs(spec) > 1e-9 * np.abs(spec).max()]))
+        Ws0 = sims.random_init(rng, [dx, dh, dy], 0.5)
+        levels = sims.minimize_network(Ws0, pb["Sxx"], pb["Syx"], beta, _GTOLS)
+        res, meas = [], None
+        for Ws, gn in levels:
+            if which == "layer":
+                m = [sims.layer_svals(W)[:len(pred)] for W in Ws]
+                res.append(max(float(np.max(np.abs(x - pred))) for x in m))
+                meas = m[0]
+            else:
+                meas = sims.product_svals(Ws)[:len(pred)]
+                res.append(float(np.max(np.abs(meas - pred))))
+        floors = [g / mu for g in _GTOLS]
+        return _measure([f"gtol={g:g}" for g in _GTOLS], res, floors, predicted=_fmt(pred), measured=_fmt(meas),
+                        detail=f"beta={beta:.3g}, eta={_fmt(eta)}, kappa={_fmt(kappa[:k])}, mu={mu:.3g}")
+    return check
+
+
+_n2_dims = tc.DimSpace({"dx": (1, 3), "dh": (1, 3), "dy": (1, 3)})
+
+
+def _n2_derivation():
+    sig, eta, kap, beta = sp.symbols("sigma eta kappa beta", positive=True)
+    L = th.landau(sig, eta, kap, beta, 2)
+    s2 = (eta - beta) / kap
+    return tc.Derivation([
+        tc.Step(sp.factor(sp.diff(L, sig)), 4 * sig * (kap * sig ** 2 - (eta - beta)),
+                "L_j'(sigma) = 4 sigma (kappa sigma^2 - (eta_j - beta)): nonzero root iff beta < eta_j"),
+        tc.Step(sp.diff(L, sig, 2).subs(sig ** 2, s2), 8 * (eta - beta),
+                "L_j'' = 8 (eta_j - beta) > 0 at sigma^2 = (eta_j - beta)/kappa_j (and L_j''(0) = 4(beta - eta_j) < 0)"),
+        tc.Step(L.subs(sig, sp.sqrt(s2)), -(eta - beta) ** 2 / kap,
+                "minimum value -(eta_j - beta)^2/kappa_j < 0 = L_j(0): the transition is at beta*_j = eta_j"),
+        tc.Step(sp.sqrt(s2) ** 2, (eta - beta) / kap,
+                "layer sigma_j = ((eta_j-beta)/kappa_j)^{1/2}; product s_j = sigma_j^2 = (eta_j-beta)/kappa_j (exponent 1)"),
+    ], general=True)
+
+
+_n2_printed = tc.Statement(
+    r"n=2:\ \beta^*_j=\eta_j,\quad \sigma_j=\big((\eta_j-\beta)_+/\kappa_j\big)^{1/2}\ (\text{layer singular value})",
+    dims=_n2_dims, check=_n2_check("layer"), derivation=_n2_derivation,
+    note="full network minimised by trust-region Newton from a random start; hidden width >= min(d_x, d_y)")
+tc.register(tc.Claim(
+    id="cascade.n2_cascade",
+    title="One hidden layer: direction j turns on at beta = eta_j; layer value ~ (eta_j - beta)^{1/2}, product ~ (eta_j - beta)^1",
+    source=_src("III.A", "Sec. III.A (Fig. 3-4)",
+                r"\beta^*_j=\eta_j,\qquad \sigma_j\sim(\eta_j-\beta)^{1/2},\qquad \sigma_j^{*2}=(\eta_j-\beta)/\kappa_j"),
+    statement=_n2_printed,
+    variants=(
+        tc.Statement(r"\text{product } s_j = (\eta_j-\beta)_+/\kappa_j\ (\text{exponent } 1)", name="reading: product singular value, exponent 1",
+                     kind="reading", dims=_n2_dims, check=_n2_check("product", exponent=1.0)),
+        tc.Statement(r"\text{product } s_j = ((\eta_j-\beta)_+/\kappa_j)^{1/2}", name="reading: product singular value, exponent 1/2",
+                     kind="reading", dims=_n2_dims, check=_n2_check("product", exponent=0.5)),
+    ),
+    controls=(tc.perturb(_n2_printed, "factor 2", check=_n2_check("layer", factor=2.0)),
+              tc.perturb(_n2_printed, "exponent 1 for the layer", check=_n2_check("layer", exponent=1.0))),
+    aliases=("n2",),
+    assumptions=(ALIGNED, LOSS, "n = 2 (one hidden layer), hidden width >= min(d_x, d_y)",
+                 "distinct eta_j, |eta_j - beta| >= 0.15"),
+))
+
+
+# =======================================================================================
+# n >= 3: bifurcation (eq. 25) and level crossing (eq. 26), closed forms in n, eta, kappa
+# =======================================================================================
+_n, _u = sp.Symbol("n", positive=True), sp.Symbol("u", positive=True)
+_eta, _kap, _beta, _sig = sp.symbols("eta_j kappa_j beta sigma", positive=True)
+_g_u = _u ** ((_n - 2) / _n) * (_eta - _kap * _u)          # beta on the branch of nonzero critical points, u = sigma^n
+_u_det = (_n - 2) * _eta / (2 * (_n - 1) * _kap)
+_u_star = (_n - 2) * _eta / ((_n - 1) * _kap)
+_BETA_DET = _eta * _n / (2 * (_n - 1)) * _u_det ** ((_n - 2) / _n)
+_BETA_STAR = _eta / (_n - 1) * _u_star ** ((_n - 2) / _n)
+
+
+def _bifurcation_derivation():
+    L = th.landau(_sig, _eta, _kap, _beta, _n)
+    return tc.Derivation([
+        tc.Step(sp.simplify(sp.diff(L, _sig) / (2 * _n * _sig)),
+                _kap * _sig ** (2 * _n - 2) - _eta * _sig ** (_n - 2) + _beta,
+                "L_j'(sigma) = 2 n sigma (kappa sigma^{2n-2} - eta sigma^{n-2} + beta): nonzero critical points lie on "
+                "beta = g(sigma) = sigma^{n-2} (eta - kappa sigma^n)"),
+        tc.Step(sp.diff(_g_u, _u).subs(_u, _u_det), 0,
+                "g, written in u = sigma^n, is stationary at u_det = (n-2) eta / (2 (n-1) kappa) (its maximum)"),
+        tc.Step(_g_u.subs(_u, _u_det), _BETA_DET,
+                "beta_det = max g = eta n/(2(n-1)) ((n-2) eta/(2(n-1) kappa))^{(n-2)/n}: below it a nonzero minimum exists"),
+    ], general=True)
+
+
+def _level_crossing_derivation():
+    Lu = _kap * _u ** 2 - 2 * _eta * _u + _n * _beta * _u ** (2 / _n)     # potential in the product variable
+    on_branch = sp.powsimp(sp.expand(Lu.subs(_beta, _g_u)), force=True)
+    return tc.Derivation([
+        tc.Step(on_branch, _u * ((_n - 2) * _eta - (_n - 1) * _kap * _u),
+                "on the branch beta = g(u): L_j = u ((n-2) eta - (n-1) kappa u), zero at u* = (n-2) eta / ((n-1) kappa)"),
+        tc.Step(_g_u.subs(_u, _u_star), _BETA_STAR,
+                "beta* = g(u*) = eta/(n-1) ((n-2) eta/((n-1) kappa))^{(n-2)/n}: below it the nonzero minimum is global"),
+        tc.Step(sp.cancel(_u_star / _u_det), 2, "u* / u_det = 2"),
+        tc.Step((2 / _n) * 2 ** ((_n - 2) / _n), 2 ** (2 - 2 / _n) / _n,
+                "beta*/beta_det = (2/n)(u*/u_det)^{(n-2)/n} = 2^{2-2/n}/n < 1 for n >= 3: first order, metastable window"),
+        tc.Step(_u_star, (_n - 2) * _eta / ((_n - 1) * _kap),
+                "the product's singular value jumps from 0 to (n-2) eta/((n-1) kappa) at beta* (layer: its n-th root)"),
+    ], general=True)
+
+
+_XATOLS = (1e-3, 1e-6, 1e-9)
+
+
+def _scan_max(fun, lo, hi, xatol):
+    """Maximise a smooth 1-D function: grid bracket, then bounded Brent to ``xatol`` (relative)."""
+    from scipy.optimize import minimize_scalar
+
+    grid = np.linspace(lo, hi, 2001)
+    vals = fun(grid)
+    i = int(np.argmax(vals))
+    a, b = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    res = minimize_scalar(lambda x: -fun(x), bounds=(a, b), method="bounded", options={"xatol": xatol * max(b, 1e-12)})
+    return float(res.x), float(-res.fun)
+
+
+def _threshold_check(kind: str, formula):
+    """Scan beta numerically (independently of the closed forms) and compare with ``formula(eta, kappa, n)``.
+
+    ``kind="det"``: the largest beta at which L_j'(sigma)/(2 n sigma) = kappa sigma^{2n-2} - eta sigma^{n-2}
+    + beta has a negative value (a local minimum at sigma > 0 exists) = max_sigma (eta sigma^{n-2} -
+    kappa sigma^{2n-2}).  ``kind="star"``: the largest beta at which min_{sigma > 0} L_j < 0 =
+    max_sigma (2 eta sigma^{n-2} - kappa sigma^{2n-2}) / n; also the jump sigma^n there.
+    Refinement: maximiser tolerance 1e-3 -> 1e-6 -> 1e-9 (floors: the tolerance).
+    """
+    def check(rng, d):
+        n = d["n"]
+        eta, kappa = rng.uniform(0.2, 2.0), float(np.exp(rng.uniform(-1.0, 1.0)))
+        hi = 2.0 * (eta / kappa) ** (1.0 / n)
+        if kind == "det":
+            fun = lambda s: eta * s ** (n - 2) - kappa * s ** (2 * n - 2)
+        else:
+            fun = lambda s: (2 * eta * s ** (n - 2) - kappa * s ** (2 * n - 2)) / n
+        pred = formula(eta, kappa, n)
+        res, meas = [], None
+        for tol in _XATOLS:
+            s_opt, b_num = _scan_max(fun, 0.0, hi, tol)
+            r = abs(b_num - pred[0]) / pred[0]
+            if kind == "star":
+                r = max(r, abs(s_opt ** n - pred[1]) / pred[1])
+            res.append(r)
+            meas = (b_num, s_opt ** n)
+        return _measure([f"xatol={t:g}" for t in _XATOLS], res, list(_XATOLS),
+                        predicted=_fmt(pred), measured=_fmt(meas[:len(pred)]),
+                        detail=f"n={n}, eta={eta:.3g}, kappa={kappa:.3g}")
+    return check
+
+
+def _f_det(eta, kappa, n, *, expo=None, factor=1.0):
+    e = (n - 2) / n if expo is None else expo(n)
+    return (factor * eta * n / (2 * (n - 1)) * th.u_det(eta, kappa, n) ** e,)
+
+
+def _f_star(eta, kappa, n, *, expo=None, factor=1.0):
+    e = (n - 2) / n if expo is None else expo(n)
+    return (factor * eta / (n - 1) * th.u_star(eta, kappa, n) ** e, th.u_star(eta, kappa, n))
+
+
+_thr_dims = tc.DimSpace({"n": (3, 6)})
+_bif = tc.Statement(
+    r"\beta^{(\mathrm{det})}_j=\frac{n\,\eta_j}{2(n-1)}\Big(\frac{(n-2)\eta_j}{2(n-1)\kappa_j}\Big)^{\frac{n-2}{n}}\quad(n\ge 3)",
+    dims=_thr_dims, check=_threshold_check("det", _f_det), derivation=_bifurcation_derivation,
+    note="n = 3: (3/4) eta (eta/(4 kappa))^{1/3}")
+tc.register(tc.Claim(
+    id="cascade.bifurcation", title="n >= 3: strength where a nonzero minimum of L_j first appears (bifurcation), closed form in n, eta, kappa",
+    source=_src("III.B", "(25)", r"\beta^{(\mathrm{det})}_j\ \text{(bifurcation: a nontrivial minimum appears)},\ n\ge 3"),
+    statement=_bif,
+    controls=(tc.perturb(_bif, "exponent 1/n", check=_threshold_check("det", lambda e, k, n: _f_det(e, k, n, expo=lambda m: 1 / m))),
+              tc.perturb(_bif, "factor 2", check=_threshold_check("det", lambda e, k, n: _f_det(e, k, n, factor=2.0))),
+              tc.perturb(_bif, "swapped with the level crossing", check=_threshold_check("det", lambda e, k, n: _f_star(e, k, n)[:1]))),
+    aliases=("eq25",),
+    assumptions=(ALIGNED, "n >= 3 weight matrices", "sigma = layer singular value; eq. (25) read as the bifurcation strength "
+                 "(the review lists 'bifurcation and level-crossing strengths (25)-(26)')"),
+))
+
+_lc = tc.Statement(
+    r"\beta^{*}_j=\frac{\eta_j}{n-1}\Big(\frac{(n-2)\eta_j}{(n-1)\kappa_j}\Big)^{\frac{n-2}{n}},\quad "
+    r"\Delta s_j=\frac{(n-2)\eta_j}{(n-1)\kappa_j}\quad(n\ge 3)",
+    dims=_thr_dims, check=_threshold_check("star", _f_star), derivation=_level_crossing_derivation,
+    note="n = 3: beta* = (eta/2)(eta/(2 kappa))^{1/3}, jump of the product's singular value eta/(2 kappa)")
+tc.register(tc.Claim(
+    id="cascade.level_crossing",
+    title="n >= 3: strength where the nonzero minimum becomes global (level crossing) and the jump of the order parameter",
+    source=_src("III.B", "(26)", r"\beta^{*}_j\ \text{(level crossing: the nontrivial minimum becomes global)},\ n\ge 3"),
+    statement=_lc,
+    controls=(tc.perturb(_lc, "exponent 1/n", check=_threshold_check("star", lambda e, k, n: _f_star(e, k, n, expo=lambda m: 1 / m))),
+              tc.perturb(_lc, "factor 2", check=_threshold_check("star", lambda e, k, n: _f_star(e, k, n, factor=2.0))),
+              tc.perturb(_lc, "swapped with the bifurcation",
+                         check=_threshold_check("star", lambda e, k, n: _f_det(e, k, n) + (th.u_det(e, k, n),)))),
+    aliases=("eq26",),
+    assumptions=(ALIGNED, "n >= 3 weight matrices (n = 3 included: the review's minor comment 1)",
+                 "Delta s = jump of the product's singular value sigma^n at beta*"),
+))
