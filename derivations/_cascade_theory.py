@@ -302,3 +302,49 @@ def slowing_product(t, s0, kappa, eta, beta):
 def slowing_layer(t, s0, kappa, eta, beta):
     """Layer singular value ``sqrt(s(t))``; at ``beta = eta`` it decays as ``(4 kappa t)^{-1/2}``: t^{-1/2}."""
     return np.sqrt(slowing_product(t, s0, kappa, eta, beta))
+
+
+# ---------------------------------------------------------------------------------------
+# SymPy: Hessian blocks derived from the loss of the 2-dim (pair) and 1-dim (diagonal) sub-networks
+# ---------------------------------------------------------------------------------------
+def sym_pair_block(n, sig_p, sig_q, eta_p, eta_q, kap_p, kap_q, beta):
+    """Hessian (2n x 2n) of the loss w.r.t. the off-diagonal entries ``(W_l)_{pq}, (W_l)_{qp}`` at a diagonal point.
+
+    Built from the definition: each layer restricted to the coordinates ``{p, q}`` is the 2x2
+    matrix ``[[sig_p, x_l], [y_l, sig_q]]``; the loss ``tr(W S_xx W^T) - 2 tr(W S_yx^T) + beta sum
+    ||W_l||^2`` with ``S_xx = diag(kap_p, kap_q)``, ``S_yx = diag(eta_p, eta_q)`` is differentiated
+    twice and evaluated at ``x = y = 0``.  Variables ordered ``x_1..x_n, y_1..y_n``.
+    """
+    import sympy as sp
+
+    x = sp.symbols(f"x1:{n + 1}")
+    y = sp.symbols(f"y1:{n + 1}")
+    Ws = [sp.Matrix([[sig_p, x[l]], [y[l], sig_q]]) for l in range(n)]
+    W = Ws[0]
+    for l in range(1, n):
+        W = Ws[l] * W
+    Sxx, Syx = sp.diag(kap_p, kap_q), sp.diag(eta_p, eta_q)
+    loss = (W * Sxx * W.T).trace() - 2 * (W * Syx.T).trace() + beta * sum((M.T * M).trace() for M in Ws)
+    V = list(x) + list(y)
+    H = sp.hessian(sp.expand(loss), V)
+    return H.subs({v: 0 for v in V})
+
+
+def sym_diag_block(n, sig, eta, kap, beta):
+    """Hessian (n x n) of the loss w.r.t. the diagonal entries ``(W_l)_{pp}`` of the 1-dim sub-network at ``sig``."""
+    import sympy as sp
+
+    z = sp.symbols(f"z1:{n + 1}")
+    w = 1
+    for l in range(n):
+        w = w * (sig + z[l])
+    loss = kap * w ** 2 - 2 * eta * w + beta * sum((sig + zl) ** 2 for zl in z)
+    H = sp.hessian(sp.expand(loss), list(z))
+    return H.subs({v: 0 for v in z})
+
+
+def charpoly(H, lam):
+    """``det(H - lam I)`` by Berkowitz (expanded)."""
+    import sympy as sp
+
+    return sp.expand((H - lam * sp.eye(H.shape[0])).det(method="berkowitz"))
