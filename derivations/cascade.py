@@ -746,3 +746,424 @@ tc.register(tc.Claim(
     assumptions=("n = 2, d_in = d_hidden = d_out = 3, full rank r = 3, Sigma_xx = 1, Sigma_yx aligned",
                  "the paper's Fig. 5 parameters are not in the review: eta_p are drawn at random"),
 ))
+
+
+# =======================================================================================
+# Only the top-r subsets are local minima; other subsets are saddles (Sigma_xx = 1; aligned kappa)
+# =======================================================================================
+def _classify(n, d, sig_full, eta, kappa, beta):
+    """Certify a diagonal critical point as local minimum or saddle from its full Hessian.
+
+    ``r_ctx = max(0, -lambda_min) / max|lambda|`` at float32 and float64; the engine's rule on the
+    floors ``eps * P * 100`` gives HOLDS (no negative eigenvalue beyond rounding: a local minimum,
+    its zero modes being exact symmetries) or FAILS (a negative eigenvalue that does not move with
+    the precision: a saddle).  Returns (outcome, lambda_min at float64).
+    """
+    res, floors, lam = [], [], None
+    for ctx in (tc.FLOAT32, tc.FLOAT64):
+        Ws = [ctx.asarray(np.diag(sig_full)[None]) for _ in range(n)]
+        H = dln.population_hessian(Ws, ctx.asarray(np.diag(kappa)[None]), ctx.asarray(np.diag(eta)[None]),
+                                   beta=ctx.scalar(beta))[0]
+        ev = np.linalg.eigvalsh(H.astype(np.float64) if ctx is tc.FLOAT64 else H)
+        lam = float(ev[0])
+        res.append(max(0.0, -float(ev[0])) / float(np.max(np.abs(ev))))
+        floors.append(ctx.eps * H.shape[-1] * 100.0)
+    return tc.decide_refinement(res, floors), lam, res
+
+
+def _is_top(A, eta):
+    return all(eta[q] < eta[p] for p in A for q in range(len(eta)) if q not in A)
+
+
+def _pred_min_closed_form(A, n, sig_full, eta, kappa, beta):
+    """Local minimum iff the closed-form spectrum (cascade.hessian_*) has no negative eigenvalue."""
+    d = len(eta)
+    order = list(A) + [q for q in range(d) if q not in A]          # active directions first
+    spec = th.predicted_hessian_spectrum(n, [d] * (n + 1), [sig_full[p] for p in order[:len(A)]],
+                                         [kappa[p] for p in order], [eta[q] for q in order[len(A):]], beta)
+    return min(spec) >= 0.0
+
+
+def _top_r_config(rng, n, d, *, kappa_spread):
+    """Random directions on the stable branch of L_j (sigma > 0 chosen, eta_j from criticality), distinct eta."""
+    for _ in range(1000):
+        beta = rng.uniform(0.1, 0.6)
+        kappa = np.exp(rng.uniform(-kappa_spread, kappa_spread, size=d)) if kappa_spread else np.ones(d)
+        lo = ((n - 2) * beta / (n * kappa)) ** (1.0 / (2 * n - 2)) * 1.15 if n > 2 else 0.3 * np.ones(d)
+        sig = rng.uniform(lo, lo + 1.2)
+        eta = th.eta_from_sigma(sig, kappa, beta, n)
+        if d < 2 or np.min(np.abs(np.subtract.outer(eta, eta))[np.triu_indices(d, 1)]) > 0.05:
+            return sig, eta, kappa, beta
+    raise RuntimeError("no configuration")  # pragma: no cover
+
+
+def _top_r_check(predict, *, kappa_spread=0.0, hunt=False):
+    """Enumerate every subset A of directions (each active one on its stable branch) and certify its class.
+
+    ``predict(A, n, sig, eta, kappa, beta)`` returns "min", "saddle" or None (no prediction).  The
+    statement holds on the instance iff every certified class matches its prediction.  With
+    ``hunt=True`` the configuration is drawn, among up to 300 random ones, where the closed-form
+    spectrum predicts a local minimum at a subset that is not the top-|A| by eta (a search
+    heuristic only: the verdict rests on the certified full Hessians).
+    """
+    def check(rng, dd):
+        n, d = dd["n"], dd["d"]
+        for _ in range(300 if hunt else 1):
+            sig, eta, kappa, beta = _top_r_config(rng, n, d, kappa_spread=kappa_spread)
+            subsets = [A for m in range(d + 1) for A in itertools.combinations(range(d), m)]
+            if not hunt or any(_pred_min_closed_form(A, n, sig, eta, kappa, beta) and not _is_top(A, eta) for A in subsets):
+                break
+        outcomes, worst, bad = [], [0.0, 0.0], ""
+        for A in subsets:
+            pred = predict(A, n, sig, eta, kappa, beta)
+            if pred is None:
+                continue
+            sig_full = np.array([sig[j] if j in A else 0.0 for j in range(d)])
+            cert, lam, res = _classify(n, d, sig_full, eta, kappa, beta)
+            if cert is tc.Outcome.GREY:
+                outcomes.append(tc.Outcome.GREY)
+                continue
+            got = "min" if cert is tc.Outcome.HOLDS else "saddle"
+            ok = got == pred
+            outcomes.append(tc.Outcome.HOLDS if ok else tc.Outcome.FAILS)
+            if not ok and not bad:
+                bad = f"A={A}: predicted {pred}, certified {got} (lambda_min={lam:.3g})"
+            worst = [max(w, 0.0 if ok else 1.0) for w in worst]
+        from theorem_check.verdicts import combine_outcomes
+        out = combine_outcomes(outcomes) if outcomes else tc.Outcome.HOLDS
+        return tc.Measurement(out, residuals={"float32": worst[0], "float64": worst[1]},
+                              predicted=f"{len(outcomes)} critical points classified",
+                              measured=bad or "all as predicted",
+                              detail=f"n={n}, eta={_fmt(eta)}, kappa={_fmt(kappa)}, beta={beta:.3g}")
+    return check
+
+
+def _p_nontop_saddle(A, n, sig, eta, kappa, beta):
+    return None if _is_top(A, eta) else "saddle"
+
+
+def _p_top_min(A, n, sig, eta, kappa, beta):
+    return "min" if (_is_top(A, eta) and len(A) > 0) else None
+
+
+def _p_closed_form(A, n, sig, eta, kappa, beta):
+    return "min" if _pred_min_closed_form(A, n, sig, eta, kappa, beta) else "saddle"
+
+
+def _p_top_saddle(A, n, sig, eta, kappa, beta):          # control: the opposite ordering
+    return "saddle" if (_is_top(A, eta) and 0 < len(A) < len(eta)) else None
+
+
+_topr_dims = tc.DimSpace({"n": (2, 3), "d": (2, 4)})
+_topr = tc.Statement(
+    r"\Sigma_{xx}=1:\ \text{a critical point whose finite singular values are not the } r \text{ largest } "
+    r"(\exists\,p\in A,\ q\notin A:\ \eta_q>\eta_p)\ \text{is a saddle}",
+    dims=_topr_dims, check=_top_r_check(_p_nontop_saddle),
+    note="all 2^d subsets of directions, each active one on the stable branch of its L_j; certified by the sign of "
+         "lambda_min of the full Hessian at float32 -> float64")
+tc.register(tc.Claim(
+    id="cascade.top_r",
+    title="Sigma_xx = 1: only the top-r subsets of directions can be local minima; every other subset is a saddle",
+    source=_src("III.A.1 / App. C", "Sec. III (ordering of minima)",
+                r"\text{only when the finite singular values are the } r \text{ largest ones is the critical point a local "
+                r"minimum; any other subset gives a saddle}"),
+    statement=_topr,
+    variants=(tc.Statement(r"\text{every top-}r\text{ subset is a local minimum}", name="reading: top-r is sufficient",
+                           kind="reading", dims=_topr_dims, check=_top_r_check(_p_top_min)),),
+    controls=(tc.perturb(_topr, "ordering reversed", check=_top_r_check(_p_top_saddle)),),
+    aliases=("top_r",),
+    assumptions=("Sigma_xx = 1, Sigma_yx = diag(eta) (aligned)", "distinct eta_j", "n = 2, 3; width d = 2, 3 in every layer"),
+))
+
+_topr_k = tc.Statement(
+    r"\text{aligned } \Sigma_{xx} \ (\kappa_j\ne1):\ \text{a critical point whose active set is not the top-}r\text{ by } "
+    r"\eta \text{ is a saddle}",
+    dims=tc.DimSpace({"n": (3, 3), "d": (2, 3)}), check=_top_r_check(_p_nontop_saddle, kappa_spread=2.3, hunt=True),
+    note="kappa_j log-uniform in [e^-2.3, e^2.3]")
+tc.register(tc.Claim(
+    id="cascade.top_r_kappa",
+    title="Aligned Sigma_xx with kappa_j != 1 (n = 3): the top-r-by-eta rule fails; the local minima are where the closed-form spectrum is >= 0",
+    source=_src("III / App. C", "Sec. III (ordering of minima), read for any aligned Sigma_xx",
+                r"\text{only the ordered set of largest singular values yields local minima}"),
+    statement=_topr_k,
+    variants=(tc.Statement(
+        r"\text{local min} \iff \text{closed-form spectrum} \ge 0:\ \text{stable branches and } "
+        r"\eta_p\sigma_p^{n-2}(\kappa_q\sigma_p^{2n-2}+\beta) > \eta_q^2\sigma_p^{2n-4}\ \ \forall p\in A, q\notin A",
+        name="corrected: swap-block criterion", kind="corrected", dims=tc.DimSpace({"n": (2, 3), "d": (2, 3)}),
+        check=_top_r_check(_p_closed_form, kappa_spread=2.3, hunt=True)),),
+    controls=(tc.perturb(_topr_k, "ordering reversed", check=_top_r_check(_p_top_saddle)),),
+    aliases=("top_r_kappa",),
+    assumptions=(ALIGNED, "n = 3 (for n = 2 the minimum is always {j: eta_j > beta}, whatever kappa)",
+                 "each active direction on the stable branch of its L_j"),
+))
+
+
+# =======================================================================================
+# 0-balance: the identity, at critical points, and along gradient flow (eqs. 10-11, App. A1)
+# =======================================================================================
+def _bal_sample(rng, d, batch):
+    w, n = _widths(d), d["n"]
+    return {"W": [rng.standard_normal((batch, w[i + 1], w[i])) for i in range(n)],
+            "Sxx": sampling.spd(rng, w[0], cond=5.0, batch=batch), "Syx": rng.standard_normal((batch, w[-1], w[0])),
+            "beta": float(rng.uniform(0.05, 1.0))}
+
+
+def _bal_lhs(inst, ctx):
+    G = dln.population_gradients(inst.W, inst.Sxx, inst.Syx, beta=inst.beta)
+    W = inst.W
+    return np.concatenate([(G[i] @ ctx.T(W[i]) - ctx.T(W[i + 1]) @ G[i + 1]).reshape(W[0].shape[0], -1)
+                           for i in range(len(W) - 1)], axis=-1)
+
+
+def _bal_rhs(inst, ctx, *, factor=2.0, transposed=False):
+    W = inst.W
+    if transposed:
+        blocks = [ctx.T(W[i]) @ W[i] - W[i + 1] @ ctx.T(W[i + 1]) for i in range(len(W) - 1)]
+    else:
+        blocks = [W[i] @ ctx.T(W[i]) - ctx.T(W[i + 1]) @ W[i + 1] for i in range(len(W) - 1)]
+    return np.concatenate([(factor * inst.beta * b).reshape(W[0].shape[0], -1) for b in blocks], axis=-1)
+
+
+def _bal_derivation():
+    dx, di, dj, dk, dy = sp.symbols("d_x d_{i-1} d_i d_{i+1} d_y", integer=True, positive=True)
+    A = sp.MatrixSymbol("A_{i+1}", dy, dk)          # W_n ... W_{i+2}
+    Wn = sp.MatrixSymbol("W_{i+1}", dk, dj)
+    Wi = sp.MatrixSymbol("W_i", dj, di)
+    B = sp.MatrixSymbol("B_i", di, dx)              # W_{i-1} ... W_1
+    E = sp.MatrixSymbol("E", dy, dx)                # P Sigma_xx - Sigma_yx
+    b = sp.Symbol("beta", positive=True)
+    Gi = 2 * (A * Wn).T * E * B.T + 2 * b * Wi
+    Gn = 2 * A.T * E * (Wi * B).T + 2 * b * Wn
+    D = Wi * Wi.T - Wn.T * Wn
+    return tc.Derivation([
+        tc.Step(sp.expand(Gi * Wi.T - Wn.T * Gn), sp.expand(2 * b * D),
+                "dL/dW_i = 2 A_i^T E B_i^T + 2 beta W_i with A_i = A_{i+1} W_{i+1}, B_{i+1} = W_i B_i: data terms cancel"),
+        tc.Step(sp.expand(-(2 * b * D + (2 * b * D).T)), sp.expand(-4 * b * D),
+                "along gradient flow dD/dt = -(G_i W_i^T + W_i G_i^T) + (W_{i+1}^T G_{i+1} + G_{i+1}^T W_{i+1}) = -4 beta D"),
+    ], general=True)
+
+
+_bal_dims = _net_space((2, 4), (1, 3))
+_bal = tc.Statement(r"\frac{\partial L}{\partial W_i}W_i^\top-W_{i+1}^\top\frac{\partial L}{\partial W_{i+1}}"
+                    r"=2\beta\big(W_iW_i^\top-W_{i+1}^\top W_{i+1}\big)",
+                    dims=_bal_dims, sample=_bal_sample, lhs=_bal_lhs, rhs=_bal_rhs, derivation=_bal_derivation,
+                    note="any weights, any (non-aligned) Sigma_xx, Sigma_yx")
+tc.register(tc.Claim(
+    id="cascade.balance_identity",
+    title="Gradient identity behind 0-balance: G_i W_i^T - W_{i+1}^T G_{i+1} = 2 beta (W_i W_i^T - W_{i+1}^T W_{i+1})",
+    source=_src("App. A1", "(A2)-(A3)", r"2\beta W^{(i)}W^{(i)T} = -(W^{(n)}\cdots W^{(i+1)})^TN(W^{(i)}\cdots W^{(1)})^T"
+                r" = 2\beta W^{(i+1)T}W^{(i+1)}"),
+    statement=_bal,
+    controls=(tc.double(_bal), tc.negate(_bal),
+              tc.perturb(_bal, "transposed balance", rhs=lambda v, inst, ctx: _bal_rhs(inst, ctx, transposed=True))),
+    aliases=("balance_identity",),
+    assumptions=(LOSS, "any weights and covariances (no alignment needed)"),
+))
+
+
+def _balance_critical_check(transposed=False):
+    """Minimise the full network (non-aligned data) to gtol 1e-4 -> 1e-7 -> 1e-10 and measure the imbalance.
+
+    Residual: max_i ||W_i W_i^T - W_{i+1}^T W_{i+1}|| / max_i ||W_i||^2.  Floors from the identity:
+    ||D_i|| <= ||G|| (||W_i|| + ||W_{i+1}||) / (2 beta), i.e. gtol / (beta max ||W||).
+    """
+    def check(rng, d):
+        n, w = d["n"], d["d"]
+        dims = [w] * (n + 1)
+        Sxx = sampling.spd(rng, w, cond=4.0)
+        Syx = 1.5 * sampling.invertible(rng, w, cond=3.0)
+        beta = float(rng.uniform(0.02, 0.15))
+        levels = sims.minimize_network(sims.random_init(rng, dims, 0.8), Sxx, Syx, beta, _GTOLS)
+        big0 = max(float(np.linalg.norm(W)) for W in levels[-1][0])
+        res, floors = [], []
+        for (Ws, gn), g in zip(levels, _GTOLS):
+            big = max(float(np.linalg.norm(W)) for W in Ws)
+            if transposed:
+                D = [Ws[i].T @ Ws[i] - Ws[i + 1] @ Ws[i + 1].T for i in range(n - 1)]
+            else:
+                D = [Ws[i] @ Ws[i].T - Ws[i + 1].T @ Ws[i + 1] for i in range(n - 1)]
+            r = max(float(np.linalg.norm(x)) for x in D) / big ** 2
+            res.append(r if gn <= g else float("nan"))             # optimiser did not reach gtol: grey
+            floors.append(g / (beta * big0))
+        return _measure([f"gtol={g:g}" for g in _GTOLS], res, floors,
+                        predicted="0", measured=f"{res[-1]:.2e}",
+                        detail=f"n={n}, width {w}, beta={beta:.3g}, |W| max {big:.3g} (non-aligned data)")
+    return check
+
+
+_balc = tc.Statement(r"\nabla L=0,\ \beta>0\ \Rightarrow\ W_iW_i^\top=W_{i+1}^\top W_{i+1}",
+                     dims=tc.DimSpace({"n": (2, 4), "d": (2, 3)}), check=_balance_critical_check(),
+                     derivation=_bal_derivation, note="critical points reached by trust-region Newton, non-aligned data")
+tc.register(tc.Claim(
+    id="cascade.balance_critical", title="0-balance at every critical point for beta > 0 (any data, any depth)",
+    source=_src("II.C / App. A1", "(11)", r"\beta>0:\ \nabla L = 0 \Rightarrow W^{(i)}W^{(i)T}=W^{(i+1)T}W^{(i+1)}"),
+    statement=_balc,
+    controls=(tc.perturb(_balc, "transposed balance", check=_balance_critical_check(transposed=True)),),
+    aliases=("eq11",),
+    assumptions=(LOSS, "beta > 0", "non-aligned random covariances"),
+))
+
+
+_TOL_FLOW = (1e-5, 1e-8, 1e-11)
+
+
+def _balance_flow_check(rate=4.0):
+    """Integrate gradient flow (DOP853, rtol 1e-5 -> 1e-8 -> 1e-11) and compare D_i(t) with D_i(0) exp(-rate beta t)."""
+    def check(rng, d):
+        n, w = d["n"], _widths(d)
+        Ws0 = sims.random_init(rng, w, 0.7)
+        Sxx, Syx = sampling.spd(rng, w[0], cond=4.0), rng.standard_normal((w[-1], w[0]))
+        beta = float(rng.uniform(0.1, 0.5))
+        times = np.array([0.0, 0.5, 1.0, 2.0])
+        D = lambda Ws: [Ws[i] @ Ws[i].T - Ws[i + 1].T @ Ws[i + 1] for i in range(n - 1)]
+        D0 = D(Ws0)
+        scale = max(float(np.linalg.norm(x)) for x in D0)
+        res = []
+        for tol in _TOL_FLOW:
+            t, traj = sims.flow(Ws0, Sxx, Syx, beta, times, rtol=tol, atol=tol * 1e-3, method="DOP853")
+            err = max(float(np.linalg.norm(Dt - D0i * np.exp(-rate * beta * tk)))
+                      for tk, Wt in zip(t, traj) for Dt, D0i in zip(D(Wt), D0))
+            res.append(err / scale)
+        return _measure([f"rtol={x:g}" for x in _TOL_FLOW], res, [1e3 * x for x in _TOL_FLOW],
+                        predicted=f"D(t)=D(0)e^(-{rate:g} beta t)", measured=f"max rel. gap {res[-1]:.2e}",
+                        detail=f"n={n}, widths {w}, beta={beta:.3g}")
+    return check
+
+
+_balf = tc.Statement(r"W_iW_i^\top-W_{i+1}^\top W_{i+1}\big|_t=\big(W_iW_i^\top-W_{i+1}^\top W_{i+1}\big)\big|_0\,e^{-4\beta t}",
+                     dims=_net_space((2, 3), (1, 3)), check=_balance_flow_check(),
+                     note="gradient flow of the full loss (no 1/2): the rate is 4 beta")
+tc.register(tc.Claim(
+    id="cascade.balance_flow", title="Imbalance decays exactly as exp(-4 beta t) along gradient flow (any data)",
+    source=_src("II.C", "(10)", r"\text{exponential convergence to the 0-balanced manifold}"),
+    statement=_balf,
+    controls=(tc.perturb(_balf, "rate 2 beta", check=_balance_flow_check(rate=2.0)),),
+    aliases=("eq10",),
+    assumptions=(LOSS, "gradient flow dW/dt = -grad L (a loss with a factor 1/2 would give exp(-2 beta t))"),
+))
+
+
+# =======================================================================================
+# Critical slowing down at beta = eta_j (n = 2): exact scalar solution; which quantity decays how
+# =======================================================================================
+def _slowing_derivation():
+    a, b, kap, eta, beta, s0, t = sp.symbols("a b kappa eta beta s_0 t", positive=True)
+    L = kap * a ** 2 * b ** 2 - 2 * eta * a * b + beta * (a ** 2 + b ** 2)   # one direction, two layers
+    ds = (-sp.diff(L, a)) * b + a * (-sp.diff(L, b))                        # d(ab)/dt under gradient flow
+    s = sp.Function("s")
+    sol = s0 / (1 + 4 * kap * s0 * t)
+    return tc.Derivation([
+        tc.Step(sp.expand(ds.subs(b, a)), sp.expand(4 * a ** 2 * (eta - beta - kap * a ** 2)),
+                "balanced (a = b): the product s = ab obeys ds/dt = 4 s (eta - beta - kappa s) (logistic / scalar Riccati)"),
+        tc.Step(sp.diff(sol, t), (-4 * kap * sol ** 2),
+                "at beta = eta: s(t) = s_0 / (1 + 4 kappa s_0 t) solves ds/dt = -4 kappa s^2, so s ~ 1/(4 kappa t): t^{-1}"),
+        tc.Step(sp.diff(sp.sqrt(sol), t), -2 * kap * sp.sqrt(sol) ** 3,
+                "the layer value sigma = sqrt(s) obeys d sigma/dt = -2 kappa sigma^3: sigma ~ (4 kappa t)^{-1/2}: t^{-1/2}"),
+    ], general=True)
+
+
+def _slowing_problem(rng):
+    kappa = np.exp(rng.uniform(-0.5, 0.5, size=2))
+    eta = np.array([rng.uniform(1.0, 1.6), rng.uniform(0.3, 0.7)])
+    return kappa, eta, float(eta[1])                  # beta = eta_2: direction 2 sits at its transition
+
+
+def _slowing_exact_check(factor=1.0):
+    """Balanced aligned start, beta = eta_2: compare the product's 2nd singular value with s0/(1 + 4 kappa s0 t).
+
+    Refinement: LSODA rtol 1e-6 -> 1e-9 -> 1e-12 (floors 1e3 * rtol); times up to 1e3.
+    """
+    def check(rng, d):
+        kappa, eta, beta = _slowing_problem(rng)
+        a = rng.uniform(0.3, 1.0, size=2)
+        R, L, U = (sampling.orthogonal(rng, 2) for _ in range(3))
+        Sxx, Syx = dln.aligned_moments(kappa, eta, R, L)
+        Ws0 = dln.aligned_weights(a, [2, 2, 2], R=R, L=L, U=[U])
+        times = np.array([0.0, 1.0, 10.0, 100.0, 1000.0])
+        s0 = a[1] ** 2
+        pred = factor * th.slowing_product(times, s0, kappa[1], eta[1], beta)
+        res, meas = [], None
+        for tol in (1e-6, 1e-9, 1e-12):
+            t, traj = sims.flow(Ws0, Sxx, Syx, beta, times, rtol=tol, atol=tol * 1e-4)
+            meas = np.array([L[:, 1] @ dln.product(Wt) @ R[:, 1] for Wt in traj])    # direction 2 of the macrostate
+            res.append(float(np.max(np.abs(meas - pred) / pred)))
+        return _measure(["rtol=1e-6", "rtol=1e-9", "rtol=1e-12"], res, [1e-3, 1e-6, 1e-9],
+                        predicted=_fmt(pred[-2:]), measured=_fmt(meas[-2:]),
+                        detail=f"kappa_2={kappa[1]:.3g}, beta=eta_2={beta:.3g}, s0={s0:.3g}, t in {_fmt(times)}")
+    return check
+
+
+_slow = tc.Statement(r"\beta=\eta_j,\ n=2:\ s_j(t)=\frac{s_j(0)}{1+4\kappa_j s_j(0)\,t},\quad \sigma_j(t)=\sqrt{s_j(t)}",
+                     dims=tc.DimSpace({"d": (2, 2)}), check=_slowing_exact_check(), derivation=_slowing_derivation,
+                     note="full network (d = 2, aligned data, balanced aligned start), product's 2nd singular value")
+tc.register(tc.Claim(
+    id="cascade.slowing_exact", title="Critical slowing down at beta = eta_j (n = 2): exact solution s(t) = s0/(1 + 4 kappa s0 t)",
+    source=_src("App. E1", "(E1)-(E9)", r"\text{exact Riccati solution of the 1-hidden-layer dynamics}"),
+    statement=_slow,
+    controls=(tc.perturb(_slow, "factor 2", check=_slowing_exact_check(factor=2.0)),),
+    aliases=("riccati",),
+    assumptions=(ALIGNED, LOSS, "balanced aligned initialisation (the 0-balanced subspace)"),
+))
+
+
+_DECADES = (10.0, 100.0, 1000.0)
+
+
+def _slowing_exponent_check(which: str, p: float):
+    """Random start, beta = eta_2: late-time log-log slope of the 2nd singular value.
+
+    ``which``: ``"layer"`` (of W_1) or ``"product"`` (of W_2 W_1).  After a transient t_1 = 20/beta
+    (balance and direction 1 relaxed) the exact solution is s = 1/(4 kappa (tau + c)), tau = t - t_1,
+    c = 1/(4 kappa s(t_1)); the slope on [T/10, T] deviates from the exponent by about 3.9 c/T.
+    Refinement: T = 10c, 100c, 1000c, floors 4c/T (0.4, 0.04, 0.004).
+    """
+    def check(rng, d):
+        kappa, eta, beta = _slowing_problem(rng)
+        R, L = sampling.orthogonal(rng, 2), sampling.orthogonal(rng, 2)
+        Sxx, Syx = dln.aligned_moments(kappa, eta, R, L)
+        for _ in range(20):
+            Ws0 = sims.random_init(rng, [2, 2, 2], 0.8)
+            t1 = 20.0 / beta
+            _, tr1 = sims.flow(Ws0, Sxx, Syx, beta, np.array([0.0, t1]), rtol=1e-10, atol=1e-14)
+            s1 = float(L[:, 1] @ dln.product(tr1[-1]) @ R[:, 1])
+            if abs(s1) > 1e-3:
+                break
+        c = 1.0 / (4 * kappa[1] * abs(s1))
+        taus = np.unique([x for T in _DECADES for x in (T * c / 10, T * c)])
+        t, traj = sims.flow(tr1[-1], Sxx, Syx, beta, np.concatenate([[0.0], taus]), rtol=1e-10, atol=1e-16)
+        val = {tk: (sims.layer_svals(Wt[0])[-1] if which == "layer" else sims.product_svals(Wt)[-1])
+               for tk, Wt in zip(t, traj)}
+        slopes = [np.log(val[T * c] / val[T * c / 10]) / np.log(10.0) for T in _DECADES]
+        res = [abs(sl + p) for sl in slopes]
+        return _measure([f"T={T:g}c" for T in _DECADES], res, [4.0 / T for T in _DECADES],
+                        predicted=f"-{p:g}", measured=_fmt(slopes),
+                        detail=f"beta=eta_2={beta:.3g}, {which} singular value, c={c:.3g}")
+    return check
+
+
+_dims1 = tc.DimSpace({"d": (2, 2)})
+_riccati = tc.Statement(r"\beta=\eta_j:\ s_j(t)\sim t^{-1}\ \ (s_j \text{ singular value of the macrostate } W=W_2W_1)",
+                        dims=_dims1, check=_slowing_exponent_check("product", 1.0))
+tc.register(tc.Claim(
+    id="cascade.slowing_riccati", title="Riccati (macrostate) variable: the product's singular value decays as t^{-1} at the transition",
+    source=_src("Referee summary / App. E1", "App. E1", r"\text{exact Riccati solution \dots with } t^{-1} \text{ critical slowing down}"),
+    statement=_riccati,
+    variants=(tc.Statement(r"\text{layer singular value} \sim t^{-1}", name="reading: layer singular value t^-1", kind="reading",
+                           dims=_dims1, check=_slowing_exponent_check("layer", 1.0)),),
+    controls=(tc.perturb(_riccati, "exponent 1/2", check=_slowing_exponent_check("product", 0.5)),),
+    aliases=("slowing_riccati",),
+    assumptions=(ALIGNED, LOSS, "n = 2, beta = eta_2, random small initialisation"),
+))
+_mode = tc.Statement(r"\beta=\eta_j:\ \sigma_j(t)\sim t^{-1/2}\ \ (\sigma_j \text{ a layer's singular value})",
+                     dims=_dims1, check=_slowing_exponent_check("layer", 0.5))
+tc.register(tc.Claim(
+    id="cascade.slowing_mode", title="The slowest singular-value mode (a layer's) decays as t^{-1/2} at a second-order transition",
+    source=_src("The pith / If this is right", "Sec. IV (critical slowing down)",
+                r"\text{near a second-order transition the slowest singular-value mode decays as } t^{-1/2}"),
+    statement=_mode,
+    variants=(tc.Statement(r"\text{macrostate singular value} \sim t^{-1/2}", name="reading: macrostate singular value t^-1/2",
+                           kind="reading", dims=_dims1, check=_slowing_exponent_check("product", 0.5)),),
+    controls=(tc.perturb(_mode, "exponent 1", check=_slowing_exponent_check("layer", 1.0)),),
+    aliases=("slowing_mode",),
+    assumptions=(ALIGNED, LOSS, "n = 2, beta = eta_2, random small initialisation"),
+))
