@@ -44,12 +44,23 @@ def minimize_network(Ws0: Sequence[np.ndarray], Sigma_xx, Sigma_yx, beta: float,
         Ws = [W[None] for W in dln.unflatten_weights(th, dims)]
         return dln.population_hessian(Ws, Sigma_xx[None], Sigma_yx[None], beta=beta)[0]
 
+    grad = lambda th: loss_and_grad(th, dims, Sigma_xx, Sigma_yx, beta)[1]
     out = []
     for g in gtols:
         res = minimize(loss_and_grad, theta, args=(dims, Sigma_xx, Sigma_yx, beta), jac=True, hess=hess,
                        method="trust-exact", options={"gtol": g, "maxiter": 5000})
         theta = res.x
-        gn = float(np.linalg.norm(loss_and_grad(theta, dims, Sigma_xx, Sigma_yx, beta)[1]))
+        gn = float(np.linalg.norm(grad(theta)))
+        for _ in range(30):
+            # Newton polish on the gradient alone (the loss values no longer resolve the last digits near
+            # the minimum); least squares handles the exact zero modes of the symmetry orbits.
+            if gn <= g:
+                break
+            step = np.linalg.lstsq(hess(theta), -grad(theta), rcond=1e-10)[0]
+            new_gn = float(np.linalg.norm(grad(theta + step)))
+            if not new_gn < gn:
+                break
+            theta, gn = theta + step, new_gn
         out.append((dln.unflatten_weights(theta, dims), gn))
     return out
 
