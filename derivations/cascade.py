@@ -1477,7 +1477,7 @@ _HSTEPS = (0.02, 0.004, 0.0008)
 def _hysteresis_check(jump_at: str = "det"):
     """Sweep beta up by continuation (gradient flow, T = 400 per step) and down from a small perturbation of 0.
 
-    Up: from the trained state at 0.8 beta_det(eta_1), beta grows in relative steps h = 0.02, then 0.004 and
+    Up: from the state trained at 0.3 then 0.8 beta_det(eta_1) (on the nonzero branch), beta grows in relative steps h = 0.02, then 0.004 and
     0.0008 inside the bracket found by the previous level (continuation from the last state before the jump);
     the jump is where the macrostate's top singular value collapses.  Residual |beta_jump - beta_pred| /
     beta_pred, floors 2h (the grid plus one step of saddle-node delay).
@@ -1491,10 +1491,15 @@ def _hysteresis_check(jump_at: str = "det"):
         Sxx, Syx = dln.aligned_moments(np.ones(2), eta, R, L)
         bdet, bstar = th.beta_det(eta[0], 1.0, n), th.beta_star(eta[0], 1.0, n)
         pred = bdet if jump_at == "det" else bstar
-        # up-sweep by continuation
-        beta = 0.8 * bdet
-        _, tr = sims.flow(sims.random_init(rng, [2, 2, 2, 2], 1.0), Sxx, Syx, beta, np.array([0.0, 400.0]), rtol=1e-8, atol=1e-12)
-        state, res_up, jumps = tr[-1], [], []
+        # up-sweep by continuation: train at 0.3 beta_det (large basin of the nonzero minimum), then at 0.8 beta_det
+        for _ in range(10):
+            state = sims.random_init(rng, [2, 2, 2, 2], 1.2)
+            for beta in (0.3 * bdet, 0.8 * bdet):
+                _, tr = sims.flow(state, Sxx, Syx, beta, np.array([0.0, 400.0]), rtol=1e-8, atol=1e-12)
+                state = tr[-1]
+            if sims.product_svals(state)[0] > 0.1:
+                break
+        res_up, jumps = [], []
         for h in _HSTEPS:
             top = sims.product_svals(state)[0]
             for _ in range(200):
