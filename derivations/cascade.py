@@ -528,7 +528,8 @@ def _hess_rhs(inst, ctx):
 
 
 def _hess_derivation(n, *, kappa_one):
-    def build():
+    """SymPy derivation of the block characteristic polynomials for ``n`` (an int or a tuple of depths)."""
+    def build_n(n):
         lam, beta = sp.Symbol("lambda"), sp.Symbol("beta", positive=True)
         sp_, sq_, kp, kq, eq = sp.symbols("sigma_p sigma_q kappa_p kappa_q eta_q", positive=True)
         if kappa_one:
@@ -577,9 +578,13 @@ def _hess_derivation(n, *, kappa_one):
             else (2 * beta - lam) ** (2 * n)
         steps.append(tc.Step(th.charpoly(Hi, lam), sp.expand(inactive),
                              "pair block, both inactive: 2 beta +- 2 eta (n = 2), 2 beta (n >= 3)"))
+        return steps
+
+    def derivation():
+        steps = [st for m in (n if isinstance(n, tuple) else (n,)) for st in build_n(m)]
         return tc.Derivation(steps, general=False,
                              sizes=f"n={n}: the 2n x 2n pair blocks and n x n diagonal blocks (block structure: all widths, numerically)")
-    return build
+    return derivation
 
 
 _HESS_NOTE = ("lhs: eigenvalues of the full Hessian (dln.population_hessian) at W_i = U_i diag(sigma) U_{i-1}^T with "
@@ -629,7 +634,7 @@ def Instance_with(inst, **changes):
 
 _hess_claim("cascade.hessian_kappa",
             "Aligned Sigma_xx with kappa_j != 1 (review's major comment 2): zero and 4 beta sectors unchanged, data sector in closed form",
-            (2, 3), 3, kappa_one=False, equation="Tables II, III, VII (general aligned Sigma_xx)", derivation_n=3,
+            (2, 3), 3, kappa_one=False, equation="Tables II, III, VII (general aligned Sigma_xx)", derivation_n=(2, 3),
             extra_variants=(_table2_anykappa,),
             printed=r"	ext{aligned } \Sigma_{xx}:\ \{0\},\{4eta\}\ 	ext{as for } \Sigma_{xx}=1;\ "
                     r"2n\kappa_p\sigma_p^{2n-2}-2(n-2)eta;\ \lambda^2-(4eta+2(\kappa_p+\kappa_q)T_n)\lambda"
@@ -951,7 +956,7 @@ _bal = tc.Statement(r"\frac{\partial L}{\partial W_i}W_i^\top-W_{i+1}^\top\frac{
 tc.register(tc.Claim(
     id="cascade.balance_identity",
     title="Gradient identity behind 0-balance: G_i W_i^T - W_{i+1}^T G_{i+1} = 2 beta (W_i W_i^T - W_{i+1}^T W_{i+1})",
-    source=_src("App. A1", "(A2)-(A3)", r"2\beta W^{(i)}W^{(i)T} = -(W^{(n)}\cdots W^{(i+1)})^TN(W^{(i)}\cdots W^{(1)})^T"
+    source=_src("App. A1", "App. A1 (critical points)", r"2\beta W^{(i)}W^{(i)T} = -(W^{(n)}\cdots W^{(i+1)})^TN(W^{(i)}\cdots W^{(1)})^T"
                 r" = 2\beta W^{(i+1)T}W^{(i+1)}"),
     statement=_bal,
     controls=(tc.double(_bal), tc.negate(_bal),
@@ -1098,7 +1103,7 @@ _slow = tc.Statement(r"\beta=\eta_j,\ n=2:\ s_j(t)=\frac{s_j(0)}{1+4\kappa_j s_j
                      note="full network (d = 2, aligned data, balanced aligned start), product's 2nd singular value")
 tc.register(tc.Claim(
     id="cascade.slowing_exact", title="Critical slowing down at beta = eta_j (n = 2): exact solution s(t) = s0/(1 + 4 kappa s0 t)",
-    source=_src("App. E1", "(E1)-(E9)", r"\text{exact Riccati solution of the 1-hidden-layer dynamics}"),
+    source=_src("App. E1", "App. E1 (Riccati solution)", r"\text{exact Riccati solution of the 1-hidden-layer dynamics}"),
     statement=_slow,
     controls=(tc.perturb(_slow, "factor 2", check=_slowing_exact_check(factor=2.0)),),
     aliases=("riccati",),
@@ -1453,11 +1458,11 @@ _later = tc.Statement(r"\text{generic (non-aligned) } \Sigma_{xx},\Sigma_{yx}:\ 
                       dims=_lt_dims, check=_threshold2_check("eta"))
 tc.register(tc.Claim(
     id="cascade.later_thresholds",
-    title="Non-aligned data: the second transition is not at eta_2; it sits where sigma_2(Sigma_yx - W_1(beta) Sigma_xx) = beta",
+    title="Non-aligned data: the second transition is not at eta_2; it is the KKT threshold of the convex (nuclear-norm) problem",
     source=_src("Abstract / Key Findings (major comment 1)", "Abstract", r"\beta^*_j=\eta_j \text{ presented as a prediction of the "
                 r"general model}"),
     statement=_later,
-    variants=(tc.Statement(r"\beta_2:\ \sigma_2\big(\Sigma_{yx}-W_1(\beta)\Sigma_{xx}\big)=\beta,\ W_1(\beta)=\text{best rank-1 of }"
+    variants=(tc.Statement(r"\beta_2:\ \|(I-uu^\top)G(I-vv^\top)\|=\beta,\ G=\Sigma_{yx}-W_1(\beta)\Sigma_{xx},\ W_1=s\,uv^\top\text{ best rank-1 of }"
                            r"\operatorname{tr}W\Sigma_{xx}W^\top-2\operatorname{tr}W\Sigma_{yx}^\top+2\beta\|W\|_*",
                            name="corrected: KKT threshold of the nuclear-norm problem", kind="corrected", dims=_lt_dims,
                            check=_threshold2_check("kkt")),),

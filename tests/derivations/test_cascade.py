@@ -156,3 +156,27 @@ def test_kkt_threshold_reduces_to_eta2_when_aligned(seed):
 @pytest.mark.parametrize("cid", sorted(ERRATA))
 def test_errata_verdicts(cid):
     assert tc.run_claim(_claims()[cid], seed=0).verdict is tc.Verdict.ERRATUM
+
+
+IDENTITY_CLAIMS = ["cascade.eq17", "cascade.landau", "cascade.hessian_n2", "cascade.hessian_n3", "cascade.hessian_kappa",
+                   "cascade.balance_identity", "cascade.onset_nonaligned"]
+
+
+@pytest.mark.parametrize("cid", IDENTITY_CLAIMS)
+def test_identity_claims_hold_on_hypothesis_drawn_instances(cid):
+    """Hypothesis draws the dims (from the claim's own DimSpace) and the seed; float64 residual at its floor,
+    and the sign-flipped control far above it on the same instance."""
+    from theorem_check.numeric import evaluate_identity
+
+    st_ = _claims()[cid].statement
+
+    @settings(max_examples=12, deadline=None)
+    @given(st_.dims.strategy(), sampling.seeds())
+    def prop(dims, seed):
+        inst = st_.sample(np.random.default_rng(seed), dims, 2)
+        res, size = evaluate_identity(st_, inst, tc.FLOAT64)
+        assert np.all(res <= tc.FLOAT64.eps * size * st_.cond), (dims, res)
+        bad, _ = evaluate_identity(tc.negate(st_), inst, tc.FLOAT64)
+        assert np.all((bad > 1e-6) | (res == bad)), (dims, bad)
+
+    prop()
