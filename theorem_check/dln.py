@@ -136,3 +136,100 @@ def per_sample_gradients(Ws, X, Y, *, M_O=None, M_I=None) -> list[np.ndarray]:
         out.append(2 * np.einsum("bin,bjn->bnij", left, right) if left.dtype != object
                    else 2 * (np.moveaxis(left, -1, 1)[..., :, None] * np.moveaxis(right, -1, 1)[..., None, :]))
     return out
+
+
+def _prod(Ws, lo, hi):
+    """``W_hi ... W_{lo+1}`` or None when ``lo >= hi`` (identity)."""
+    return product(Ws, lo, hi) if hi > lo else None
+
+
+def population_hvp(Ws, Vs, Sigma_xx, Sigma_yx, *, M_O=None, M_I=None, beta=0.0) -> list[np.ndarray]:
+    """Exact Hessian-vector product of :func:`population_loss` along directions ``Vs`` (same shapes as ``Ws``).
+
+    Returns ``[d/dt dL/dW_i (W + t V)]_i`` at ``t = 0``: with ``E = P Sigma_xx - Sigma_yx``,
+    ``L_i = M_O W_D...W_{i+1}``, ``R_i = W_{i-1}...W_1 M_I`` and ``dP = sum_j L_j V_j R_j``,
+    ``H[V]_i = 2 dL_i^T E R_i^T + 2 L_i^T dP Sigma_xx R_i^T + 2 L_i^T E dR_i^T + 2 beta V_i``.
+    Works batched (leading axis) and on mpmath object arrays.
+    """
+    D = len(Ws)
+    P = end_to_end(Ws, M_O, M_I)
+    E = P @ Sigma_xx - Sigma_yx
+    Ls = [_mul(M_O, _prod(Ws, i + 1, D)) for i in range(D)]
+    Rs = [_mul(_prod(Ws, 0, i), M_I) for i in range(D)]
+    dP = None
+    for j in range(D):
+        term = _mul(_mul(Ls[j], Vs[j]), Rs[j])
+        dP = term if dP is None else dP + term
+    dE = dP @ Sigma_xx
+    out = []
+    for i in range(D):
+        dL = None
+        for j in range(i + 1, D):
+            t = _mul(_mul(_mul(M_O, _prod(Ws, j + 1, D)), Vs[j]), _prod(Ws, i + 1, j))
+            dL = t if dL is None else dL + t
+        dR = None
+        for j in range(i):
+            t = _mul(_mul(_prod(Ws, j + 1, i), Vs[j]), _mul(_prod(Ws, 0, j), M_I))
+            dR = t if dR is None else dR + t
+        L_i, R_i = Ls[i], Rs[i]
+        LT = (lambda X: X) if L_i is None else (lambda X, L_i=L_i: T(L_i) @ X)
+        RT = (lambda X: X) if R_i is None else (lambda X, R_i=R_i: X @ T(R_i))
+        H = 2 * RT(LT(dE))
+        if dL is not None:
+            H = H + 2 * RT(T(dL) @ E)
+        if dR is not None:
+            H = H + 2 * (LT(E) @ T(dR))
+        if beta:
+            H = H + 2 * beta * Vs[i]
+        out.append(H)
+    return out
+
+
+def flatten(Ws) -> np.ndarray:
+    """Concatenate ``[W_1, ..., W_D]`` (each ``(batch, d_i, d_{i-1})``) into ``(batch, sum d_i d_{i-1})``."""
+    return np.concatenate([W.reshape(W.shape[0], -1) for W in Ws], axis=1)
+
+
+def unflatten(theta: np.ndarray, shapes: Sequence[tuple[int, int]]) -> list[np.ndarray]:
+    """Inverse of :func:`flatten` for layer ``shapes`` ``[(d_1, d_0), ...]``; ``theta`` is ``(batch, p)``."""
+    out, k = [], 0
+    for (r, c) in shapes:
+        out.append(theta[:, k:k + r * c].reshape(theta.shape[0], r, c))
+        k += r * c
+    return out
+
+
+def population_hessian(Ws, Sigma_xx, Sigma_yx, *, M_O=None, M_I=None, beta=0.0) -> np.ndarray:
+    """Dense Hessian ``(p, p)`` of :func:`population_loss` for ONE network (batch axis of size 1).
+
+    Built from :func:`population_hvp` with all ``p`` unit directions stacked along the batch axis
+    (``p = sum d_i d_{i-1}``); parameters ordered as :func:`flatten`.  For ``p`` beyond a few
+    thousand use :func:`hessian_eigsh`.
+    """
+    shapes = [W.shape[-2:] for W in Ws]
+    p = sum(r * c for r, c in shapes)
+    eye = np.eye(p)[:, :]
+    Vs = unflatten(eye, shapes)
+    rep = lambda A: None if A is None else np.broadcast_to(A, (p,) + A.shape[1:])
+    Hv = population_hvp([rep(W) for W in Ws], Vs, rep(Sigma_xx), rep(Sigma_yx), M_O=rep(M_O), M_I=rep(M_I), beta=beta)
+    H = flatten(Hv)
+    return 0.5 * (H + H.T)
+
+
+def hessian_eigsh(Ws, Sigma_xx, Sigma_yx, *, k: int = 6, which: str = "LA", M_O=None, M_I=None, beta=0.0):
+    """``k`` extreme Hessian eigenvalues by Lanczos (``scipy.sparse.linalg.eigsh``) on HVPs.
+
+    For one network (batch axis of size 1); memory is O(p), so widths in the thousands work.
+    Returns the eigenvalues in ascending order.
+    """
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    shapes = [W.shape[-2:] for W in Ws]
+    p = sum(r * c for r, c in shapes)
+
+    def mv(v):
+        Vs = unflatten(np.asarray(v, dtype=float).reshape(1, p), shapes)
+        return flatten(population_hvp(Ws, Vs, Sigma_xx, Sigma_yx, M_O=M_O, M_I=M_I, beta=beta))[0]
+
+    op = LinearOperator((p, p), matvec=mv, dtype=float)
+    return np.sort(eigsh(op, k=k, which=which, return_eigenvectors=False))
