@@ -88,9 +88,14 @@ _FORBIDDEN = frozenset({
     "aftergroup", "global", "long", "outer", "noexpand", "string", "detokenize", "scantokens", "endinput",
     "dump", "errmessage", "message", "typeout", "relax", "iffalse", "iftrue", "fi", "else", "or", "if", "ifx",
     "ifnum", "ifdim", "loop", "repeat", "directlua", "pdfprimitive", "tracingall",
+    # text-mode accents and letters: an error in math
+    "a", "b", "c", "d", "H", "k", "r", "t", "u", "v", "G", "l", "L", "o", "O", "aa", "AA", "ae", "AE", "oe", "OE",
+    "ss", "i", "j", "textsuperscript", "textsubscript", "footnote", "marginpar", "cite", "ref", "url", "href",
 })  # begin/end are handled separately (only math environments pass)
 _TEXT_CMDS = frozenset({"text", "textrm", "textit", "textbf", "texttt", "textsf", "textnormal", "mbox",
                         "textup", "textsc", "emph"})
+_CONTROL_SYMBOLS = frozenset({"\\\\", "\\,", "\\;", "\\:", "\\!", "\\ ", "\\{", "\\}", "\\|", "\\%", "\\#", "\\$",
+                              "\\&", "\\_", "\\>", "\\-"})
 _DROP = {"label": 1, "tag": 1, "eqref": 1, "nonumber": 0, "notag": 0}
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\[^A-Za-z]|\\\Z|\s+|.", re.S)
 
@@ -153,6 +158,7 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
     state: list[list[bool]] = [[False, False, False]]
     pending_script: list[str | None] = [None]   # '^' or '_' waiting for its argument at this level
     i = 0
+    prime_adjacent = False
 
     def read_group(j: int) -> tuple[str, int]:
         """Read a {…} group starting at toks[j] == '{' (raw, no rewriting); returns (content, next)."""
@@ -181,8 +187,10 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
         i += 1
         if t.isspace():
             out.append(" ")
+            prime_adjacent = False
             continue
-        if t.startswith("\\") and len(t) > 1 and t[1:].isalpha():
+        was_adjacent, prime_adjacent = prime_adjacent, False
+        if t.startswith("\\") and len(t) > 1 and t[1:].isascii() and t[1:].isalpha():
             name = t[1:]
             if name in _DROP:
                 if _DROP[name]:
@@ -247,6 +255,12 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
             if name in ("limits", "nolimits"):
                 out.append(t)
                 continue
+            if pending_script[-1] is not None:
+                j = i
+                while j < len(toks) and toks[j].isspace():
+                    j += 1
+                if name in _MACRO_ARGS or (j < len(toks) and toks[j] == "{"):
+                    raise _Fallback(f"\\{name} with arguments as a sub/superscript needs braces")
             words.append(name)
             out.append(t)
             # a letter-named command followed by a letter needs a space
@@ -259,6 +273,8 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
             atom_done()
             continue
         if t.startswith("\\"):  # control symbol
+            if t not in _CONTROL_SYMBOLS:
+                raise _Fallback(f"control symbol {t!r} does not belong in math")
             if t == r"\\":
                 if not env_stack:
                     if lr > 0:
@@ -296,6 +312,8 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
             if pending_script[-1] is not None:
                 raise _Fallback(f"'{t}' directly after '{pending_script[-1]}'")
             k = 0 if t == "^" else 1
+            if t == "^" and state[-1][2] and not was_adjacent:
+                raise _Fallback("superscript after a prime (double superscript)")
             if state[-1][k]:
                 raise _Fallback("double superscript" if t == "^" else "double subscript")
             state[-1][k] = True
@@ -306,6 +324,7 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
             if state[-1][0] and not state[-1][2]:
                 raise _Fallback("prime after a superscript (double superscript)")
             state[-1][2] = True
+            prime_adjacent = True
             out.append(t)
             continue
         if t == "&":
@@ -477,7 +496,7 @@ def provide_macros(names: Iterable[str]) -> str:
     """
     lines = []
     for n in sorted(set(names)):
-        if not n.isalpha() or n in _STANDARD:
+        if not (n.isascii() and n.isalpha()) or n in _STANDARD:
             continue
         if n in _MACRO_ARGS:
             k, body = _MACRO_ARGS[n]
