@@ -190,6 +190,8 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
             prime_adjacent = False
             continue
         was_adjacent, prime_adjacent = prime_adjacent, False
+        if pending_script[-1] is not None and t in ("'", "~", "&", "\\\\"):
+            raise _Fallback(f"{t!r} cannot be the argument of '{pending_script[-1]}'")
         if t.startswith("\\") and len(t) > 1 and t[1:].isascii() and t[1:].isalpha():
             name = t[1:]
             if name in _DROP:
@@ -323,6 +325,8 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
         if t == "'":
             if state[-1][0] and not state[-1][2]:
                 raise _Fallback("prime after a superscript (double superscript)")
+            if state[-1][2] and not was_adjacent:
+                raise _Fallback("primes separated by a space (double superscript)")
             state[-1][2] = True
             prime_adjacent = True
             out.append(t)
