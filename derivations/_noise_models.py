@@ -286,3 +286,57 @@ def relu_losses(a, w, X, Y):
     z = np.sum(X * w[:, :, None], axis=1)
     R = a[:, :, None] * pos(z)[:, None, :] - Y
     return np.sum(R * R, axis=1)
+
+
+# ----------------------------------------------------------------------------------------------
+# the matrix of a double-rotation charge's drift: dC_B/dt = Tr[B M] for every symmetric B
+# ----------------------------------------------------------------------------------------------
+def sym_part(a):
+    """``a + a^T``."""
+    return a + T(a)
+
+
+def pair_drift_matrix(G_in, G_out, W_in, W_out, sigma2, *, gamma=0.0, parts=False):
+    """The symmetric ``M`` with ``dC_B/dt = Tr[B M]`` for ``C_B = Tr[W_in^T B W_in] - Tr[W_out B W_out^T]``.
+
+    ``W_in (b, k, m)`` feeds the hidden layer of width ``k`` that ``W_out (b, p, k)`` reads;
+    ``G_in (b, n, k, m)``, ``G_out (b, n, p, k)`` are per-sample gradients of the data term.
+    Ito generator of eq. 1 with ``Sigma`` the covariance and loss ``L + gamma ||theta||^2``:
+    ``M = -(W_in gbar_in^T + gbar_in W_in^T) + (gbar_out^T W_out + W_out^T gbar_out)
+    + 2 sigma^2 E[dG_in dG_in^T - dG_out^T dG_out]`` with ``gbar`` including ``2 gamma W``.
+    With ``parts=True`` returns ``(M_flow, M_noise_in, M_noise_out)``.
+    """
+    n = G_in.shape[1]
+    g_in = np.sum(G_in, axis=1) / n
+    g_out = np.sum(G_out, axis=1) / n
+    d_in = G_in - g_in[:, None]
+    d_out = G_out - g_out[:, None]
+    gb_in, gb_out = g_in + 2 * gamma * W_in, g_out + 2 * gamma * W_out
+    flow = -sym_part(W_in @ T(gb_in)) + sym_part(T(gb_out) @ W_out)
+    n_in = 2 * sigma2 * np.sum(d_in @ T(d_in), axis=1) / n
+    n_out = 2 * sigma2 * np.sum(T(d_out) @ d_out, axis=1) / n
+    if parts:
+        return flow, n_in, n_out
+    return flow + n_in - n_out
+
+
+def mf_drift_matrix(U, W, X, Y, sigma2, *, gamma=0.0, parts=False):
+    """:func:`pair_drift_matrix` for the two-layer net: ``C_B = Tr[W^T B W] - Tr[U B U^T]``."""
+    gW, gU = dln.per_sample_gradients([W, U], X, Y)
+    return pair_drift_matrix(gW, gU, W, U, sigma2, gamma=gamma, parts=parts)
+
+
+def dln_pair_matrices(Ws, X, Y, sigma2, *, parts=False):
+    """``[M_1, ..., M_{D-1}]``: the drift matrix of the charge of every pair (W_{i+1}, W_i)."""
+    gs = dln.per_sample_gradients(Ws, X, Y)
+    return [pair_drift_matrix(gs[i], gs[i + 1], Ws[i], Ws[i + 1], sigma2, parts=parts) for i in range(len(Ws) - 1)]
+
+
+def scale_of(parts):
+    """Reference magnitude of a drift matrix: the sum of its terms' Frobenius norms (b,)."""
+    return sum(np.sqrt(np.sum((p * p).reshape(p.shape[0], -1), axis=-1).astype(float)) for p in parts)
+
+
+def pw(x, num, den, ctx):
+    """``x ** (num/den)`` for positive ``x`` with an exact rational exponent in ``ctx``."""
+    return ctx.exp(ctx.log(x) * (ctx.scalar(num) / ctx.scalar(den)))
