@@ -24,7 +24,8 @@ import numpy as np
 __all__ = ["T", "product", "prefix_products", "suffix_products", "end_to_end", "representations",
            "population_loss", "population_gradients", "per_sample_gradients",
            "population_hvp", "population_hessian", "flatten_weights", "unflatten_weights",
-           "hessian_eigsh", "aligned_moments", "aligned_weights", "gradient_flow"]
+           "hessian_eigsh", "aligned_moments", "aligned_weights", "gradient_flow",
+           "flat_per_sample_gradients", "gradient_second_moment", "noise_covariance"]
 
 
 def T(a: np.ndarray) -> np.ndarray:
@@ -344,3 +345,31 @@ def gradient_flow(Ws0, Sigma_xx, Sigma_yx, *, beta=0.0, t_eval, method: str = "D
                     rtol=rtol, atol=atol, events=events, **extra)
     traj = [unflatten_weights(sol.y[:, k], dims) for k in range(sol.y.shape[1])]
     return sol.t, traj, sol
+
+
+# ---------------------------------------------------------------------------------------
+# gradient noise over a finite data set (uniform weights): used by the noise paper (SGD noise)
+# ---------------------------------------------------------------------------------------
+def flat_per_sample_gradients(Ws, X, Y, *, M_O=None, M_I=None) -> np.ndarray:
+    """Per-sample gradients of ``l = ||P x - y||^2`` flattened like :func:`flatten_weights`: ``(b, n, P)``.
+
+    Works at every precision of :mod:`theorem_check.precision` (object arrays included).
+    """
+    gs = per_sample_gradients(Ws, X, Y, M_O=M_O, M_I=M_I)
+    b, n = gs[0].shape[:2]
+    return np.concatenate([g.reshape(b, n, -1) for g in gs], axis=-1)
+
+
+def gradient_second_moment(G: np.ndarray) -> np.ndarray:
+    """``E_z[g g^T]`` over the ``n`` samples of ``G (b, n, P)`` (uniform weights): ``(b, P, P)``."""
+    return (T(G) @ G) / G.shape[1]
+
+
+def noise_covariance(G: np.ndarray) -> np.ndarray:
+    """Gradient-noise covariance ``Sigma = E[g g^T] - E[g] E[g]^T`` of per-sample gradients ``G (b, n, P)``.
+
+    The covariance of a single-sample SGD gradient; a minibatch of ``S`` samples drawn with
+    replacement has covariance ``Sigma / S``.  Source: the noise paper, Sec. 3.
+    """
+    m = np.sum(G, axis=1) / G.shape[1]
+    return gradient_second_moment(G) - m[:, :, None] * m[:, None, :]
