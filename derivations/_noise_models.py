@@ -144,15 +144,11 @@ def mean_grad(G):
     return np.sum(G, axis=1) / G.shape[1]
 
 
-def second_moment(G):
-    """``E_z[grad l grad l^T]`` (b, P, P) (the paper's Sigma_d of App. D, eq. 100)."""
-    return (T(G) @ G) / G.shape[1]
+second_moment = dln.gradient_second_moment
+"""``E_z[grad l grad l^T]`` (b, P, P) (the paper's Sigma_d of App. D, eq. 100)."""
 
-
-def covariance(G):
-    """``Sigma = E[g g^T] - E[g] E[g]^T`` (b, P, P): the gradient-noise covariance of Sec. 3."""
-    m = mean_grad(G)
-    return second_moment(G) - m[:, :, None] * m[:, None, :]
+covariance = dln.noise_covariance
+"""``Sigma = E[g g^T] - E[g] E[g]^T`` (b, P, P): the gradient-noise covariance of Sec. 3."""
 
 
 def quad(theta, A):
