@@ -457,3 +457,23 @@ claim("thmd1_p3", "Theorem D.1(3): uniqueness of lambda* if Tr[Sigma_d A] != 0 o
                         latex=r"G_d(\theta_\cdot)\not\equiv0\Rightarrow\lambda^*\ \text{unique}", check=_d1p3_corrected_check)],
       controls=[control(_d1p3, "corrected, but requiring two sign changes",
                         check=lambda r, d: boolean(not _d1p3_corrected_check(r, d).outcome is tc.Outcome.HOLDS, "negated"))])
+
+
+
+def _gd_mf(inst, lam, gamma):
+    """Discrete G_d(theta_lam) = E_B[C(theta_lam - eta (g_B + 2 gamma theta_lam))] - C(theta_lam), exact (float64)."""
+    q = _orbit_point(inst, lam)
+    return float((M.sgd_expected_charge(q.th, q.G, q.A, inst.eta, S, gamma) - M.quad(q.th, q.A))[0])
+
+
+def _d1p4(sign=1.0):
+    from ._noise_thm43 import _p4_check
+    return _p4_check(sign, drift=_gd_mf)
+
+
+_d1p4s = tc.Statement(r"\lambda^*(\theta)\ \text{differentiable},\ \partial_\theta\lambda^*=-\frac{\partial_\theta G_d}{\partial_\lambda G_d}",
+                      dims=FP_DIMS, check=_d1p4(),
+                      note="two-layer net, gamma = 0.3 in (0, 1/eta); G_d by exact minibatch enumeration; central differences")
+claim("thmd1_p4", "Theorem D.1(4): lambda*(theta) of the discrete flow is differentiable (implicit function theorem)",
+      "Appendix D", "Theorem D.1 (4)", r"\text{if }\Sigma_{d}(\theta)\text{ is differentiable, }\lambda^{*}(\theta)\text{ is a differentiable function of }\theta",
+      _d1p4s, controls=[control(_d1p4s, "without the minus sign", check=_d1p4(-1.0))])

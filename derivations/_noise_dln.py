@@ -62,7 +62,7 @@ def _t54_weights(inst, ctx, form):
     for i in range(1, D - 1):
         Ws.append(Us[i] @ M.T(Us[i - 1]) * c[:, None, None])
     Ws.append(rei @ (L * (fD[:, None] * rs)[:, None, :]) @ M.T(Us[-1]))
-    return Ws, rx, re, dict(c=c, t=t, a=a, b=b_, d=dd, D=D)
+    return Ws, rx, re, dict(c=c, t=t, a=a, b=b_, d=dd, D=D, S1=f1[:, None] * rs, SD=fD[:, None] * rs, sp=s)
 
 
 def _t54_M(inst, ctx, form, parts=False):
@@ -535,3 +535,51 @@ _e23 = tc.Statement(r"C(\theta)-C^*-2(\theta-\theta^*)^\top A\theta^*=(\theta-\t
 claim("eq23", "Eq. 23: C(theta) = C* + 2 (theta-theta*)^T A theta* + O(|theta-theta*|^2) = C* + 2 sigma^2 Tr[Sigma A]/(zeta h*)",
       "5.4", "(23)", r"C(\theta)=C^{*}+2(\theta-\theta^{*})^{\top}A\theta^{*}+O(\|\theta-\theta^{*}\|^{2})=C^{*}+2\frac{\sigma^{2}}{\zeta h^{*}}{\rm Tr}[\Sigma A]",
       _e23, controls=[tc.double(_e23)])
+
+
+# ----------------------------------------------------------------------------------------------
+# the proof's eqs. 127-130 evaluated at the true equilibrium (the corrected eq. 18)
+# ----------------------------------------------------------------------------------------------
+T54_3_DIMS = tc.DimSpace({"D": (3, 4), "dx": (1, 3), "dy": (1, 3), "r": (1, 2), "e1": (0, 1), "e2": (0, 1), "e3": (0, 1)},
+                         where=lambda d: d["r"] <= min(d["dx"], d["dy"]), normalize=_t54_normalize)
+
+
+def _e127(inst, ctx, side):
+    Ws, rx, re, info = _t54_weights(inst, ctx, "corrected")
+    c2 = info["c"] ** 2
+    S1, SD = info["S1"] ** 2, info["SD"] ** 2
+    if side == "lhs":
+        return c2[:, None] * SD / np.sum(SD, -1)[:, None]
+    norm = info["d"] if side == "printed" else info["a"]
+    return S1 / (norm[:, None] if isinstance(norm, np.ndarray) and norm.ndim else norm)
+
+
+_e127s = tc.Statement(r"c^2rac{\Sigma_D^2}{\mathrm{Tr}[\Sigma_D^2]}=rac{\Sigma_1^2}{d}", dims=T54_3_DIMS, sample=sample_gmin,
+                      lhs=lambda i, c: _e127(i, c, "lhs"), rhs=lambda i, c: _e127(i, c, "printed"),
+                      note="Sigma_1, Sigma_D, c of the true equilibrium (corrected eq. 18, verified by noise.thm5_4)")
+claim("eq127", "Proof of Thm 5.4: eq. 127 at i = 1 normalises by d where eq. 122 has Tr[Sigma_x]", "Appendix E", "(127)-(129)",
+      r"\frac{\Sigma_{2}^{2}\cdots\Sigma_{D}^{2}}{{\rm Tr}[\Sigma_{3}^{2}\dots\Sigma_{D}^{2}]}=c^{2}\frac{\Sigma_{D}^{2}}{{\rm Tr}[\Sigma_{D}^{2}]}=\frac{\Sigma_{1}^{2}}{d}",
+      _e127s, aliases=("eq128", "eq129"),
+      variants=[variant(_e127s, "corrected: Sigma_1^2 / Tr[Sigma_x]", latex=r"c^2\frac{\Sigma_D^2}{\mathrm{Tr}\Sigma_D^2}=\frac{\Sigma_1^2}{\mathrm{Tr}\Sigma_x}",
+                        rhs=lambda i, c: _e127(i, c, "corrected"))],
+      controls=[tc.double(_e127s)])
+
+
+def _e130(inst, ctx, form):
+    Ws, rx, re, info = _t54_weights(inst, ctx, "corrected")
+    D, c = info["D"], info["c"]
+    cp = M.pw(c, D - 2, 1, ctx)[:, None]
+    if form == "lhs":
+        return info["S1"] ** 2 * cp
+    if form == "corrected_lhs":
+        return info["S1"] * info["SD"] * cp
+    return info["sp"]
+
+
+_e130s = tc.Statement(r"\Sigma_1^2c^{D-2}=S'", dims=T54_DIMS, sample=sample_gmin, lhs=lambda i, c: _e130(i, c, "lhs"),
+                      rhs=lambda i, c: _e130(i, c, "sp"))
+claim("eq130", "Proof of Thm 5.4: Sigma_1^2 c^{D-2} = S' (uses Sigma_1 = Sigma_D)", "Appendix E", "(130)",
+      r"\Sigma_{1}^{2}c^{D-2}=S^{\prime}", _e130s,
+      variants=[variant(_e130s, "corrected: Sigma_D Sigma_1 c^{D-2} = S'", latex=r"\Sigma_D\Sigma_1c^{D-2}=S'",
+                        lhs=lambda i, c: _e130(i, c, "corrected_lhs"))],
+      controls=[tc.double(_e130s)])

@@ -289,7 +289,7 @@ def _thm52_check(mode):
         dx, h, dy, n = d["dx"], d["d"], d["dy"], d["n"]
         X = rng.standard_normal((dx, n))
         Y = rng.standard_normal((dy, n))
-        gamma = 0.0 if mode == "gmin" else GAMMA
+        gamma = 0.0 if mode in ("gmin", "printed0") else GAMMA
         if mode == "gmin":
             V = (Y @ X.T) @ np.linalg.inv(X @ X.T)
             if h < min(dx, dy):
@@ -301,7 +301,7 @@ def _thm52_check(mode):
         for dtype, ctx in ((np.float32, tc.FLOAT32), (np.float64, tc.FLOAT64)):
             Xc, Yc, Vc = X.astype(dtype), Y.astype(dtype), V.astype(dtype)
             R = (Vc @ Xc - Yc)[None]
-            if mode == "printed":
+            if mode in ("printed", "printed0"):
                 GW, GU = _gammas(Xc[None], R, 2 * gamma, centred=False)
             elif mode == "gmin":
                 GW, GU = _gammas(Xc[None], R, 0.0, centred=False)
@@ -335,12 +335,48 @@ claim("thm5_2", "Theorem 5.2: dC_B/dt = 0 for all B at W Gamma_W W^T = U^T Gamma
       _t52, aliases=("eq13", "eq88", "eq89"),
       variants=[variant(_t52, "reading: gamma = 0 at the global minimum (least-squares V)", kind="reading",
                         check=_thm52_check("gmin")),
+                variant(_t52, "reading: gamma = 0 at an arbitrary theta (no weight decay, not a minimum)", kind="reading",
+                        check=_thm52_check("printed0")),
                 variant(_t52, "corrected: centred Gammas (minus M^T M, M M^T, M = E[r x^T]) and gamma/(2 sigma^2) = gamma S/eta",
                         latex=r"\Gamma_W=\mathbb{E}[\|r\|^2xx^\top]-M^\top M+\frac{\gamma}{2\sigma^2}I,\ "
                               r"\Gamma_U=\mathbb{E}[\|x\|^2rr^\top]-MM^\top+\frac{\gamma}{2\sigma^2}I",
                         check=_thm52_check("corrected"))],
       controls=[control(_t52, "corrected with gamma I", check=_thm52_check("control"))],
       assumptions=("loss (12) without 1/2; sigma^2 = eta/(2S) = 0.125", "Sigma = covariance of per-sample gradients"))
+
+
+def _eq86(inst, ctx, form):
+    """Sum_i Tr[Sigma_{u_i} B^{(k,l)}] and Sum_j Tr[Sigma_{w_j} B^{(k,l)}] over k, l (stacked): covariance blocks
+    (lhs), the printed 2 w_k^T Sigma'_w w_l and 2 u_k^T Sigma'_u u_l (uncentred), or 8 (...) centred (corrected)."""
+    U, W, X, Y = inst.U, inst.W, inst.X, inst.Y
+    if form == "lhs":
+        gW, gU = M.dln.per_sample_gradients([W, U], X, Y)
+        n = X.shape[-1]
+        dU = gU - np.sum(gU, axis=1)[:, None] / n
+        dW = gW - np.sum(gW, axis=1)[:, None] / n
+        # sum_i Tr[Sigma_{u_i} B] = Tr[B E[dG_U^T dG_U]], sum_j Tr[Sigma_{w_j} B] = Tr[B E[dG_W dG_W^T]]
+        MU = np.sum(M.T(dU) @ dU, axis=1) / n
+        MW = np.sum(dW @ M.T(dW), axis=1) / n
+        # entry (k,l) of Tr[B^{kl} X] is X_kl + X_lk = 2 X_kl (X symmetric)
+        return np.concatenate([2 * MU, 2 * MW], axis=1)
+    R = U @ W @ X - Y
+    if form == "printed":
+        GW, GU = _gammas(X, R, 0, centred=False)
+        return np.concatenate([2 * W @ GW @ M.T(W), 2 * M.T(U) @ GU @ U], axis=1)
+    GW, GU = _gammas(X, R, 0, centred=True)
+    return np.concatenate([8 * W @ GW @ M.T(W), 8 * M.T(U) @ GU @ U], axis=1)
+
+
+_e86 = tc.Statement(r"\mathbb{E}\sum_i\mathrm{Tr}[\Sigma(\tilde u_i)B^{(k)}]=2w_k^\top\Sigma'_ww_l,\ "
+                    r"\mathbb{E}\sum_j\mathrm{Tr}[\Sigma(\tilde w_j)B^{(k)}]=2u_k^\top\Sigma'_uu_l",
+                    dims=MF_DIMS, sample=sample_mf, lhs=lambda i, c: _eq86(i, c, "lhs"), rhs=lambda i, c: _eq86(i, c, "printed"),
+                    note="Sigma(u_i), Sigma(w_j): covariance blocks of the per-sample gradients of loss (12)")
+claim("eq86", "Appendix C, eqs. 82-86: the U- and W-block noise traces against B^(k,l)", "Appendix C", "(82)-(86)",
+      r"\mathbb{E}\sum_{i=1}^{d_{y}}{\rm Tr}\left[\Sigma(\tilde{u}_{i})B^{(k)}\right]=2w_{k}^{\top}\Sigma_{w}^{\prime}w_{l}", _e86,
+      aliases=("eq82", "eq83", "eq84", "eq85"),
+      variants=[variant(_e86, "corrected: 8 w_k^T Gamma^c_W w_l, 8 u_k^T Gamma^c_U u_l (factor 2 of the gradient, centred)",
+                        latex=r"8w_k^\top\Gamma^c_Ww_l,\ 8u_k^\top\Gamma^c_Uu_l", rhs=lambda i, c: _eq86(i, c, "corrected"))],
+      controls=[tc.negate(_e86)])
 
 
 def _eq87(inst, ctx, form):
@@ -365,7 +401,7 @@ _e87 = tc.Statement(r"\dot C_{B^{(k,l)}}=-2\gamma(u_k^\top u_l-w_k^\top w_l)+2\e
                     note="eta of App. C read as the noise scale sigma^2 (the kindest reading); entries (k,l) of a d x d matrix")
 claim("eq87", "Appendix C, eq. 87: the drift of C_{B^(k,l)} with weight decay", "Appendix C", "(87)",
       r"\dot{C}_{B^{(k,l)}}=-2\gamma(u_{k}^{\top}u_{l}-w_{k}^{\top}w_{l})+2\eta(w_{k}^{\top}\Sigma_{w}^{\prime}w_{l}-u_{k}^{\top}\Sigma_{u}^{\prime}u_{l})",
-      _e87, aliases=("eq82", "eq86"),
+      _e87,
       variants=[variant(_e87, "corrected: -8 gamma (...) + 16 sigma^2 (w^T Gamma^c_W w - u^T Gamma^c_U u), centred",
                         latex=r"\dot C_{B^{(k,l)}}=-8\gamma(u_k^\top u_l-w_k^\top w_l)+16\sigma^2(w_k^\top\Gamma^c_Ww_l-u_k^\top\Gamma^c_Uu_l)",
                         rhs=lambda i, c: _eq87(i, c, "corrected"))],
@@ -592,6 +628,63 @@ claim("prop5_3", "Proposition 5.3: trace of the Hessian of the two-layer linear 
                         dims=tc.DimSpace({"dx": (1, 3), "d": (1, 3), "dy": (1, 3), "n": (3, 5)},
                                          where=lambda d: d["dx"] != d["dy"]))],
       aliases=("eq_b5",))
+
+def _blocks_lhs(inst, ctx):
+    """Per-sample Hessian blocks d^2 l/du_i du_i (rows of U) and d^2 l/dw_j dw_j (columns of W) by exact unit
+    second differences of l + gamma(||U||^2 + ||W||^2): (b, n, dy + dx, d, d)."""
+    U, W, X, Y, g = inst.U, inst.W, inst.X, inst.Y, inst.gamma
+    dy, d, dx = U.shape[1], U.shape[2], W.shape[2]
+
+    def loss(U_, W_):
+        reg = np.sum((U_ * U_).reshape(U_.shape[0], -1), -1) + np.sum((W_ * W_).reshape(W_.shape[0], -1), -1)
+        return M.mf_losses(U_, W_, X, Y) + g * reg[:, None]
+
+    def unit(shape, idx):
+        E = np.zeros(shape)
+        E[(slice(None),) + idx] = 1
+        return E
+
+    l0 = loss(U, W)
+    blocks = []
+    for i in range(dy):                                  # row i of U
+        H = [[None] * d for _ in range(d)]
+        for a in range(d):
+            for c in range(d):
+                Ea, Ec = unit(U.shape, (i, a)), unit(U.shape, (i, c))
+                H[a][c] = loss(U + Ea + Ec, W) - loss(U + Ea, W) - loss(U + Ec, W) + l0
+        blocks.append(np.stack([np.stack(r, -1) for r in H], -2))
+    for j in range(dx):                                  # column j of W
+        H = [[None] * d for _ in range(d)]
+        for a in range(d):
+            for c in range(d):
+                Ea, Ec = unit(W.shape, (a, j)), unit(W.shape, (c, j))
+                H[a][c] = loss(U, W + Ea + Ec) - loss(U, W + Ea) - loss(U, W + Ec) + l0
+        blocks.append(np.stack([np.stack(r, -1) for r in H], -2))
+    return np.stack(blocks, axis=2)
+
+
+def _blocks_rhs(inst, ctx, f=1):
+    """Printed: Wxx^TW^T + 2 gamma I and x_j^2 sum_i u_i u_i^T + 2 gamma I (f = 2: the data terms doubled)."""
+    U, W, X, g = inst.U, inst.W, inst.X, inst.gamma
+    dy, d, dx = U.shape[1], U.shape[2], W.shape[2]
+    h = np.moveaxis(W @ X, -1, 1)                                          # (b, n, d)
+    I = np.eye(d)
+    bu = f * h[..., :, None] * h[..., None, :] + 2 * g * I                 # (b, n, d, d)
+    UU = M.T(U) @ U                                                        # sum_i u_i u_i^T
+    x2 = np.moveaxis(X * X, -1, 1)                                         # (b, n, dx)
+    bw = f * x2[..., :, None, None] * UU[:, None, None] + 2 * g * I       # (b, n, dx, d, d)
+    return np.concatenate([np.repeat(bu[:, :, None], dy, axis=2), bw], axis=2)
+
+
+BLK_DIMS = tc.DimSpace({"dx": (1, 2), "d": (1, 3), "dy": (1, 2), "n": (2, 3)})
+_blk = tc.Statement(r"\nabla^2_{\tilde u_i\tilde u_i}\ell=Wxx^\top W^\top+2\gamma I,\ \nabla^2_{\tilde w_j\tilde w_j}\ell=x_j^2\sum_iu_iu_i^\top+2\gamma I",
+                    dims=BLK_DIMS, sample=sample_mf, lhs=_blocks_lhs, rhs=_blocks_rhs,
+                    note="per-sample loss (12) with weight decay gamma = 0.3; exact second differences")
+claim("prop5_3_blocks", "Proof of Prop. 5.3: diagonal Hessian blocks of the per-sample loss (12)", "Appendix B.5",
+      "proof of Prop. 5.3", r"\nabla_{\tilde{u}_{i},\tilde{u}_{i}}^{2}\ell=Wxx^{\top}W^{\top}+2\gamma I,\quad\nabla_{\tilde{w}_{j},\tilde{w}_{j}}^{2}\ell=x_{j}^{2}\sum_{i=1}^{d_{y}}\tilde{u}_{i}\tilde{u}_{i}^{\top}+2\gamma I",
+      _blk, variants=[variant(_blk, "corrected: 2 W x x^T W^T + 2 gamma I, 2 x_j^2 U^T U + 2 gamma I",
+                              latex=r"2Wxx^\top W^\top+2\gamma I,\ 2x_j^2U^\top U+2\gamma I", rhs=lambda i, c: _blocks_rhs(i, c, 2))],
+      controls=[control(_blk, "corrected with 4 gamma", rhs=lambda i, c: _blocks_rhs(i, c, 2) * 1 + 2 * i.gamma * np.eye(i.U.shape[2]))])
 
 # eq. 15: autoencoder with isotropic data, exact expectations
 AE_DIMS = tc.DimSpace({"dx": (1, 3), "d": (1, 4), "c": (1, 3)})

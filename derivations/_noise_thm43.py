@@ -306,7 +306,10 @@ claim("thm4_3_p3", "Theorem 4.3(3): if G(theta_.) is not identically 0, lambda* 
       assumptions=("the proof's hypothesis fails at an interpolation minimum with gamma = 0: G is identically 0",))
 
 
-def _p4_check(sign=1.0):
+def _p4_check(sign=1.0, drift=None):
+    """IFT check of d lambda*/d theta; ``drift(inst, lam, gamma)`` defaults to the SDE drift of C."""
+    drift = drift or _drift_at
+
     def check(rng, d):
         inst = _mf_instance(rng, d)
         p = mf(inst, F64)
@@ -320,7 +323,7 @@ def _p4_check(sign=1.0):
 
         def lam_star(th_vec):
             i2 = at(th_vec)
-            return _root(lambda l: _drift_at(i2, l, GAMMA), 1e-14)
+            return _root(lambda l: drift(i2, l, GAMMA), 1e-14)
 
         th0 = p.th[0]
         l0 = lam_star(th0)
@@ -328,8 +331,8 @@ def _p4_check(sign=1.0):
         res = []
         for h in hs:
             fd = (lam_star(th0 + h * v) - lam_star(th0 - h * v)) / (2 * h)
-            dJ_dth = (_drift_at(at(th0 + h * v), l0, GAMMA) - _drift_at(at(th0 - h * v), l0, GAMMA)) / (2 * h)
-            dJ_dl = (_drift_at(at(th0), l0 + h, GAMMA) - _drift_at(at(th0), l0 - h, GAMMA)) / (2 * h)
+            dJ_dth = (drift(at(th0 + h * v), l0, GAMMA) - drift(at(th0 - h * v), l0, GAMMA)) / (2 * h)
+            dJ_dl = (drift(at(th0), l0 + h, GAMMA) - drift(at(th0), l0 - h, GAMMA)) / (2 * h)
             ift = -sign * dJ_dth / dJ_dl
             res.append(abs(fd - ift) / max(abs(ift), abs(fd)))
         return refine(res, [h ** 2 for h in hs], [f"h={h:g}" for h in hs], detail=f"lambda*={l0:.5g}",
@@ -515,3 +518,21 @@ claim("thm4_3_di", "Proof of Thm 4.3(4): -dJ/(2 dlambda) as a sum of four nonneg
       "proof of (4)",
       r"-\frac{\partial J}{2\partial\lambda}=\eta\sum_{\mu_{i}>0}e^{-2\lambda|\mu_{i}|}|\mu_{i}|^{2}\sigma_{i}^{2}+\gamma\sum_{\mu_{i}<0}e^{-2\lambda|\mu_{i}|}|\mu_{i}|^{2}\tilde{\theta}_{i}^{2}+\eta\sum_{\mu_{i}<0}e^{2\lambda|\mu_{i}|}|\mu_{i}|^{2}\sigma_{i}^{2}+\gamma\sum_{\mu_{i}>0}e^{2\lambda|\mu_{i}|}|\mu_{i}|^{2}\tilde{\theta}_{i}^{2}",
       _dI, controls=[control(_dI, "sign flipped", check=_dI_check(-1.0))])
+
+
+# eqs. 40, 43, 108: the charge and the regularisation term along the orbit
+def _e43_lhs(inst, ctx):
+    q = _orbit(inst, ctx, inst.lam)
+    return M.quad(q.th, q.A)
+
+
+def _e43_rhs(inst, ctx, k=2):
+    p = mf(inst, ctx)
+    return M.tr(p.th[:, :, None] * p.th[:, None, :] @ p.A @ _eA(inst, ctx, k))
+
+
+_e43 = tc.Statement(r"\theta_\lambda^\top A\theta_\lambda=\mathrm{Tr}[\theta\theta^\top Ae^{2\lambda A}]", dims=MF_DIMS,
+                    sample=sample_mf, lhs=_e43_lhs, rhs=_e43_rhs)
+claim("eq43", "The charge along the orbit: C(theta_lambda) = Tr[theta theta^T A e^{2 lambda A}] (eqs. 40, 43, 108)",
+      "Appendix B.2", "(40), (43)", r"\gamma\theta_{\lambda}^{\top}A\theta_{\lambda}=\gamma{\rm Tr}[\theta\theta^{\top}Ae^{2\lambda A}]",
+      _e43, aliases=("eq40", "eq108"), controls=[control(_e43, "e^{lambda A}", rhs=lambda i, c: _e43_rhs(i, c, 1))])

@@ -42,7 +42,8 @@ EXPECTED = {
     "noise.eq23": "PROVED", "noise.lemma_b2": "VERIFIED", "noise.eq52_sign": "ERRATUM", "noise.lemma_b3": "ERRATUM",
     "noise.cor_b4": "REFUTED", "noise.lemma_b5": "ERRATUM", "noise.thm_b6": "VERIFIED", "noise.eq75": "ERRATUM",
     "noise.eq98": "VERIFIED", "noise.eq105": "VERIFIED", "noise.thmd1_p1": "ERRATUM", "noise.thmd1_p2": "ERRATUM",
-    "noise.thmd1_p3": "ERRATUM",
+    "noise.thmd1_p3": "ERRATUM", "noise.eq127": "ERRATUM", "noise.eq130": "ERRATUM", "noise.eq86": "ERRATUM",
+    "noise.prop5_3_blocks": "ERRATUM", "noise.eq43": "VERIFIED", "noise.thmd1_p4": "VERIFIED",
 }
 
 
