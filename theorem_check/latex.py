@@ -264,7 +264,7 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
                 if name in _MACRO_ARGS or (j < len(toks) and toks[j] == "{"):
                     raise _Fallback(f"\\{name} with arguments as a sub/superscript needs braces")
             words.append(name)
-            out.append(t)
+            out.append("{" + t + "}" if pending_script[-1] is not None else t)  # x_\foo -> x_{\foo}
             # a letter-named command followed by a letter needs a space
             if i < len(toks) and toks[i][:1].isalpha():
                 out.append(" ")

@@ -47,7 +47,7 @@ def test_math_is_balanced_or_verbatim(s):
 
 
 TABLE = [
-    (r"(AB)^\top = B^\top A^\top", True, r"(AB)^\top = B^\top A^\top"),
+    (r"(AB)^\top = B^\top A^\top", True, r"(AB)^{\top} = B^{\top} A^{\top}"),
     (r"$$ L = \tr(W) $$", True, r"L = \tr(W)"),
     (r"a & = b", True, r"\begin{aligned}{}a &{} = b\end{aligned}"),
     (r"\begin{align} a &= b \label{x}\end{align}", True, r"\begin{aligned}{} a &{}= b \end{aligned}"),

@@ -43,7 +43,7 @@ from .figspec import figure_errors
 
 __all__ = ["write_report", "render_report", "MAX_ROWS"]
 
-MAX_ROWS = 12
+MAX_ROWS = 8
 """Instances listed per statement; the rest are summarised in one line."""
 _MAX_MATH_CHARS = 4000
 
@@ -191,7 +191,7 @@ def _statement(r: StatementResult, st: Statement | None) -> dict:
         deriv = {"steps": _steps(sym), "closed": sym.closed, "general": sym.general, "n": len(sym.steps),
                  "n_closed": closed, "sizes": escape(sym.sizes), "seconds": f"{sym.seconds:.2f}"}
     return {"name": text(r.name), "kind": r.kind, "math": _math(r.latex), "verdict": _verdict(r.verdict),
-            "verdict_value": r.verdict.value, "ok": r.verdict.ok, "evidence": escape(r.evidence),
+            "verdict_value": r.verdict.value, "ok": r.verdict.ok, "kind_raw": r.kind, "evidence": escape(r.evidence),
             "note": text(st.note) if st is not None and st.note else Tex(""), "derivation": deriv,
             "numeric": _numeric(r, st), "seconds": f"{r.seconds:.2f}", "seed": str(r.seed), "figures": []}
 
@@ -253,7 +253,8 @@ def _claim_view(cr: ClaimResult, out_dir: Path | None) -> dict:
                  "ok": x.verdict in (Verdict.REFUTED, Verdict.ILL_POSED)} for x in cr.controls]
     s = c.source
     view = {"id": escape(c.id), "key": _key(c.id), "title": text(c.title), "paper": escape(s.paper),
-            "section": escape(s.section), "equation": escape(s.equation), "printed_src": _math(s.printed),
+            "section": escape(s.section), "equation": escape(s.equation),
+            "where": Tex((r"\S\," if s.section[:1].isdigit() else "") + escape(s.section) + ", " + escape(s.equation)), "printed_src": _math(s.printed),
             "assumptions": [text(a) for a in c.assumptions], "aliases": escape(", ".join(c.aliases)),
             "verdict": _verdict(cr.verdict), "verdict_value": cr.verdict.value, "evidence": escape(cr.evidence),
             "seconds": f"{cr.seconds:.2f}", "printed": printed, "variants": variants, "controls": controls,
