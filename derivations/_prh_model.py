@@ -24,6 +24,8 @@ all different), ``d{D}`` (output width = dim y), ``i`` (the note's layer index, 
 
 from __future__ import annotations
 
+import functools
+
 import itertools
 from typing import Any, Mapping
 
@@ -36,9 +38,22 @@ DMAX = 4
 """Largest depth drawn (the issue asks for depths 2 to 4)."""
 
 
+def invertible(rng, n, *, cond=10.0, batch=()):
+    """:func:`theorem_check.sampling.invertible` times a random scale ``e^s``, ``s ~ U(-1, 1)``.
+
+    The engine's sampler fixes the singular values to ``[cond^-1/2, cond^1/2]``; for ``n = 1`` that
+    leaves only ``+-1``, which makes every 1 x 1 embedding trivial.  The random scale removes
+    that degeneracy (and any accidental ``|det| ~ 1`` structure) without changing ``cond``.
+    """
+    A = sampling.invertible(rng, n, cond=cond, batch=batch)
+    s = np.exp(rng.uniform(-1.0, 1.0, size=np.shape(A)[:-2]))
+    return A * np.asarray(s)[..., None, None]
+
+
 # ---------------------------------------------------------------------------------------
 # dims
 # ---------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
 def edln_dims(*, width=(1, 5), io=(1, 3), depth=(2, DMAX), square=False, equal_next=None,
               min_hidden=None, extra=None) -> DimSpace:
     """Dims of one EDLN with a marked layer ``i``.
@@ -126,13 +141,13 @@ def sample_edln(rng: np.random.Generator, d: Mapping[str, int], batch: int, *, c
     elif T_kind == "general":
         Tm = sampling.gaussian(rng, di, batch=batch) / np.sqrt(di)
     elif T_kind == "invertible":
-        Tm = sampling.invertible(rng, di, cond=cond, batch=batch)
+        Tm = invertible(rng, di, cond=cond, batch=batch)
     else:  # pragma: no cover - programming error
         raise ValueError(f"T_kind={T_kind!r} must be 'symmetric', 'general' or 'invertible'")
     return {
-        "M_O": sampling.invertible(rng, n_out, cond=cond, batch=batch),
-        "M_I": sampling.invertible(rng, n_in, cond=cond, batch=batch),
-        "Z": sampling.invertible(rng, n_in, cond=cond, batch=batch),
+        "M_O": invertible(rng, n_out, cond=cond, batch=batch),
+        "M_I": invertible(rng, n_in, cond=cond, batch=batch),
+        "Z": invertible(rng, n_in, cond=cond, batch=batch),
         "V": sampling.gaussian(rng, n_out, n_in, batch=batch),
         "U": sampling.gaussian(rng, n_in, n_u, batch=batch) + 0.5,
         "E": E,
@@ -148,10 +163,13 @@ def data(inst, ctx=None):
     """Inputs ``X = Z u`` and targets ``Y = V* u + eps`` over the product data set, in ``inst``'s arrays.
 
     Returns ``(X (b, d0, N), Y (b, dD, N))`` with ``N = N_u * N_eps``; sample ``a * N_eps + c``
-    is ``(u_a, eps_c)``.  Computed from ``Z, V, U, E`` in the arrays' own precision.
+    is ``(u_a, eps_c)``.  Computed from ``Z, V, U, E`` in the arrays' own precision; ``eps`` is
+    re-centred in that precision, so that ``E[eps] = 0`` and ``E[eps u^T] = 0`` hold to working
+    precision (the sampler's float64 centring is exact only to float64).
     """
     U, E = inst["U"], inst["E"]
     n_u, n_eps = U.shape[-1], E.shape[-1]
+    E = E - np.sum(E, axis=-1, keepdims=True) / n_eps      # centred exactly in the working precision
     Urep = np.repeat(U, n_eps, axis=-1)
     Erep = np.tile(E, (1, 1, n_u))
     return inst["Z"] @ Urep, inst["V"] @ Urep + Erep
@@ -330,7 +348,8 @@ def shared_task(rng, n_in, n_out, rank=None, *, n_u=None, n_eps=None):
     ``Erep (n_out, N)``.
     """
     rank = min(n_in, n_out) if rank is None else rank
-    V = sampling.rank_r(rng, n_out, n_in, rank, cond=4.0) * np.sqrt(n_in) if rank else np.zeros((n_out, n_in))
+    V = sampling.rank_r(rng, n_out, n_in, rank, cond=4.0) * np.sqrt(n_in) * np.exp(rng.uniform(-1.0, 1.0)) \
+        if rank else np.zeros((n_out, n_in))
     n_u = n_u or n_in + 2
     n_eps = n_eps or n_out + 2
     U = rng.standard_normal((n_in, n_u)) + 0.3
@@ -348,9 +367,9 @@ def random_net(rng, hidden, task, *, cond=10.0, dead=None) -> Net:
     """
     V, U, E, Urep, Erep = task
     n_out, n_in = V.shape
-    M_O = sampling.invertible(rng, n_out, cond=cond)
-    M_I = sampling.invertible(rng, n_in, cond=cond)
-    Z = sampling.invertible(rng, n_in, cond=cond)
+    M_O = invertible(rng, n_out, cond=cond)
+    M_I = invertible(rng, n_in, cond=cond)
+    Z = invertible(rng, n_in, cond=cond)
     X, Y = Z @ Urep, V @ Urep + Erep
     hid = list(hidden)
     if dead is not None:
@@ -487,6 +506,7 @@ def all_layers(net: Net) -> list[int]:
     return list(range(1, len(net.Ws) + 2))
 
 
+@functools.lru_cache(maxsize=None)
 def pair_dims(*, n=(1, 3), offsets=(0, 2), depth=(2, DMAX)) -> DimSpace:
     """Dims of two networks A, B at a common task with ``n_in = n_out = rank V* = n``.
 

@@ -90,10 +90,9 @@ def eq20_corrected() -> Derivation:
 def eq20_printed() -> Derivation:
     """The printed order of the inverses, compared with the derived one (fails: M^I, Z do not commute)."""
     MO, MI, Z, V, W = _eq20_common()
-    printed = MO.I * V * MI.I * Z.I
     return Derivation([
         Step(MO * W * MI * Z, V, "global minimum: M^O W M^I Z = V*"),
-        Step(W, printed, "derived = printed"),
+        Step(Z.I * MI.I, MI.I * Z.I, "derived = printed, after the common factor (M^O)^{-1} V*"),
     ], general=False, sizes="2 x 2")
 
 
@@ -282,3 +281,17 @@ def thm1() -> Derivation:
         Step(S * P.T * BA.T * (4 * O.T * Se * O) * BA * P * S, 4 * S * V.T * Se * V * S,
              "R^T R = Su^{1/2} P^T (BA)^T C (BA) P Su^{1/2}: M^O, M^I and Z cancel"),
     ], general=False, sizes="At 3 x 2; 2 x 2 task matrices")
+
+
+def achievable() -> Derivation:
+    """A factorisation through an r = rank V* bottleneck: W_3 W_2 W_1 = (M^O)^{-1} L R Z^{-1} (M^I)^{-1}."""
+    J1, J2 = _ms("J_1", 3, 2), _ms("J_2", 4, 2)
+    R, L = _ms("R", 2, 2), _ms("L", 2, 2)
+    O, MI, Z = _ms("M^O", 2, 2), _ms("M^I", 2, 2), _ms("Z", 2, 2)
+    W1 = J1 * R * Z.I * MI.I
+    W2 = J2 * (J1.T * J1).I * J1.T
+    W3 = O.I * L * (J2.T * J2).I * J2.T
+    return Derivation([
+        Step(W3 * W2 * W1, O.I * L * R * Z.I * MI.I,
+             "J^+ J = (J^T J)^{-1} J^T J = I_r needs every hidden width >= r = rank V* (J full column rank)"),
+    ], general=True)

@@ -50,7 +50,7 @@ def _sample_impl(rng, d, batch, **kw):
     return inst
 
 
-def _ident(latex, lhs, rhs, *, name="as printed", kind="printed", dims=None, sample=None, derivation=None,
+def _ident(latex, lhs=None, rhs=None, *, name="as printed", kind="printed", dims=None, sample=None, derivation=None,
            scale=None, cond=100.0, note="", contexts=("float32", "float64", "mp50")):
     return tc.Statement(latex, name=name, kind=kind, dims=dims or M.edln_dims(), sample=sample or _sample(),
                         lhs=lhs, rhs=rhs, derivation=derivation, scale=scale, cond=cond, note=note,
@@ -181,6 +181,7 @@ def _ach_dims():
 
 sach = _ident(r"\min_\theta \mathbb{E}\,\ell=\mathbb{E}\|\epsilon\|^2\ \text{when every hidden width}\ \ge\operatorname{rank}V^*",
               C.achievable_lhs, C.achievable_rhs, dims=_ach_dims(), sample=C.sample_achievable,
+              derivation=Y.achievable,
               note="an explicit factorisation through an r = rank V* bottleneck reaches the noise floor "
                    "(the printed 'larger than' is sufficient; 'no smaller than', as in Theorem 1, suffices)")
 tc.register(tc.Claim(
@@ -320,8 +321,8 @@ v30 = _chk(r"{\rm Tr}[-T\mathbb{E}[\nabla_{W_{i}^{\lambda^*}}\ell\nabla_{W_{i}^{
 tc.register(tc.Claim(
     id="prh.eq30", title="The bracket vanishes at the minimising lambda",
     source=_src("4", "(30)", P30), statement=s30, variants=(v30,),
-    controls=(_chk(P30 + r"\ \text{[at }\lambda=0]", C.check_eq36("swapped"), name="control: wrong minimiser",
-                   kind="control", dims=M.edln_dims()),),
+    controls=(_chk(P30 + r"\ \text{[sign of the first term flipped]}", C.check_eq30("corrected", flip=True),
+                   name="control: sign of the first term", kind="control", dims=M.edln_dims()),),
     assumptions=(*_SETUP, *_TRANSFORM, "arbitrary weights (not a minimum of S)"),
 ))
 
@@ -364,32 +365,35 @@ tc.register(tc.Claim(
 
 
 def _const_in_lambda(**kw):
-    return (lambda inst, ctx: C.eq34_pair(inst, ctx, **kw)[0], lambda inst, ctx: C.eq34_pair(inst, ctx, **kw)[1])
+    return dict(lhs=lambda inst, ctx: C.eq34_side(inst, ctx, inst.lam, **kw),
+                rhs=lambda inst, ctx: C.eq34_side(inst, ctx, inst.lam2, **kw),
+                scale=lambda inst, ctx: C.eq34_scale(inst, ctx, **kw))
 
 
 P34 = (r"{\rm Tr}[e^{-2\lambda T}\mathbb{E}[\nabla_{W_{i}}\ell\nabla_{W_{i}}^{\top}\ell]]"
        r"=e^{-2\lambda}\mathbb{E}[\|\nabla_{W_{i}^{j:}}\ell\|^{2}]+\text{ constants in }\lambda")
-s34 = _ident(P34, *_const_in_lambda(which="34", rate=-2, norm="row"), derivation=functools.partial(Y.eq34_35, False),
+s34 = _ident(P34, **_const_in_lambda(which="34", rate=-2, norm="row"), derivation=functools.partial(Y.eq34_35, False),
              note="T = e_j e_j^T; 'constant in lambda': the difference of the sides is equal at lambda_1 and lambda_2")
 tc.register(tc.Claim(
     id="prh.eq34", title="Footnote 14: the W_i term under the rescaling of unit j",
     source=_src("4", "footnote 14, (34)", P34), statement=s34,
-    controls=(_ident(P34, *_const_in_lambda(which="34", rate=-1, norm="row"), name="control: e^{-lam}", kind="control"),),
+    controls=(_ident(P34, **_const_in_lambda(which="34", rate=-1, norm="row"), name="control: e^{-lam}",
+                     kind="control"),),
     aliases=("fn14",), assumptions=_SETUP,
 ))
 
 P35 = (r"{\rm Tr}[e^{-2\lambda T}\mathbb{E}[\nabla_{W_{i+1}}\ell\nabla_{W_{i+1}}^{\top}\ell]]"
        r"=e^{2\lambda}\mathbb{E}[\|\nabla_{W_{i+1}^{:j}}\ell\|^{2}]\ \text{constants in }\lambda")
-s35 = _ident(P35, *_const_in_lambda(which="35 printed", rate=2, norm="column"),
+s35 = _ident(P35, **_const_in_lambda(which="35 printed", rate=2, norm="column"),
              note="printed: e^{-2 lam T} with the d_{i+2} x d_{i+2} matrix E[grad grad^T]")
 v35 = _ident(r"{\rm Tr}[e^{2\lambda T}\mathbb{E}[\nabla_{W_{i+1}}^{\top}\ell\nabla_{W_{i+1}}\ell]]"
              r"=e^{2\lambda}\mathbb{E}[\|\nabla_{W_{i+1}^{:j}}\ell\|^{2}]+\text{ constants in }\lambda",
-             *_const_in_lambda(which="35", rate=2, norm="column"), name="corrected: e^{+2 lam T}, grad^T grad",
+             **_const_in_lambda(which="35", rate=2, norm="column"), name="corrected: e^{+2 lam T}, grad^T grad",
              kind="corrected", derivation=functools.partial(Y.eq34_35, True))
 tc.register(tc.Claim(
     id="prh.eq35", title="Footnote 14: the W_{i+1} term under the rescaling of unit j",
     source=_src("4", "footnote 14, (35)", P35), statement=s35, variants=(v35,),
-    controls=(_ident(P35, *_const_in_lambda(which="35", rate=-2, norm="column"), name="control: e^{-2 lam}",
+    controls=(_ident(P35, **_const_in_lambda(which="35", rate=-2, norm="column"), name="control: e^{-2 lam}",
                      kind="control"),),
     assumptions=_SETUP,
 ))
@@ -413,8 +417,8 @@ suniq = _chk(Puniq, C.check_unique_printed(), dims=uniq_dims,
 dead_dims = M.edln_dims()
 vuniq = _ident(r"\mathbb{E}\|\nabla_{W_i^\lambda}\ell\|^2+\mathbb{E}\|\nabla_{W_{i+1}^\lambda}\ell\|^2="
                r"\sum_k e^{-2\lambda t_k}\alpha_k+e^{2\lambda t_k}\beta_k,\ \alpha_k=q_k^\top A q_k,\ "
-               r"\beta_k=q_k^\top B q_k\ \text{(convex; unique minimiser iff coercive)}",
-               C.two_terms, C.spectral_terms, name="corrected: spectral form, unique iff coercive", kind="corrected",
+               r"\beta_k=q_k^\top B q_k\ \text{(convex in }\lambda\text{; constant along directions unused by both)}",
+               C.two_terms, C.spectral_terms, name="corrected: spectral form (convex; unique iff coercive)", kind="corrected",
                sample=functools.partial(C.sample_dead, dead=False), derivation=Y.lambda_unique,
                note="A = E[grad_Wi grad_Wi^T], B = E[grad_Wi+1^T grad_Wi+1], T = sum t_k q_k q_k^T; unique minimiser "
                     "iff (some t_k>0 has beta_k>0 or t_k<0 has alpha_k>0) and (some t_k>0 has alpha_k>0 or t_k<0 "
