@@ -206,12 +206,17 @@ def eq29() -> Derivation:
 
 
 def eq31() -> Derivation:
-    """Tr[T (A - B)] = 0 for every symmetric T forces A = B (take T = A - B)."""
+    """dS/dlam at lam = 0 is 2 Tr[T (B - A)]; zero for every symmetric T forces A = B (take T = A - B)."""
+    lam, t, A3, B3, Td, Ex = _trace_forms()
+    f = (Ex(-2 * lam) * A3).trace() + (Ex(2 * lam) * B3).trace()
     A, B = _sym_explicit("A", 2), _sym_explicit("B", 2)
     D = A - B
     return Derivation([
-        Step((D * D).trace(), sum(x ** 2 for x in D), "Tr[(A-B)^2] = ||A-B||_F^2 for symmetric A - B"),
-    ], general=False, sizes="2 x 2")
+        Step(sp.diff(f, lam).subs(lam, 0), 2 * (Td * (B3 - A3)).trace(),
+             "stationarity of S along e^{lam T} at a minimum: eq. (28) at lam = 0, "
+             "A = E[G_i G_i^T], B = E[G_{i+1}^T G_{i+1}]"),
+        Step((D * D).trace(), sum(x ** 2 for x in D), "T = A - B: Tr[(A-B)^2] = ||A-B||_F^2 = 0 forces A = B"),
+    ], general=False, sizes="T 3 x 3 in its eigenbasis; 2 x 2")
 
 
 def eq33() -> Derivation:

@@ -99,7 +99,7 @@ pair_dims = M.pair_dims()
 s17 = _chk(P17, C.check_theorem(3, c_free=False), dims=pair_dims,
            note="at S-minimisers (Platonic solutions) of two networks; hidden layers; x^A = Z_A u, x^B = Z_B u")
 v17 = _chk(r"\exists c>0:\ c\,h_{A}^{\top}(x_{1}^{A})h_{A}(x_{2}^{A})=h_{B}^{\top}(x_{1}^{B})h_{B}(x_{2}^{B})",
-           C.check_theorem(3), name="corrected: up to a constant c", kind="corrected", dims=pair_dims,
+           C.check_theorem(3), name="corrected: up to a constant c", kind="corrected", dims=M.pair_dims(n=(2, 3)),
            note="the definition of perfect alignment (issue 2, from part 1) has the constant c")
 tc.register(tc.Claim(
     id="prh.eq17", title="Perfect alignment as printed has no constant c",
@@ -446,8 +446,11 @@ for part, (txt, where) in _parts.items():
               note="i, j over every representation h^1 = M^I x, ..., h^{D+1} (n >= 2; for n = 1 every pair is "
                    "trivially aligned)")
     vT = _chk(PT + txt + r"\quad(2\le i,j\le D)", C.check_theorem(part, layers="hidden"),
-              name="corrected: hidden layers h^2..h^D", kind="corrected", dims=M.pair_dims(), derivation=Y.thm1,
-              note="the common kernel is Q* = Su^{-1/2}(Su^{1/2} V*^T Se V* Su^{1/2})^{1/2} Su^{-1/2} (derived)")
+              name="corrected: hidden layers h^2..h^D", kind="corrected",
+              dims=M.pair_dims(n=(2, 3)) if part == 3 else M.pair_dims(n=(2, 3), depth=(3, M.DMAX)),
+              derivation=Y.thm1,
+              note="the common kernel is Q* = Su^{-1/2}(Su^{1/2} V*^T Se V* Su^{1/2})^{1/2} Su^{-1/2} (derived); "
+                   "n >= 2 and, within one network, depth >= 3 (otherwise every instance is trivially aligned)")
     tc.register(tc.Claim(
         id=f"prh.thm1_{part}", title=f"Theorem 1 part {part}: perfect alignment {where}",
         source=_src("2", f"Theorem 1 ({part})", PT + txt), statement=sT, variants=(vT,),
