@@ -34,7 +34,7 @@ def _fmt(xs) -> str:
 
 
 def _second_moments(G):
-    return dln.gradient_second_moments(G)
+    return dln.layer_gradient_moments(G)
 
 
 def _tr(x):
