@@ -526,11 +526,19 @@ def spectral_terms(inst, ctx, swap=False):
 # ---------------------------------------------------------------------------------------
 # custom checks at optima
 # ---------------------------------------------------------------------------------------
-def _levels_measure(values, detail="", predicted=None, measured=None, negate=False):
-    out = decide_refinement(values, M.FLOORS)
+SCALAR_LEVELS = ("brent tol=1e-3", "brent tol=1e-8", "brentq on dS/dlam xtol=1e-15")
+"""Refinement levels of the one-dimensional minimisations (eqs. 30, 36)."""
+SCALAR_FLOORS = (1e-3, 1e-7, 1e-11)
+"""Their floors: Brent's relative tolerance (its ``1e-8`` is limited to ~``sqrt(eps)``, hence
+``1e-7``), and for ``brentq`` on the exact complex-step derivative a rounding floor."""
+
+
+def _levels_measure(values, detail="", predicted=None, measured=None, negate=False, scalar=False):
+    levels, floors = (SCALAR_LEVELS, SCALAR_FLOORS) if scalar else (M.LEVELS, M.FLOORS)
+    out = decide_refinement(values, floors)
     if negate:
         out = _negated(out)
-    return Measurement(out, residuals=dict(zip(M.LEVELS, values)), detail=detail, predicted=predicted,
+    return Measurement(out, residuals=dict(zip(levels, values)), detail=detail, predicted=predicted,
                        measured=measured)
 
 
@@ -593,8 +601,12 @@ def check_eq31(form="corrected", factor=1.0, minimise=True):
     return check
 
 
-def _diag_round(net, polish=False):
-    """Minimise S over diagonal rescalings ``G_k = diag(exp(s_k))`` (the rescaling symmetry only)."""
+def _diag_round(net, polish=False, gtol=1e-8):
+    """Minimise S over diagonal rescalings ``G_k = diag(exp(s_k))`` (the rescaling symmetry only).
+
+    BFGS with tolerance ``gtol`` on the log-scales, or (``polish``) Levenberg-Marquardt on the
+    stationarity equations; the weights are re-centred (the found scaling is applied).
+    """
     import scipy.optimize as so
 
     Xc, Yc = net.covariances()
@@ -618,7 +630,7 @@ def _diag_round(net, polish=False):
     if polish:
         res = so.root(lambda s: f(s)[1], s0, method="lm", options={"xtol": 1e-15, "ftol": 1e-15})
     else:
-        res = so.minimize(f, s0, jac=True, method="BFGS", options={"gtol": 1e-10})
+        res = so.minimize(f, s0, jac=True, method="BFGS", options={"gtol": gtol})
     x = res.x if np.all(np.isfinite(res.x)) and f(res.x)[0] <= 1 + 1e-12 else s0
     G = Gs(x)
     return net.with_weights([G[k + 1] @ W @ np.linalg.inv(G[k]) for k, W in enumerate(net.Ws)])
@@ -629,9 +641,10 @@ def check_eq33(norm="column", rescaling_only=False, minimise=True):
 
     def check(rng, d):
         task, net0, levels = _single_net(rng, d)
-        if rescaling_only:
-            a = _diag_round(net0)
-            levels = [net0.with_weights(a.Ws), _diag_round(a), _diag_round(_diag_round(a), polish=True)]
+        if rescaling_only:                        # same three levels as M.LEVELS, diagonal G only
+            coarse = _diag_round(net0, gtol=1e-3)
+            fine = _diag_round(_diag_round(coarse))
+            levels = [coarse, fine, _diag_round(fine, polish=True)]
         nets = levels if minimise else [net0] * len(levels)
         vals = []
         for net in nets:
@@ -676,10 +689,8 @@ def _scalar_levels(fun, dfun, bracket_hint=(-1.0, 1.0)):
 
 def _inst64(rng, d):
     from theorem_check import FLOAT64
-    from theorem_check.claims import Instance
 
-    inst = M.sample_edln(rng, d, 1)
-    return Instance({k: (FLOAT64.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in inst.items()}), FLOAT64
+    return M.to_ctx(M.sample_edln(rng, d, 1), FLOAT64), FLOAT64
 
 
 def check_eq30(form="corrected", flip=False):
@@ -707,7 +718,8 @@ def check_eq30(form="corrected", flip=False):
             br = float(bracket29(inst2, ctx, form)[0]) + (2 * first if flip else 0.0)
             scale = abs(first) + float(np.abs(_tr(inst.T @ _second_moments(G[i])[1]))[0])
             vals.append(abs(br) / scale)
-        return _levels_measure(vals, detail=f"lam* = {lams[-1]:.6g}; |bracket(lam*)| / scale: {_fmt(vals)}")
+        return _levels_measure(vals, detail=f"lam* = {lams[-1]:.6g}; |bracket(lam*)| / scale: {_fmt(vals)}",
+                               scalar=True)
 
     return check
 
@@ -730,7 +742,7 @@ def check_eq36(mode="printed"):
         lams = _scalar_levels(fun, dfun)
         vals = [abs(z - pred) / (1 + abs(pred)) for z in lams]
         return _levels_measure(vals, detail=f"|lam* - lam_pred|/(1+|lam_pred|): {_fmt(vals)}",
-                               predicted=f"{pred:.6g}", measured=f"{lams[-1]:.6g}")
+                               predicted=f"{pred:.6g}", measured=f"{lams[-1]:.6g}", scalar=True)
 
     return check
 
@@ -743,8 +755,6 @@ def check_unique_printed():
     refinement of ``|S(lam) - S(0)| / S(0)`` at lam = +-1 (float64 -> mpmath 50 digits).
     """
     from theorem_check import FLOAT64, MP50
-    from theorem_check.claims import Instance
-    from theorem_check.numeric import _convert
 
     def check(rng, d):
         n = d["n"]
@@ -760,7 +770,7 @@ def check_unique_printed():
         inst["T"] = P
         vals = []
         for ctx in (FLOAT64, MP50):
-            ci = Instance({key: _convert(v, ctx) for key, v in inst.items()})
+            ci = M.to_ctx(inst, ctx)
             with ctx.active():
                 f0 = two_terms(ci, ctx, ctx.asarray(np.zeros(1)))
                 dev = max(abs(float((two_terms(ci, ctx, ctx.asarray(np.array([s]))) - f0)[0])) for s in (-1.0, 1.0))

@@ -32,7 +32,7 @@ from typing import Any, Mapping
 import mpmath
 import numpy as np
 
-from theorem_check import DimSpace, dln, sampling
+from theorem_check import DimSpace, Instance, dln, sampling
 
 DMAX = 4
 """Largest depth drawn (the issue asks for depths 2 to 4)."""
@@ -54,8 +54,7 @@ def invertible(rng, n, *, cond=10.0, batch=()):
 # dims
 # ---------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=None)
-def edln_dims(*, width=(1, 5), io=(1, 3), depth=(2, DMAX), square=False, equal_next=None,
-              min_hidden=None, extra=None) -> DimSpace:
+def edln_dims(*, width=(1, 5), io=(1, 3), depth=(2, DMAX), square=False, equal_next=None) -> DimSpace:
     """Dims of one EDLN with a marked layer ``i``.
 
     Parameters
@@ -69,15 +68,11 @@ def edln_dims(*, width=(1, 5), io=(1, 3), depth=(2, DMAX), square=False, equal_n
     equal_next : bool or None
         If True, require ``d{i} == d{i+1}`` (so that statements written with
         ``grad grad^T`` in place of ``grad^T grad`` typecheck); if False require them to differ.
-    min_hidden : callable(dims) -> int, optional
-        Lower bound on every hidden width (e.g. the rank of ``V*``).
-    extra : mapping, optional
-        Further named ranges.
     """
     lo, hi = depth
     ranges = {"D": depth, "d0": io, **{f"d{k}": (min(width[0], io[0]), max(width[1], io[1]))
                                         for k in range(1, DMAX + 1)},
-              "i": (1, hi - 1), **dict(extra or {})}
+              "i": (1, hi - 1)}
 
     def normalize(d):
         D = d["D"]
@@ -99,8 +94,6 @@ def edln_dims(*, width=(1, 5), io=(1, 3), depth=(2, DMAX), square=False, equal_n
         if d["i"] > D - 1:
             return False
         if equal_next is not None and (d[f"d{d['i']}"] == d[f"d{d['i'] + 1}"]) != equal_next:
-            return False
-        if min_hidden is not None and any(w < min_hidden(d) for w in hidden):
             return False
         return True
 
@@ -157,6 +150,18 @@ def sample_edln(rng: np.random.Generator, d: Mapping[str, int], batch: int, *, c
         "i": i,
         "j": int(rng.integers(w[i])),
     }
+
+
+def to_ctx(inst: Mapping[str, Any], ctx) -> Instance:
+    """An instance with every array (also inside lists) converted to ``ctx``'s arrays; ints kept."""
+    def conv(v):
+        if isinstance(v, np.ndarray):
+            return ctx.asarray(v)
+        if isinstance(v, (list, tuple)):
+            return type(v)(conv(x) for x in v)
+        return v
+
+    return Instance({k: conv(v) for k, v in inst.items()})
 
 
 def data(inst, ctx=None):

@@ -95,8 +95,8 @@ tc.register(tc.Claim(
 ))
 
 P17 = r"h_{A}^{\top}(x_{1}^{A})h_{A}(x_{2}^{A})=h_{B}^{\top}(x_{1}^{B})h_{B}(x_{2}^{B})"
-pair_dims = M.pair_dims()
-s17 = _chk(P17, C.check_theorem(3, c_free=False), dims=pair_dims,
+PAIR_DIMS = M.pair_dims()
+s17 = _chk(P17, C.check_theorem(3, c_free=False), dims=PAIR_DIMS,
            note="at S-minimisers (Platonic solutions) of two networks; hidden layers; x^A = Z_A u, x^B = Z_B u")
 v17 = _chk(r"\exists c>0:\ c\,h_{A}^{\top}(x_{1}^{A})h_{A}(x_{2}^{A})=h_{B}^{\top}(x_{1}^{B})h_{B}(x_{2}^{B})",
            C.check_theorem(3), name="corrected: up to a constant c", kind="corrected", dims=M.pair_dims(n=(2, 3)),
@@ -105,7 +105,7 @@ tc.register(tc.Claim(
     id="prh.eq17", title="Perfect alignment as printed has no constant c",
     source=_src("3", "(17)", P17), statement=s17, variants=(v17,),
     controls=(_chk(P17 + r"\ \text{[before minimising S]}", C.check_theorem(3, minimise=False),
-                   name="control: generic global minima (S not minimised)", kind="control", dims=pair_dims),),
+                   name="control: generic global minima (S not minimised)", kind="control", dims=PAIR_DIMS),),
     assumptions=(*_SETUP, "both networks at an S-minimiser over their gauge group; n_in = n_out = rank V* = n"),
 ))
 

@@ -12,8 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 import theorem_check as tc
 from theorem_check import FLOAT64, MP50, Verdict, dln, load_builtin, run_claim, run_statement
-from theorem_check.claims import Instance
-from theorem_check.numeric import _convert, derive_seed
+from theorem_check.numeric import derive_seed
 
 from derivations import _prh_checks as C
 from derivations import _prh_model as M
@@ -89,7 +88,7 @@ dims_edln = M.edln_dims().strategy()
 @given(d=dims_edln, seed=st.integers(0, 2**32 - 1))
 def test_backprop_matches_exact_central_differences(d, seed):
     inst = M.sample_edln(np.random.default_rng(seed), d, 2)
-    ci = Instance({k: _convert(v, FLOAT64) for k, v in inst.items()})
+    ci = M.to_ctx(inst, FLOAT64)
     X, Y = M.data(ci)
     fd = C.fd_weight_grads(ci.Ws, X, Y, ci.M_O, ci.M_I, FLOAT64)
     bp = dln.per_sample_gradients(ci.Ws, X, Y, M_O=ci.M_O, M_I=ci.M_I)
@@ -108,7 +107,7 @@ def test_global_minimum_product_order(n, m, seed, log_cond):
     """The least-squares end-to-end matrix is (M^O)^-1 V* Z^-1 (M^I)^-1 for any conditioning."""
     d = {"D": 2, "d0": n, "d1": 1, "d2": m, "i": 1}
     inst = M.sample_edln(np.random.default_rng(seed), d, 1, cond=10.0 ** log_cond)
-    ci = Instance({k: _convert(v, FLOAT64) for k, v in inst.items()})
+    ci = M.to_ctx(inst, FLOAT64)
     lhs = C.eq20_lhs(ci, FLOAT64)
     corrected = C.eq20_rhs(ci, FLOAT64, "corrected")
     kappa = np.linalg.cond(ci.M_I[0]) * np.linalg.cond(ci.Z[0]) * np.linalg.cond(ci.M_O[0])
@@ -197,7 +196,7 @@ def test_sym_exp_agrees_across_precisions(n, seed):
 def test_complex_step_matches_central_difference():
     d = {"D": 3, "d0": 2, "d1": 3, "d2": 4, "d3": 2, "d4": 1, "i": 1}
     inst = M.sample_edln(np.random.default_rng(5), d, 1)
-    ci = Instance({k: _convert(v, FLOAT64) for k, v in inst.items()})
+    ci = M.to_ctx(inst, FLOAT64)
     cs = C.dS_dlam(ci, FLOAT64)[0]
     h = 1e-5
     f = lambda z: C.two_terms(ci, FLOAT64, np.array([z]))[0]
