@@ -48,3 +48,12 @@ def test_false_matrix_symbol_identity_is_not_certified():
     assert check_step(Step(sp.trace((d * h.T) * (d * h.T).T), sp.trace(d.T * d) * sp.trace(h.T * h))).closed
     assert check_step(Step(sp.trace((d * h.T) * (d * h.T).T), 2 * sp.trace(d.T * d) * sp.trace(h.T * h))).method \
         == "counterexample"
+
+
+def test_declared_general_scope_is_enforced():
+    # explicit matrices make a derivation fixed-size evidence even when declared general
+    A = sp.Matrix(2, 2, sp.symbols("a:4"))
+    r = check_derivation(Derivation([Step((A * A).T, A.T * A.T)], general=True))
+    assert r.closed and not r.general
+    x = sp.symbols("x", positive=True)
+    assert check_derivation(Derivation([Step(x * (x + 1), x**2 + x)], general=True)).general
