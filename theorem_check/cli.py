@@ -147,19 +147,24 @@ def _progress_fn(enabled: bool):
 
 
 def _table(run) -> str:
-    cols = shutil.get_terminal_size((120, 24)).columns
-    rows = []
+    """Human-readable table: a header line per claim, its evidence wrapped below, then variants."""
+    cols = max(60, shutil.get_terminal_size((120, 24)).columns)
     width = max([len(r.id) for r in run.results] + [2])
+    rows = []
+
+    def wrap(text: str, indent: int) -> list[str]:
+        return textwrap.wrap(text, width=cols, initial_indent=" " * indent, subsequent_indent=" " * (indent + 2),
+                             break_on_hyphens=False) or [""]
+
     for r in run.results:
-        v = r.verdict.value
-        head = f"{r.id:<{width}}  {v:<12} {r.seconds:6.2f}s  "
-        ev = r.evidence
-        room = max(30, cols - len(head))
-        rows.append(head + click.style("", fg=None) + (ev if len(ev) <= room else ev[: room - 1] + "…"))
-        for sub in r.variants:
-            rows.append(f"{'':<{width}}    └ {sub.name}: {sub.verdict.value} ({sub.evidence[:room - 20]})")
-        for sub in r.controls:
-            rows.append(f"{'':<{width}}    └ {sub.name}: {sub.verdict.value}")
+        rows.append(f"{r.id:<{width}}  {r.verdict.value:<12} {r.seconds:6.2f}s")
+        if r.variants:
+            rows += wrap(f"as printed: {r.printed.verdict.value}: {r.printed.evidence}", 4)
+        else:
+            rows += wrap(r.evidence, 4)
+        for sub in (*r.variants, *r.controls):
+            label = sub.name if sub.name.startswith(sub.kind) else f"{sub.kind}: {sub.name}"
+            rows += wrap(f"└ {label}: {sub.verdict.value}: {sub.evidence}", 4)
     return "\n".join(rows)
 
 
