@@ -164,26 +164,44 @@ def _dr_scale(inst, ctx):
 
 
 DR_DIMS = tc.DimSpace({"dx": (1, 3), "d": (1, 3), "dy": (1, 3), "n": (2, 4)})
-_ex_dr = tc.Statement(
-    r"A=\mathrm{diag}(B,\dots,B,B^{-1},\dots,B^{-1}):\ \nabla_\theta\ell\cdot A\theta=0",
-    dims=DR_DIMS, sample=sample_mf, lhs=lambda i, c: _dr_lhs(i, c, printed_inverse=True),
-    rhs=lambda i, c: _dr_lhs(i, c, True) * 0, scale=_dr_scale, cond=1e3)
-claim("ex_double_rotation", "Double rotation generator: printed diag(B.., B^{-1}..); the generator is diag(B.., -B..)",
-      "4.2", "double rotation example", r"\mathrm{diag}(B,...,B,B^{-1},...,B^{-1})", _ex_dr,
-      variants=[variant(_ex_dr, "corrected: A = diag(I (x) B, -(B (x) I))",
-                        latex=r"A=\mathrm{diag}(I_{d_y}\otimes B,\,-B\otimes I_{d_x}):\ \nabla_\theta\ell\cdot A\theta=0",
-                        lhs=_dr_lhs, rhs=lambda i, c: _dr_lhs(i, c) * 0)],
-      controls=[control(_ex_dr, "A = diag(B.., +B..)", lhs=lambda i, c: _dr_lhs(i, c) + _dr_plus(i, c))],
-      assumptions=("B symmetric invertible; theta = (vec_row U, vec_row W)",))
 
 
-def _dr_plus(inst, ctx):
+def _dr_group(inst, ctx, general=False, w_block="inverse"):
+    """Per-sample losses after the printed block-diagonal transformation ``diag(B, ..., B, B^{-1}, ..., B^{-1})``.
+
+    The transformation acts on ``theta = (u~_1, ..., u~_{d_y}, w~_1, ..., w~_{d_x})`` (rows of ``U``, columns
+    of ``W``, the layout of Prop. 5.1): ``u~_i -> B u~_i``, ``w~_j -> B^{-1} w~_j``.  ``B`` is the group element
+    ``e^{lambda B_0}`` of a symmetric generator ``B_0 = Q diag(mu) Q^T`` (``general=False``) or an arbitrary
+    invertible matrix (``general=True``, the sentence's "arbitrary invertible matrix B").  ``w_block='same'``
+    puts ``B`` in the W blocks too (negative control).  Returns ``(b, n)``.
+    """
     p = mf(inst, ctx)
-    Iy = np.repeat(M.eye(p.dy, ctx), p.B.shape[0], 0)
-    Ix = np.repeat(M.eye(p.dx, ctx), p.B.shape[0], 0)
-    A = M.blockdiag(M.kron(Iy, p.B), M.kron(p.B, Ix))
-    J = (A @ p.th[:, :, None])[..., 0]
-    return np.sum(p.G * J[:, None, :], axis=-1) - _dr_lhs(inst, ctx)
+    Bg = inst.Ginv_free if general else M.sym(p.Q, ctx.exp(inst.mu * inst.lam[:, None]))
+    Bw = Bg if w_block == "same" else ctx.inv(Bg)
+    U2 = M.T(Bg @ M.T(p.U))                      # rows u~_i -> B u~_i
+    W2 = Bw @ p.W                                # columns w~_j -> B^{-1} w~_j
+    return M.mf_losses(U2, W2, inst.X, inst.Y)
+
+
+_ex_dr = tc.Statement(
+    r"\ell(\theta)=\ell(T\theta),\ T=\mathrm{diag}(B,\dots,B,B^{-1},\dots,B^{-1}),\ B=e^{\lambda B_0}",
+    dims=DR_DIMS, sample=sample_mf_G, lhs=lambda i, c: M.mf_losses(i.U, i.W, i.X, i.Y), rhs=_dr_group, cond=1e3,
+    note="the printed matrix read as the transformation (group element) acting on (rows of U, columns of W); "
+         "B = e^{lambda B_0}, B_0 symmetric (an exponential symmetry has a symmetric generator, Def. 4.1)")
+claim("ex_double_rotation", "Double rotation: the exponential transformation is diag(B.., B^{-1}..) on (rows of U, columns of W)",
+      "4.2", "double rotation example", r"\mathrm{diag}(B,...,B,B^{-1},...,B^{-1})", _ex_dr,
+      variants=[variant(_ex_dr, "reading: B an arbitrary invertible (non-symmetric) matrix: the U blocks need B^T",
+                        kind="reading", rhs=lambda i, c: _dr_group(i, c, general=True)),
+                variant(_ex_dr, "reading: the printed matrix as the generator A (grad l . A theta = 0)", kind="reading",
+                        sample=sample_mf, latex=r"A=\mathrm{diag}(B,\dots,B,B^{-1},\dots,B^{-1}):\ \nabla_\theta\ell\cdot A\theta=0",
+                        lhs=lambda i, c: _dr_lhs(i, c, printed_inverse=True),
+                        rhs=lambda i, c: _dr_lhs(i, c, True) * 0, scale=_dr_scale),
+                variant(_ex_dr, "reading: its generator A = diag(I (x) B_0, -(B_0 (x) I)) (grad l . A theta = 0)",
+                        kind="reading", sample=sample_mf,
+                        latex=r"A=\mathrm{diag}(I_{d_y}\otimes B_0,\,-B_0\otimes I_{d_x}):\ \nabla_\theta\ell\cdot A\theta=0",
+                        lhs=_dr_lhs, rhs=lambda i, c: _dr_lhs(i, c) * 0, scale=_dr_scale)],
+      controls=[control(_ex_dr, "B in the W blocks too", rhs=lambda i, c: _dr_group(i, c, w_block="same"))],
+      assumptions=("B = e^{lambda B_0} with B_0 symmetric; theta = (rows of U, columns of W) as in Prop. 5.1",))
 
 
 # eq. 3 on deep linear networks: every neighbouring pair (W_{i+1}, W_i) has the double rotation
