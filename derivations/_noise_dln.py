@@ -427,8 +427,8 @@ _e20 = tc.Statement(r"\dot C_A=-\zeta(\nabla\ell_2)^\top A\theta+\sigma^2\mathrm
                     sample=sample_approx, lhs=_e20_lhs, rhs=_e20_rhs,
                     note="l_1 = two-layer net (double rotation), l_2 = sum_k kappa_k (theta_k - c_k)^2, zeta = 0.7; "
                          "theta* in the printed A theta* read as the current theta")
-claim("eq20", "Approximate symmetry: dC_A/dt = -zeta grad l_2^T A theta + sigma^2 Tr[Sigma A]; fixed point eq. 20",
-      "5.4", "(20)", r"\dot{C}_{A}(\theta)=-\zeta(\nabla\ell_{2})^{\top}A\theta^{*}+\sigma^{2}{\rm Tr}[\Sigma(\theta)A]", _e20,
+claim("eq20", "Approximate symmetry: the drift dC_A/dt displayed before eq. 20 (factor 2); its zero, eq. 20, is unaffected",
+      "5.4", "display before (20)", r"\dot{C}_{A}(\theta)=-\zeta(\nabla\ell_{2})^{\top}A\theta^{*}+\sigma^{2}{\rm Tr}[\Sigma(\theta)A]", _e20,
       variants=[variant(_e20, "corrected (C_A = theta^T A theta): -2 zeta grad l_2^T A theta + 2 sigma^2 Tr[Sigma A]",
                         latex=r"\dot C_A=-2\zeta(\nabla\ell_2)^\top A\theta+2\sigma^2\mathrm{Tr}[\Sigma A]",
                         rhs=lambda i, c: _e20_rhs(i, c, 2)),
