@@ -152,7 +152,8 @@ io_dims_all = tc.DimSpace({"D": (2, 2), "d0": (1, 3), "d1": (1, 1), "d2": (1, 3)
 s20 = _ident(P20, C.eq20_lhs, functools.partial(C.eq20_rhs, order="printed"), dims=io_dims,
              derivation=Y.eq20_printed,
              note="lhs: the minimiser of the empirical loss over the end-to-end matrix (normal equations from "
-                  "the data); n_in >= 2 (for n_in = 1 the inverses commute)")
+                  "the data); n_in >= 2 (for n_in = 1 the inverses commute). Rests on part 1's setup as restated in "
+                  "issue 2: the network f(x) = M^O W_D...W_1 M^I x sees x = Z u, so M^I acts after Z")
 v20 = _ident(r"W_{D}\cdots W_{1}=(M^{O})^{-1}V^{*}Z_{A}^{-1}(M^{I})^{-1}", C.eq20_lhs,
              functools.partial(C.eq20_rhs, order="corrected"), name="corrected: Z^{-1} (M^I)^{-1}",
              kind="corrected", dims=io_dims_all, derivation=Y.eq20_corrected)
@@ -243,10 +244,11 @@ tc.register(tc.Claim(
 P26 = (r"S={\rm Tr}[\mathbb{E}[\nabla_{W_{i}}\ell\nabla_{W_{i}}^{\top}\ell]]"
        r"+{\rm Tr}[\nabla_{W_{i+1}}\ell\nabla_{W_{i+1}}^{\top}\ell]+\text{ other terms}")
 s26 = _ident(P26, C.eq26_lhs, C.eq26_rhs,
-             note="as printed the second term has no expectation: evaluated at one sample (the first)")
+             note="as printed the second term has no expectation (a random variable, while S is a number): evaluated at "
+                  "one sample (the first). A typographical slip only: with E, as in eq. (27), it holds")
 v26 = _ident(P26.replace(r"{\rm Tr}[\nabla_{W_{i+1}}", r"{\rm Tr}[\mathbb{E}[\nabla_{W_{i+1}}")
              .replace(r"\ell]+\text{ other", r"\ell]]+\text{ other"), C.eq26_lhs,
-             functools.partial(C.eq26_rhs, with_E=True), name="corrected: E in the second term", kind="corrected",
+             functools.partial(C.eq26_rhs, with_E=True), name="corrected: E in the second term (typographical slip; eq. 27 has it)", kind="corrected",
              derivation=Y.eq26)
 tc.register(tc.Claim(
     id="prh.eq26", title="S split into the W_i term, the W_{i+1} term and the rest",
