@@ -608,24 +608,24 @@ def _hess_claim(cid, title, depth, wmax, *, kappa_one, printed, equation, deriva
 
 _hess_claim("cascade.hessian_n2", "Full Hessian spectrum, one hidden layer, Sigma_xx = 1: closed forms and sectors", (2, 2), 4,
             kappa_one=True, equation="Table II", derivation_n=2, aliases=("table2",),
-            printed=r"n=2,\ \Sigma_{xx}=1:\ \{4(\eta_p-eta)\}_{p\le r}\cup\{4eta\}^{rac{r(r+1)}{2}+r(d_1-r)}"
-                    r"\cup\{0\}^{rac{r(r-1)}{2}+r(d_1-r)}\cup\{2(\eta_p+\eta_q)-4eta,\,2(\eta_p+\eta_q)\}_{p<q\le r}"
-                    r"\cup\{2(\eta_p\pm\eta_q)\}_{p\le r<q}\cup\{2eta\pm2\eta_q\}_{	ext{inactive}}")
+            printed=r"n=2,\ \Sigma_{xx}=1:\ \{4(\eta_p-\beta)\}_{p\le r}\cup\{4\beta\}^{\frac{r(r+1)}{2}+r(d_1-r)}"
+                    r"\cup\{0\}^{\frac{r(r-1)}{2}+r(d_1-r)}\cup\{2(\eta_p+\eta_q)-4\beta,\,2(\eta_p+\eta_q)\}_{p<q\le r}"
+                    r"\cup\{2(\eta_p\pm\eta_q)\}_{p\le r<q}\cup\{2\beta\pm2\eta_q\}_{\text{inactive}}")
 _hess_claim("cascade.hessian_n3", "Full Hessian spectrum, two hidden layers, Sigma_xx = 1: closed forms and sectors", (3, 3), 3,
             kappa_one=True, equation="Table III", derivation_n=3, aliases=("table3",),
-            printed=r"n=3,\ \Sigma_{xx}=1:\ \{0\}^{2[rac{r(r-1)}{2}]+r\sum_i(d_i-r)},\ \{4eta\}^{2rac{r(r+1)}{2}+r\sum_i(d_i-r)},"
-                    r"\ 6\sigma_p^4-2eta,\ 2\sigma_p(\eta_p\pm\eta_q),\ 2(eta+T_3)\pmrac{2eta(\sigma_p^2+\sigma_q^2)}{\sigma_p\sigma_q},"
-                    r"\ \{2eta\}_{	ext{inactive}}")
+            printed=r"n=3,\ \Sigma_{xx}=1:\ \{0\}^{2[\frac{r(r-1)}{2}]+r\sum_i(d_i-r)},\ \{4\beta\}^{2\frac{r(r+1)}{2}+r\sum_i(d_i-r)},"
+                    r"\ 6\sigma_p^4-2\beta,\ 2\sigma_p(\eta_p\pm\eta_q),\ 2(\beta+T_3)\pm\frac{2\beta(\sigma_p^2+\sigma_q^2)}{\sigma_p\sigma_q},"
+                    r"\ \{2\beta\}_{\text{inactive}}")
 
 
 def _table2_anykappa(st):
-    return tc.Statement(r"	ext{Table II/III forms } (\Sigma_{xx}=1) 	ext{ used for any aligned } \Sigma_{xx}",
+    return tc.Statement(r"\text{Table II/III forms } (\Sigma_{xx}=1) \text{ used for any aligned } \Sigma_{xx}",
                         name="reading: Sigma_xx = 1 tables for any aligned Sigma_xx", kind="reading",
                         dims=st.dims, sample=st.sample, lhs=_hess_lhs,
-                        rhs=lambda inst, ctx: _hess_pred(Instance_with(inst, kappa=np.ones_like(inst.kappa) * ctx.scalar(1.0)), ctx))
+                        rhs=lambda inst, ctx: _hess_pred(_instance_with(inst, kappa=np.ones_like(inst.kappa) * ctx.scalar(1.0)), ctx))
 
 
-def Instance_with(inst, **changes):
+def _instance_with(inst, **changes):
     """A shallow copy of an instance with some fields replaced."""
     out = tc.Instance(dict(inst))
     out.update(changes)
@@ -636,10 +636,10 @@ _hess_claim("cascade.hessian_kappa",
             "Aligned Sigma_xx with kappa_j != 1 (review's major comment 2): zero and 4 beta sectors unchanged, data sector in closed form",
             (2, 3), 3, kappa_one=False, equation="Tables II, III, VII (general aligned Sigma_xx)", derivation_n=(2, 3),
             extra_variants=(_table2_anykappa,),
-            printed=r"	ext{aligned } \Sigma_{xx}:\ \{0\},\{4eta\}\ 	ext{as for } \Sigma_{xx}=1;\ "
-                    r"2n\kappa_p\sigma_p^{2n-2}-2(n-2)eta;\ \lambda^2-(4eta+2(\kappa_p+\kappa_q)T_n)\lambda"
-                    r"+4T_nig(eta(\kappa_p+\kappa_q)+\kappa_p\kappa_qT_n-eta^2T_{n-2}/(\sigma_p\sigma_q)^{2(n-2)}ig)=0;\ "
-                    r"	ext{swap } 2egin{pmatrix}\kappa_q\sigma_p^{2n-2}+eta&-\eta_q\sigma_p^{n-2}\-\eta_q\sigma_p^{n-2}&\eta_p\sigma_p^{n-2}\end{pmatrix}")
+            printed=r"\text{aligned } \Sigma_{xx}:\ \{0\},\{4\beta\}\ \text{as for } \Sigma_{xx}=1;\ "
+                    r"2n\kappa_p\sigma_p^{2n-2}-2(n-2)\beta;\ \lambda^2-(4\beta+2(\kappa_p+\kappa_q)T_n)\lambda"
+                    r"+4T_n\big(\beta(\kappa_p+\kappa_q)+\kappa_p\kappa_qT_n-\beta^2T_{n-2}/(\sigma_p\sigma_q)^{2(n-2)}\big)=0;\ "
+                    r"\text{swap } 2\begin{pmatrix}\kappa_q\sigma_p^{2n-2}+\beta&-\eta_q\sigma_p^{n-2}\\-\eta_q\sigma_p^{n-2}&\eta_p\sigma_p^{n-2}\end{pmatrix}")
 
 
 def _tau(ev, ctx):
