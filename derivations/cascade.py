@@ -839,7 +839,7 @@ def _top_r_check(predict, *, kappa_spread=0.0, hunt=False):
         return tc.Measurement(out, residuals={"float32": worst[0], "float64": worst[1]},
                               predicted=f"{len(outcomes)} critical points classified",
                               measured=bad or "all as predicted",
-                              detail=f"n={n}, eta={_fmt(eta)}, kappa={_fmt(kappa)}, beta={beta:.3g}")
+                              detail=f"n={n}, eta={_fmt(eta)}, kappa={_fmt(kappa)}, beta={beta:.3g}" + (f"; {bad}" if bad else ""))
     return check
 
 
