@@ -55,6 +55,17 @@ BAD = [
     (("run",), "name claim ids"),
     (("show", "no_such_claim"), "matches no claim"),
     (("list", "--paper", "nopaper"), "paper='nopaper' has no claims"),
+    (("list", "--paper", ""), "paper='' has no claims"),
+    (("run", "--paper", ""), "paper='' has no claims"),
+    (("run", "x", "--trials", "0"), "Invalid value for '--trials': 0"),
+    (("run", "x", "--trials", "100000000"), "Invalid value for '--trials': 100000000"),
+    (("run", "x", "--seed", "1.5"), "Invalid value for '--seed': '1.5'"),
+    (("run", "x", "--fuzz", "-1"), "Invalid value for '--fuzz': -1"),
+    (("run", "x", "--bogus"), "No such option '--bogus'"),
+    (("report", "eq31"), "Missing option '-o'"),
+    (("report", "eq31", "-o", ""), "'' must name a directory"),
+    (("report", "eq31", "-o", __file__), "is a file"),
+    (("report", "eq31", "-o", __file__ + "/sub"), "cannot be created"),
 ]
 
 
@@ -64,6 +75,7 @@ def test_bad_input_one_line_exit_2(args, message):
     assert code == 2
     assert message in err
     assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err  # one line, no Click 'Usage:' block
 
 
 def test_broken_pack_is_one_line(tmp_path):

@@ -32,12 +32,12 @@ def _load(packs: tuple[str, ...]) -> list:
 
 def _select(ids, paper, all_, pack_claims, *, slow: bool):
     """Claims selected by ids / --paper / --all (packs alone select their own claims)."""
-    if sum(bool(x) for x in (ids, paper, all_)) > 1:
+    if sum(bool(x) for x in (ids, paper is not None, all_)) > 1:
         raise click.UsageError("give claim ids, --paper or --all, not several")
     explicit = bool(ids)
     if ids:
         claims = resolve(ids)
-    elif paper:
+    elif paper is not None:
         claims = REGISTRY.by_paper(paper)
     elif all_:
         claims = list(REGISTRY)
@@ -73,7 +73,7 @@ def list_cmd(paper, packs, as_json):
     from .records import claim_record, dumps
 
     _load(packs)
-    claims = REGISTRY.by_paper(paper) if paper else list(REGISTRY)
+    claims = REGISTRY.by_paper(paper) if paper is not None else list(REGISTRY)
     if as_json:
         click.echo(dumps([claim_record(c) for c in claims]))
         return
@@ -213,8 +213,9 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, qu
 @click.option("--all", "all_", is_flag=True, help="Report every claim.")
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory.")
 @click.option("--pdf", is_flag=True, help="Also compile DIR/report.pdf with latexmk (needs TeX Live).")
-@click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True)
-@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
+@click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
+              help="Random instances per statement (custom checks run trials/8).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Same seed, same output.")
 @click.option("--slow", is_flag=True, help="Include slow simulations.")
 @click.option("--controls", is_flag=True, help="Also run and report each claim's negative controls.")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
@@ -229,6 +230,7 @@ def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, controls, packs, 
 
     if pdf:
         check_pdf_engine()  # fail in one line before running anything
+    _prepare_out_dir(out_dir)
     pack_claims = _load(packs)
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
     show_progress = not quiet and sys.stderr.isatty()
@@ -237,6 +239,32 @@ def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, controls, packs, 
     path = write_report(result, out_dir, pdf=pdf)
     click.echo(str(path))
     sys.exit(result.exit_code)
+
+
+def _prepare_out_dir(out_dir: str) -> None:
+    """Create the report directory before any claim runs; bad paths are a one-line error (exit 2)."""
+    import os
+    from pathlib import Path
+
+    if not out_dir.strip():
+        raise click.BadParameter(f"{out_dir!r} must name a directory", param_hint="'-o' / '--out'")
+    path = Path(out_dir)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.BadParameter(f"{out_dir!r} cannot be created: {exc.strerror or exc}",
+                                 param_hint="'-o' / '--out'") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise click.BadParameter(f"{out_dir!r} is not writable", param_hint="'-o' / '--out'")
+
+
+def _one_line(exc: click.ClickException) -> str:
+    """Click's message on one line, with the help hint of usage errors (no 'Usage:' block)."""
+    msg = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        msg += f" (see '{ctx.command_path} --help')"
+    return msg
 
 
 def main(argv=None) -> None:
@@ -249,7 +277,10 @@ def main(argv=None) -> None:
         click.echo("theorem-check: aborted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        exc.show()
+        if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+            exc.show()  # bare `theorem-check`: the help text is the useful answer
+        else:
+            click.echo(f"theorem-check: error: {_one_line(exc)}", err=True)
         sys.exit(2)
     except (TheoremCheckError, UnknownClaim) as exc:
         click.echo(f"theorem-check: error: {exc}", err=True)
