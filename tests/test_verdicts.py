@@ -48,3 +48,21 @@ def test_combine():
     assert combine_outcomes([Outcome.HOLDS, Outcome.GREY]) is Outcome.GREY
     assert combine_outcomes([Outcome.HOLDS]) is Outcome.HOLDS
     assert combine_outcomes([]) is Outcome.GREY
+
+
+@given(st.floats(1e-6, 10.0), st.floats(1.0, 1e3), st.floats(0.5, 1.5))
+def test_stall_after_a_coarse_level_fails(gap, coarse, jitter):
+    """A coarse level with its own error (optimiser stopped early) must not hide a stall.
+
+    prh.eq31's 'factor 2' control at seed 4 gave 1.27 -> 0.5 -> 0.5 (floors 1e-3, 1e-8, 1e-11):
+    GREY, hence an INCONCLUSIVE negative control, under the first-vs-last rule alone.
+    """
+    floors = [1e-3, 1e-8, 1e-11]
+    assert decide_refinement([gap * coarse, gap, gap * jitter], floors) is Outcome.FAILS
+
+
+@given(st.floats(1e-3, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_true_three_level_sequences_are_never_failed(r0, a, b):
+    """Residuals within their floors at the last level are never FAILS, whatever the middle does."""
+    floors = [1e-3, 1e-8, 1e-11]
+    assert decide_refinement([r0, a * 1e-8 * 10, b * 1e-11], floors) is Outcome.HOLDS

@@ -11,8 +11,10 @@ moves* when the computation is refined with what a true statement must do:
 
   - **HOLDS** if ``r_last <= f_last`` (already at the floor), or it fell at least at half the
     predicted rate in log scale: ``r_last <= r_first / sqrt(rho)`` *and* ``r_last <= sqrt(f_last)``;
-  - **FAILS** if it stalled: ``r_last >= r_first / 2`` while ``r_last > f_last * sqrt(rho)``
-    (far above anything a true statement can leave at the last level);
+  - **FAILS** if it stalled: ``r_last >= r_first / 2``, or (three levels or more) over the last
+    refinement ``r_last >= r_prev / 2``, while ``r_last > f_last * sqrt(rho)`` (far above anything
+    a true statement can leave at the last level).  The second form matters when the coarsest
+    level carries its own error (an optimiser stopped early): ``1.3 -> 0.5 -> 0.5`` stalled;
   - is **GREY** otherwise (INCONCLUSIVE at claim level).
 
 Guarantee (identities, precision refinement float64 -> mpmath 50 digits): ``rho ~ 1e33``;
@@ -88,6 +90,8 @@ def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Ou
     <Outcome.HOLDS: 'holds'>
     >>> decide_refinement([0.41, 0.41], [2.2e-16, 1e-49])      # a false one
     <Outcome.FAILS: 'fails'>
+    >>> decide_refinement([1.27, 0.5, 0.5], [1e-3, 1e-8, 1e-11])   # coarse optimiser, then stalled
+    <Outcome.FAILS: 'fails'>
     """
     if len(residuals) < 2 or len(residuals) != len(floors):
         raise ValueError("residuals and floors must have the same length >= 2")
@@ -102,7 +106,8 @@ def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Ou
         return Outcome.HOLDS
     if r_last <= r_first / math.sqrt(rho) and r_last <= math.sqrt(f_last):
         return Outcome.HOLDS
-    if r_last >= r_first / 2 and r_last > f_last * math.sqrt(rho):
+    stalled = r_last >= r_first / 2 or (len(residuals) > 2 and r_last >= float(residuals[-2]) / 2)
+    if stalled and r_last > f_last * math.sqrt(rho):
         return Outcome.FAILS
     return Outcome.GREY
 
