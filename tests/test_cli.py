@@ -91,3 +91,35 @@ def test_malformed_claim_in_pack_names_it(tmp_path):
                    "s = tc.Statement('x', derivation=None)\n")
     code, _, err = tc("run", "--pack", str(bad))
     assert code == 2 and "Traceback" not in err
+
+
+BROKEN_PACK = '''
+import numpy as np
+import theorem_check as tc
+from theorem_check import sampling
+dims = tc.DimSpace({"n": (1, 3)})
+def sample(rng, d, batch):
+    return {"A": sampling.gaussian(rng, d["n"], d["n"], batch=batch)}
+def boom(inst, ctx):
+    raise ZeroDivisionError("lhs exploded")
+s = tc.Statement("A=A", dims=dims, sample=sample, lhs=%s, rhs=lambda i, c: i.A)
+tc.register(tc.Claim(id="broken.c", title="t", source=tc.Source("broken", "1", "1", "A=A"),
+                     statement=s, controls=(tc.double(s),)))
+'''
+
+
+@pytest.mark.parametrize("lhs,message", [
+    ("boom", "lhs raised ZeroDivisionError: lhs exploded"),
+    ("lambda i, c: i.A * np.nan", "a side is NaN, infinite or complex"),
+    ("lambda i, c: c.log(-(i.A * i.A) - 1.0)", "a side is NaN, infinite or complex"),
+])
+def test_claim_that_cannot_be_evaluated_is_bad_input(tmp_path, lhs, message):
+    """A pack whose lhs raises (or is NaN/complex) on every instance: table, then one error line, exit 2."""
+    pack = tmp_path / "broken.py"
+    pack.write_text(BROKEN_PACK % lhs)
+    code, out, err = tc("run", "--pack", str(pack))
+    assert code == 2, (out, err)
+    flat = " ".join(out.split())  # the table wraps evidence to the terminal width
+    assert "broken.c" in out and "INCONCLUSIVE" in out and message in flat
+    assert err.strip().splitlines() == [err.strip()] and "claim broken.c (as printed) could not be evaluated" in err
+    assert message in err and "Traceback" not in err and "Warning" not in err

@@ -204,7 +204,16 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, qu
         counts = ", ".join(f"{n} {v}" for v, n in result.counts().items())
         skip = f"; {len(skipped)} slow skipped (--slow)" if skipped else ""
         click.echo(f"{len(result.results)} claims: {counts} in {result.seconds:.1f} s (seed {seed}){skip}")
+    _report_broken(result)
     sys.exit(result.exit_code)
+
+
+def _report_broken(result) -> None:
+    """One stderr line for statements that could not be evaluated at all (exit code 2)."""
+    broken = result.broken
+    if broken:
+        more = f" (and {len(broken) - 1} more statements)" if len(broken) > 1 else ""
+        click.echo(f"theorem-check: error: {broken[0]}{more}", err=True)
 
 
 @cli.command()
@@ -238,6 +247,7 @@ def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, controls, packs, 
                         skipped_slow=skipped)
     path = write_report(result, out_dir, pdf=pdf)
     click.echo(str(path))
+    _report_broken(result)
     sys.exit(result.exit_code)
 
 

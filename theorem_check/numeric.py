@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -69,6 +70,20 @@ class NumericResult:
     note: str = ""
     errors: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def unevaluated(self) -> str | None:
+        """Why no instance could be evaluated (every one raised or had a NaN/inf side), else None.
+
+        Such a statement is not a mathematical verdict but a broken definition: the CLI reports
+        it as bad input (exit 2) after printing the results.
+        """
+        if self.ill_posed or not self.instances:
+            return None
+        if all(i.outcome is Outcome.GREY and (not i.residuals or all(math.isnan(v) for v in i.residuals.values()))
+               for i in self.instances):
+            return self.instances[0].detail or "no instance could be evaluated"
+        return None
+
 
 def _slice(value, b: int):
     if isinstance(value, np.ndarray):
@@ -95,15 +110,10 @@ def evaluate_identity(statement: Statement, inst: Mapping[str, Any], ctx: Ctx) -
     the sides do not conform (numpy's own shape errors are turned into ShapeMismatch too).
     """
     cinst = Instance({k: _convert(v, ctx) for k, v in inst.items()})
-    with ctx.active():
-        try:
-            lhs = np.asarray(statement.lhs(cinst, ctx))
-            rhs = np.asarray(statement.rhs(cinst, ctx))
-        except ValueError as exc:
-            msg = str(exc)
-            if any(w in msg for w in ("shape", "mismatch", "broadcast", "operand", "aligned", "dimension")):
-                raise ShapeMismatch(msg.splitlines()[0]) from None
-            raise
+    with ctx.active(), np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NaN/inf sides are reported, not warned about
+        lhs = _side(statement.lhs, "lhs", cinst, ctx)
+        rhs = _side(statement.rhs, "rhs", cinst, ctx)
         if lhs.shape != rhs.shape:
             raise ShapeMismatch(f"lhs has shape {lhs.shape[1:]}, rhs has shape {rhs.shape[1:]}")
         diff = ctx.norm(lhs - rhs)
@@ -113,13 +123,34 @@ def evaluate_identity(statement: Statement, inst: Mapping[str, Any], ctx: Ctx) -
             ref_f = np.maximum(nl, nr)
         else:
             ref_f = to_float(ref)
-    diff_f = np.atleast_1d(to_float(diff))
-    ref_f = np.broadcast_to(np.atleast_1d(ref_f), diff_f.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
+        diff_f = np.atleast_1d(to_float(diff))
+        ref_f = np.broadcast_to(np.atleast_1d(ref_f), diff_f.shape)
         res = np.where(diff_f == 0, 0.0, diff_f / np.where(ref_f == 0, np.nan, ref_f))
-    res = np.where(np.isnan(res) & (diff_f > 0), np.inf, res)
+        res = np.where(np.isnan(res) & (diff_f > 0), np.inf, res)
     size = int(np.prod(lhs.shape[1:])) if lhs.ndim > 1 else 1
     return res, size
+
+
+class SideError(RuntimeError):
+    """A side (or custom check) of a statement raised: the message names it, the precision and the error."""
+
+
+_SHAPE_WORDS = ("shape", "mismatch", "broadcast", "operand", "aligned", "dimension")
+
+
+def _side(fn, name: str, cinst: Instance, ctx: Ctx) -> np.ndarray:
+    """Evaluate one side; shape errors become ShapeMismatch, anything else SideError naming the side."""
+    try:
+        return np.asarray(fn(cinst, ctx))
+    except ShapeMismatch:
+        raise
+    except ValueError as exc:
+        msg = str(exc)
+        if any(w in msg for w in _SHAPE_WORDS):
+            raise ShapeMismatch(msg.splitlines()[0]) from None
+        raise SideError(f"{name} raised {type(exc).__name__}: {exc} ({ctx.name})") from exc
+    except Exception as exc:  # noqa: BLE001 - user code: reported with the side that raised
+        raise SideError(f"{name} raised {type(exc).__name__}: {exc} ({ctx.name})") from exc
 
 
 def _floor(ctx: Ctx, size: int, cond: float) -> float:
@@ -150,7 +181,10 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, *, mp
             fl[mp.name] = _floor(mp, size, statement.cond)
             prev = fast[-1].name
             outcome = decide_refinement([r[prev], r[mp.name]], [fl[prev], fl[mp.name]])
-        out.append(InstanceResult(dict(dims), seed, b, r, fl, outcome))
+        nonfinite = [name for name, v in r.items() if math.isnan(v)]
+        detail = (f"a side is NaN, infinite or complex at {', '.join(nonfinite)} (residual undefined)"
+                  if nonfinite else "")
+        out.append(InstanceResult(dict(dims), seed, b, r, fl, outcome, detail))
     return out
 
 
@@ -222,8 +256,9 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16) -> Numeric
             ill = f"dims {dict(dims)}: {exc}"
             break
         except Exception as exc:  # noqa: BLE001 - reported, decided GREY
-            errors.append(f"dims {dict(dims)}: {type(exc).__name__}: {exc}")
-            instances.append(InstanceResult(dict(dims), s, 0, {}, {}, Outcome.GREY, f"{type(exc).__name__}: {exc}"))
+            what = str(exc) if isinstance(exc, SideError) else f"{'check' if not statement.is_identity else ''} raised {type(exc).__name__}: {exc}".lstrip()
+            errors.append(f"dims {dict(dims)}: {what}")
+            instances.append(InstanceResult(dict(dims), s, 0, {}, {}, Outcome.GREY, f"{what} at dims {dict(dims)}"))
     if ill_inst is not None:
         small, msg = _shrink(statement, ill_inst, seed, ill_posed=True)
         cex = small or ill_inst

@@ -210,5 +210,14 @@ def to_float(x: Any) -> np.ndarray:
     """Convert a context array (float32/float64/object-of-mpf) to float64 for reporting."""
     arr = np.asarray(x)
     if arr.dtype == object:
-        return np.vectorize(float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
+        return np.vectorize(_real_float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
+    if np.iscomplexobj(arr):
+        return np.where(arr.imag == 0, arr.real, np.nan).astype(np.float64)
     return arr.astype(np.float64)
+
+
+def _real_float(v) -> float:
+    """``float(v)``; a complex value (``mpc``, e.g. ``log`` of a negative number) is NaN unless real."""
+    if isinstance(v, (mpmath.mpc, complex)):
+        return float(v.real) if v.imag == 0 else float("nan")
+    return float(v)

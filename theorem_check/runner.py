@@ -85,8 +85,23 @@ class RunResult:
     skipped_slow: tuple[str, ...] = field(default_factory=tuple)
 
     @property
+    def broken(self) -> list[str]:
+        """One line per statement none of whose instances could be evaluated (a side or check raised
+        on every instance, or gave NaN/inf): a broken definition, not a verdict."""
+        out = []
+        for r in self.results:
+            for st in (r.printed, *r.variants, *r.controls):
+                why = st.numeric.unevaluated if st.numeric is not None else None
+                if why:
+                    out.append(f"claim {r.id} ({st.name}) could not be evaluated on any instance: {why}")
+        return out
+
+    @property
     def exit_code(self) -> int:
-        """0 when every claim run is PROVED or VERIFIED, else 1."""
+        """2 when a statement could not be evaluated at all (:attr:`broken`); else 0 when every
+        claim run is PROVED or VERIFIED, 1 otherwise."""
+        if self.broken:
+            return 2
         return 0 if all(r.verdict.ok for r in self.results) else 1
 
     def counts(self) -> dict[str, int]:
