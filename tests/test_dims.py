@@ -40,3 +40,21 @@ def test_empty_space_is_a_definition_error():
         DimSpace({"m": (1, 2)}, where=lambda d: False)
     with pytest.raises(ClaimDefinitionError):
         DimSpace({"m": (3, 1)})
+
+
+@pytest.mark.parametrize("ranges,message", [
+    ({"n": (1.5, 2)}, "of integers"),
+    ({"n": (True, 3)}, "of integers"),
+    ({"n": (-3, -1)}, "0 <= lo <= hi"),
+    ({"n": (5, 2)}, "0 <= lo <= hi"),
+    ({"n": (1, 10**9)}, "configurations, more than"),
+    ({"n": (1, 1000), "m": (1, 1000), "k": (1, 1000)}, "configurations, more than"),
+])
+def test_bad_ranges_are_refused_quickly(ranges, message):
+    """Float bounds used to raise a bare TypeError; huge spaces hung or were OOM-killed while enumerating."""
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(ClaimDefinitionError, match=message):
+        DimSpace(ranges)
+    assert time.perf_counter() - t0 < 1.0

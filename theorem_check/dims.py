@@ -28,6 +28,9 @@ __all__ = ["DimSpace", "dln_dims"]
 
 Dims = dict[str, int]
 
+MAX_CONFIGURATIONS = 250_000
+"""Largest product of range sizes a :class:`DimSpace` accepts (configurations are enumerated)."""
+
 
 @dataclass(frozen=True)
 class DimSpace:
@@ -45,7 +48,8 @@ class DimSpace:
     Raises
     ------
     ClaimDefinitionError
-        If a range is malformed or no configuration satisfies ``where``.
+        If a range is malformed (not two integers ``0 <= lo <= hi``), the space has more than
+        :data:`MAX_CONFIGURATIONS` configurations, or no configuration satisfies ``where``.
     """
 
     ranges: Mapping[str, tuple[int, int]]
@@ -55,8 +59,18 @@ class DimSpace:
 
     def __post_init__(self):
         for name, rng in self.ranges.items():
-            if not (isinstance(rng, tuple) and len(rng) == 2 and 0 <= rng[0] <= rng[1]):
-                raise ClaimDefinitionError(f"dims range {name}={rng!r} must be a tuple (lo, hi) with 0 <= lo <= hi")
+            if not (isinstance(rng, tuple) and len(rng) == 2
+                    and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in rng)
+                    and 0 <= rng[0] <= rng[1]):
+                raise ClaimDefinitionError(f"dims range {name}={rng!r} must be a tuple (lo, hi) of integers "
+                                           "with 0 <= lo <= hi")
+        total = 1
+        for lo, hi in self.ranges.values():
+            total *= int(hi) - int(lo) + 1
+        if total > MAX_CONFIGURATIONS:
+            raise ClaimDefinitionError(f"DimSpace({dict(self.ranges)!r}) has {total:.3g} configurations, more than "
+                                       f"{MAX_CONFIGURATIONS:,} (they are enumerated to draw and shrink): narrow the "
+                                       "ranges, or tie dimensions together in `sample`")
         if not self._all():
             raise ClaimDefinitionError(f"DimSpace({dict(self.ranges)!r}) has no configuration satisfying its constraint")
 
@@ -72,7 +86,7 @@ class DimSpace:
         if "all" not in self._cache:
             names = list(self.ranges)
             seen, out = set(), []
-            for values in itertools.product(*(range(lo, hi + 1) for lo, hi in self.ranges.values())):
+            for values in itertools.product(*(range(int(lo), int(hi) + 1) for lo, hi in self.ranges.values())):
                 d = self._norm(dict(zip(names, values)))
                 key = tuple(sorted(d.items()))
                 if key not in seen and self._ok(d):
