@@ -45,3 +45,10 @@ def test_duplicate_id_refused():
     reg.register(claim())
     with pytest.raises(ClaimDefinitionError, match="registered twice"):
         reg.register(claim())
+
+
+def test_perturbing_a_missing_side_names_it():
+    """negate() of a derivation-only statement used to fail later with 'lhs and rhs must be given together'."""
+    only = tc.Statement("x = x", derivation=lambda: None)
+    with pytest.raises(ClaimDefinitionError, match="has no rhs to perturb"):
+        tc.negate(only)

@@ -123,3 +123,17 @@ def test_claim_that_cannot_be_evaluated_is_bad_input(tmp_path, lhs, message):
     assert "broken.c" in out and "INCONCLUSIVE" in out and message in flat
     assert err.strip().splitlines() == [err.strip()] and "claim broken.c (as printed) could not be evaluated" in err
     assert message in err and "Traceback" not in err and "Warning" not in err
+
+
+def test_pack_without_claims_is_named(tmp_path):
+    """A pack that registers nothing used to fall through to 'name claim ids (e.g. eq31), ...'."""
+    empty = tmp_path / "empty.py"
+    empty.write_text("import theorem_check as tc\nx = 1\n")
+    code, _, err = tc("run", "--pack", str(empty))
+    assert code == 2 and "registers no claims" in err and str(empty) in err
+
+
+def test_same_pack_twice_is_loaded_once():
+    """`--pack P --pack P` used to fail with 'registered twice'."""
+    code, out, err = tc("run", "--pack", PACK, "--pack", PACK, "demo.transpose_right")
+    assert code == 0 and "PROVED" in out, err

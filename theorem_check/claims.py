@@ -281,9 +281,16 @@ def perturb(statement: Statement, name: str, *, rhs: Callable | None = None, lhs
     control runs through exactly the same code path as the statement.  Other fields (e.g. a
     different ``check``) can be replaced through ``changes``.  The derivation is dropped
     (a control's derivation, if any, must be passed explicitly as ``derivation=``).
+
+    Raises ClaimDefinitionError if ``rhs``/``lhs`` is given for a statement without that side.
     """
     fields: dict[str, Any] = dict(name=f"control: {name}", kind="control", derivation=None)
     fields.update(changes)
+    for side, given in (("rhs", rhs), ("lhs", lhs)):
+        if given is not None and getattr(statement, side) is None:
+            raise ClaimDefinitionError(
+                f"perturb({name!r}, {side}=...): statement {statement.name!r} has no {side} to perturb "
+                "(a derivation-only statement's control passes derivation=..., a custom check's check=...)")
     if rhs is not None:
         orig = statement.rhs
         fields["rhs"] = lambda inst, ctx: rhs(orig(inst, ctx), inst, ctx)

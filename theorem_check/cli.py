@@ -23,9 +23,15 @@ _VERDICT_COLOURS = {"PROVED": "green", "VERIFIED": "green", "ERRATUM": "yellow",
 
 
 def _load(packs: tuple[str, ...]) -> list:
+    from pathlib import Path
+
     load_builtin()
-    new = []
+    new, seen = [], set()
     for p in packs:
+        key = Path(p).resolve() if Path(p).is_file() else p
+        if key in seen:  # the same pack named twice is loaded once
+            continue
+        seen.add(key)
         new.extend(load_pack(p))
     return new
 

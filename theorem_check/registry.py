@@ -110,8 +110,8 @@ def load_builtin() -> Registry:
 def load_pack(path: str | Path) -> list[Claim]:
     """Import a user claim pack (a ``.py`` file calling :func:`register`); returns its new claims.
 
-    Raises PackError with a one-line reason if the file is missing or fails to import, and
-    ClaimDefinitionError if a claim in it is malformed.
+    Raises PackError with a one-line reason if the file is missing, fails to import or registers
+    no claim, and ClaimDefinitionError if a claim in it is malformed.
     """
     path = Path(path)
     if not path.is_file():
@@ -131,7 +131,11 @@ def load_pack(path: str | Path) -> list[Claim]:
         tb = traceback.extract_tb(exc.__traceback__)
         line = next((f" (line {f.lineno})" for f in reversed(tb) if f.filename == str(path)), "")
         raise PackError(f"pack={str(path)!r} failed to import{line}: {type(exc).__name__}: {exc}") from None
-    return [c for c in REGISTRY if c.id not in before]
+    new = [c for c in REGISTRY if c.id not in before]
+    if not new:
+        raise PackError(f"pack={str(path)!r} registers no claims (a pack calls tc.register(tc.Claim(...)); "
+                        "see docs/writing-claims.md)")
+    return new
 
 
 def resolve(names: Iterable[str]) -> list[Claim]:
