@@ -57,3 +57,22 @@ def test_declared_general_scope_is_enforced():
     assert r.closed and not r.general
     x = sp.symbols("x", positive=True)
     assert check_derivation(Derivation([Step(x * (x + 1), x**2 + x)], general=True)).general
+
+
+def test_counterexample_point_is_shrunk_to_simple_values():
+    """The point used to be the random rational that first failed (x=87526/23); now the simplest that still fails."""
+    z = sp.Symbol("z")
+    r = check_step(Step((z + 1) ** 3, z**3 + 3 * z + 1, "wrong cube"))
+    assert r.method == "counterexample" and r.point == "z=1: difference 3"
+    r = check_step(Step((x + y) ** 2, x**2 + y**2, "wrong expansion"))
+    assert r.point == "x=1, y=1: difference 2"
+    # a point where a side is undefined is never chosen: 1/z at z=0
+    r = check_step(Step(1 / z + z, 1 / z, "drops z"))
+    assert r.method == "counterexample" and r.point.startswith("z=1:")
+
+
+def test_domain_coordinates_are_kept():
+    """Coordinates drawn from a Derivation.domain may encode constraints: they are not shrunk."""
+    z = sp.Symbol("z")
+    r = check_step(Step(z**2, z), domain={z: lambda rnd: 7})
+    assert r.point == "z=7: difference 42"

@@ -6,7 +6,8 @@ with a one-line justification.  Each step is checked by :func:`check_step`:
 1. ``sympy.simplify(lhs - rhs)`` (entrywise for explicit matrices) is tested for zero;
 2. if simplification does not close it, the difference is evaluated **exactly** at random
    rational points (``points`` of them, drawn from a seeded generator).  A nonzero value is a
-   certificate that the step is false (the point is reported); zero at every point is a
+   certificate that the step is false; the point is then shrunk coordinate by coordinate to the
+   simplest values (0, 1, -1, 2, ...) that keep the difference nonzero, and reported; zero at every point is a
    Schwartz-Zippel certificate for rational functions: a nonzero rational function of total
    degree ``<= deg`` vanishes at a uniformly random point of ``S^k`` with probability
    ``<= deg/|S|``, so with ``|S| = 10**6`` and 6 points the error probability is ``<=
@@ -161,6 +162,60 @@ def _scalarize(e):
     return e.xreplace({m: sp.Symbol(f"{m.parent.name}_{m.i}_{m.j}", real=True) for m in elems})
 
 
+_SHRINK_POINT_SECONDS = 2.0
+
+
+def _candidates(sym: sp.Symbol) -> list:
+    """Simple values to try for ``sym`` when shrinking a counterexample point, simplest first."""
+    if sym.is_integer:
+        return [sp.Integer(2), sp.Integer(3)]
+    if sym.is_positive:
+        return [sp.Integer(1), sp.Integer(2), sp.Rational(1, 2), sp.Integer(3)]
+    if sym.is_nonnegative:
+        return [sp.Integer(0), sp.Integer(1), sp.Integer(2), sp.Rational(1, 2)]
+    return [sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp.Integer(-2), sp.Rational(1, 2)]
+
+
+def _nonzero_value(entries, subs):
+    """The first nonzero finite exact value of the entries at ``subs`` (None if all vanish or one is undefined)."""
+    for e in entries:
+        try:
+            v = sp.sympify(e).subs(subs)
+            if not v.is_Rational:
+                v = sp.simplify(v)
+        except Exception:  # noqa: BLE001 - a point where an entry cannot be evaluated is not simpler
+            return None
+        if not v.is_number or v.is_finite is False or v.has(sp.nan, sp.zoo):
+            return None
+        if v != 0:
+            return v
+    return None
+
+
+def _shrink_point(entries, subs: dict, val, domain) -> tuple[dict, object]:
+    """Replace each coordinate of a counterexample point by the simplest value that keeps a nonzero difference.
+
+    Coordinates drawn from a claim's ``domain`` are kept (the domain may encode constraints the
+    candidates would break).  Greedy, in symbol order, within :data:`_SHRINK_POINT_SECONDS`.
+    """
+    t0 = time.perf_counter()
+    subs = dict(subs)
+    for sym in list(subs):
+        if sym in domain:
+            continue
+        for cand in _candidates(sym):
+            if time.perf_counter() - t0 > _SHRINK_POINT_SECONDS:
+                return subs, val
+            if cand == subs[sym]:
+                break
+            trial = {**subs, sym: cand}
+            v = _nonzero_value(entries, trial)
+            if v is not None:
+                subs, val = trial, v
+                break
+    return subs, val
+
+
 def check_step(step: Step, *, seed: int = 0, points: int = 6, domain=None) -> StepResult:
     """Check one step; see the module docstring for the two methods and the certificate."""
     domain = domain or {}
@@ -185,6 +240,7 @@ def check_step(step: Step, *, seed: int = 0, points: int = 6, domain=None) -> St
                 return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "undecided",
                                   difference_latex=sp.latex(e))
             if val.is_number and val != 0 and val.is_finite is not False:
+                subs, val = _shrink_point(entries, subs, val, domain)
                 pt = ", ".join(f"{k}={v}" for k, v in subs.items())
                 return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "counterexample",
                                   difference_latex=sp.latex(sp.simplify(diff) if not _is_matrix(diff) else diff),
