@@ -137,3 +137,22 @@ def test_same_pack_twice_is_loaded_once():
     """`--pack P --pack P` used to fail with 'registered twice'."""
     code, out, err = tc("run", "--pack", PACK, "--pack", PACK, "demo.transpose_right")
     assert code == 0 and "PROVED" in out, err
+
+
+def test_list_columns_align():
+    """Long equation labels ('footnote 14, (34)') used to run into the title with one space."""
+    code, out, _ = tc("list")
+    recs = json.loads(tc("list", "--json")[1])
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == len(recs)
+    starts = set()
+    for line, r in zip(lines, recs):
+        assert f"{r['equation']}  " in line and line.index(r["title"]) > line.index(r["equation"])
+        if len(r["equation"]) <= 24:
+            starts.add(line.index(r["title"]))
+    assert len(starts) == 1
+
+
+def test_one_claim_is_singular():
+    code, out, _ = tc("run", "--pack", PACK, "demo.transpose_right")
+    assert code == 0 and "\n1 claim: 1 PROVED" in "\n" + out

@@ -84,11 +84,12 @@ def list_cmd(paper, packs, as_json):
         click.echo(dumps([claim_record(c) for c in claims]))
         return
     width = max([len(c.id) for c in claims] + [2])
+    eq_width = min(max([len(c.source.equation) for c in claims] + [2]), 24)
     for c in claims:
         extra = f"  [{', '.join(c.aliases)}]" if c.aliases else ""
         slow = "  (slow)" if c.slow else ""
-        click.echo(f"{c.id:<{width}}  {c.source.equation:<14} {c.title}{extra}{slow}")
-    click.echo(f"{len(claims)} claims", err=True)
+        click.echo(f"{c.id:<{width}}  {c.source.equation:<{eq_width}}  {c.title}{extra}{slow}")
+    click.echo(_plural(len(claims), "claim"), err=True)
 
 
 @cli.command()
@@ -209,7 +210,7 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, qu
         click.echo(_table(result))
         counts = ", ".join(f"{n} {v}" for v, n in result.counts().items())
         skip = f"; {len(skipped)} slow skipped (--slow)" if skipped else ""
-        click.echo(f"{len(result.results)} claims: {counts} in {result.seconds:.1f} s (seed {seed}){skip}")
+        click.echo(f"{_plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed}){skip}")
     _report_broken(result)
     sys.exit(result.exit_code)
 
@@ -255,6 +256,10 @@ def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, controls, packs, 
     click.echo(str(path))
     _report_broken(result)
     sys.exit(result.exit_code)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _prepare_out_dir(out_dir: str) -> None:
