@@ -63,6 +63,7 @@ BAD = [
     (("run", "x", "--fuzz", "-1"), "Invalid value for '--fuzz': -1"),
     (("run", "x", "--bogus"), "No such option '--bogus'"),
     (("report", "eq31"), "Missing option '-o'"),
+    (("show", "eq31", "--json", "--latex"), "give --json or --latex, not both"),
     (("report", "eq31", "-o", ""), "'' must name a directory"),
     (("report", "eq31", "-o", __file__), "is a file"),
     (("report", "eq31", "-o", __file__ + "/sub"), "cannot be created"),

@@ -101,6 +101,8 @@ def show(claim_id, packs, as_json, as_latex):
     """Statement as printed, assumptions, derivation steps, corrected forms, controls."""
     from .records import claim_record, dumps
 
+    if as_json and as_latex:
+        raise click.UsageError("give --json or --latex, not both")
     _load(packs)
     claims = resolve([claim_id])
     if as_json:
