@@ -1,0 +1,1 @@
+"""Training-dynamics claims of the cascade paper, checked by simulation (being written)."""

@@ -1,0 +1,228 @@
+"""Training-dynamics claims of the noise paper, checked by simulation (all ``slow=True``).
+
+"Parameter Symmetry and Noise Equilibrium of Stochastic Gradient Descent": the paper supports its
+fixed-point theorems with figures of SGD runs.  Each claim below reruns the figure's setting
+(vectorised over independent replicas, seeded by the engine), computes the theory's prediction
+independently of the simulation (closed-form Gaussian moments, the equilibrium solved from the
+balance equations), and decides:
+
+* SGD equilibria are small-step statements: measured at ``eta`` and ``eta/2`` (the second run
+  continues from the first's end state), extrapolated to ``eta -> 0`` replica by replica
+  (:func:`derivations._sim_common.richardson`), and z-tested against the prediction with the
+  replica spread as error bar (``decide_zscore``, alpha = 1e-6);
+* deterministic flows (GD) refine the step size and use ``decide_refinement`` with floors equal to
+  the discrete-time error bound of a true statement;
+* a run whose observables still drift between the two halves of the averaging window is not
+  converged: INCONCLUSIVE.
+
+Budget: ``THEOREM_CHECK_BUDGET`` (see :mod:`derivations._sim_common`).  Claim ids end in ``_sim``;
+the algebraic claims of the same paper live in :mod:`derivations.noise`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import theorem_check as tc
+
+from . import _sim_common as sc
+from ._sim_mf import MFProblem, balance_terms, population_gradients, run_mf
+
+PAPER = "noise"
+
+
+def _T(a):
+    return np.swapaxes(a, -1, -2)
+
+
+def _child(rng: np.random.Generator) -> np.random.Generator:
+    return np.random.default_rng(int(rng.integers(2 ** 63)))
+
+
+def _thin(xs, n=120):
+    xs = list(xs)
+    step = max(1, len(xs) // n)
+    return xs[::step]
+
+
+def _grey_if_not_converged(outcome, drifts):
+    bad = [name for name, d in drifts.items() if not d["converged"]]
+    if bad:
+        return tc.Outcome.GREY, f"not converged (drift between window halves resolved at {', '.join(bad)}: " + \
+            ", ".join(f"z={drifts[b]['z']:.1f}" for b in bad) + ")"
+    return outcome, ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Figure 2: SGD reaches the noise balance of Theorem 5.2; GD conserves W W^T - U^T U (eq. 11)
+# ---------------------------------------------------------------------------------------------
+
+FIG2 = dict(d0=30, d=40, d2=30, S=1, eta=0.006, burn=3000, window=6000, replicas=16)
+"""Figure 2 / Appendix A.2 setting: d0 = d2 = 30, d = 40, x ~ N(0, I), y = x + eps.  Each replica
+has its own diagonal Sigma_eps (entries uniform in [0.5, 1.5]) as the figure's points do; the
+paper gives neither eta nor S: S = 1 and eta = 0.006 (stable, and equilibrated within budget)."""
+
+
+def _fig2_problem(rng, R):
+    c = FIG2
+    se = rng.uniform(0.5, 1.5, (R, c["d2"]))
+    prob = MFProblem(np.ones(c["d0"]), se, np.eye(c["d2"], c["d0"]))
+    # the same (unbalanced) initialisation for SGD and GD: W large, U small
+    W = rng.normal(0.0, np.sqrt(2.0 / c["d0"]), (R, c["d"], c["d0"]))
+    U = rng.normal(0.0, np.sqrt(0.1 / c["d"]), (R, c["d2"], c["d"]))
+    return prob, U, W
+
+
+def _balance_check(factor: float):
+    """Check of ``W Gamma_W W^T = factor * U^T Gamma_U U`` at the end of SGD (Theorem 5.2, gamma = 0)."""
+
+    def check(rng, dims):
+        c = FIG2
+        rng = _child(rng)
+        R = sc.scaled(c["replicas"], minimum=8)
+        window = sc.scaled(c["window"], minimum=2000)
+        prob, U, W = _fig2_problem(rng, R)
+        eta = c["eta"]
+        n1, n2 = c["burn"] + window, 2 * (c["burn"] + window)
+        bar = sc.Progress("noise.fig2 SGD", n1 + n2)
+        coarse = run_mf(rng, prob, U, W, eta=eta, S=c["S"], steps=n1, burn=c["burn"], progress=bar)
+        fine = run_mf(rng, prob, coarse["U"], coarse["W"], eta=eta / 2, S=c["S"], steps=n2, burn=2 * c["burn"],
+                      progress=bar, done0=n1)
+        bar.close()
+        scale = float(np.mean(np.linalg.norm(fine["A"], axis=(1, 2))))
+        dev = {k: o["A"] - factor * o["B"] for k, o in (("coarse", coarse), ("fine", fine))}
+        test = sc.zero_test(sc.richardson(dev["coarse"], dev["fine"]), scale)
+        levels = {k: sc.zero_test(v, scale) for k, v in dev.items()}
+        drifts = {f"eta={e:g}": sc.drift_test(np.concatenate([o["A_1"], o["B_1"]], 1),
+                                                np.concatenate([o["A_2"], o["B_2"]], 1), scale)
+                  for e, o in ((eta, coarse), (eta / 2, fine))}
+        outcome, why = _grey_if_not_converged(test["outcome"], drifts)
+        A0, B0 = fine["A"][0], fine["B"][0]
+        iu = np.triu_indices(A0.shape[0])
+        pick = np.linspace(0, len(iu[0]) - 1, 150).astype(int)
+        figure = {
+            "title": "Fig. 2: SGD approaches the noise balance of Theorem 5.2",
+            "panels": [
+                {"kind": "line", "xlabel": "step", "ylabel": r"$\|A-B\|_F/\|A\|_F$ (instantaneous)", "yscale": "log",
+                 "series": [{"label": f"SGD eta={eta:g}", "x": _thin(coarse["hist_t"]), "y": _thin(coarse["hist_v"])},
+                            {"label": f"SGD eta={eta / 2:g}", "x": _thin([n1 + t for t in fine["hist_t"]]),
+                             "y": _thin(fine["hist_v"])}]},
+                {"kind": "scatter", "xlabel": r"$(W\Gamma_W W^\top)_{ij}$", "ylabel": r"$(U^\top\Gamma_U U)_{ij}$",
+                 "series": [{"label": "SGD, replica 0, time average", "x": A0[iu][pick].tolist(),
+                             "y": B0[iu][pick].tolist()}], "diagonal": True},
+            ],
+        }
+        measured = f"||E[A - {factor:g}B]||/||A|| = {test['rel']:.2e} (+{test['rel_se']:.1e})"
+        detail = (f"extrapolated eta->0 from eta={eta:g} ({levels['coarse']['rel']:.2e}) and {eta / 2:g} "
+                  f"({levels['fine']['rel']:.2e}); z={test['z']:.1f} on q=||E D||^2/||A||^2={test['q']:.2e}+-{test['se']:.1e};"
+                  f" {R} replicas x {window} steps" + (f"; {why}" if why else ""))
+        return tc.Measurement(outcome, residuals={f"eta={eta:g}": levels["coarse"]["rel"],
+                                                  f"eta={eta / 2:g}": levels["fine"]["rel"],
+                                                  "eta->0": test["rel"]},
+                              predicted=f"A = {factor:g} B (relative imbalance 0)", measured=measured, detail=detail,
+                              figure=figure)
+
+    return check
+
+
+def _gd_check(target: str):
+    """GD from Figure 2's initialisation: ``target="conserved"`` (eq. 11) or ``"balance"`` (A = B)."""
+
+    def check(rng, dims):
+        c = FIG2
+        rng = _child(rng)
+        R = sc.scaled(8, minimum=4)
+        prob, U0, W0 = _fig2_problem(rng, R)
+        C0 = W0 @ _T(W0) - _T(U0) @ U0
+        n0 = np.linalg.norm(C0, axis=(1, 2))
+        residuals, floors, grads, hist = {}, [], [], []
+        etas = [c["eta"], c["eta"] / 2, c["eta"] / 4]
+        bar = sc.Progress("noise.fig2 GD", sum(int(3000 * c["eta"] / e) for e in etas))
+        done = 0
+        for eta in etas:
+            U, W = U0.copy(), W0.copy()
+            bound = np.zeros(R)
+            steps = int(3000 * c["eta"] / eta)
+            g0 = None
+            for t in range(steps):
+                gU, gW = population_gradients(prob, U, W)
+                g2 = np.sum(gU ** 2, (1, 2)) + np.sum(gW ** 2, (1, 2))
+                g0 = g2 if g0 is None else g0
+                bound += eta ** 2 * g2
+                U -= eta * gU
+                W -= eta * gW
+                if eta == etas[0] and t % 30 == 0:
+                    A, B = balance_terms(prob, U, W)
+                    hist.append((t, float(np.mean(np.linalg.norm(A - B, axis=(1, 2)) / np.linalg.norm(A, axis=(1, 2))))))
+                if t % 200 == 0:
+                    bar.update(done + t)
+            done += steps
+            grads.append(float(np.max(np.sqrt(g2 / g0))))
+            if target == "conserved":
+                C = W @ _T(W) - _T(U) @ U
+                r = float(np.mean(np.linalg.norm(C - C0, axis=(1, 2)) / n0))
+            else:
+                A, B = balance_terms(prob, U, W)
+                r = float(np.mean(np.linalg.norm(A - B, axis=(1, 2)) / np.linalg.norm(A, axis=(1, 2))))
+            residuals[f"eta={eta:g}"] = r
+            # a conserved charge drifts by at most sum_t eta^2 ||g_t||^2 in discrete GD (Appendix D: exact
+            # drift eta^2 (G_W G_W^T - G_U^T G_U) per step), the floor of a true statement at this step
+            floors.append(float(np.mean(bound / n0)))
+        bar.close()
+        outcome = tc.decide_refinement(list(residuals.values()), floors)
+        why = ""
+        if max(grads) > 1e-6:
+            outcome, why = tc.Outcome.GREY, f"GD not converged (final/initial gradient norm {max(grads):.1e})"
+        what = "||C_T - C_0||/||C_0||, C = W W^T - U^T U" if target == "conserved" else "||A - B||/||A|| at the GD end point"
+        figure = {"title": "Fig. 2: GD keeps its initial imbalance",
+                  "panels": [{"kind": "line", "xlabel": "step", "ylabel": r"$\|A-B\|_F/\|A\|_F$", "yscale": "log",
+                              "series": [{"label": f"GD eta={etas[0]:g}", "x": [h[0] for h in hist],
+                                          "y": [h[1] for h in hist]}]}]}
+        return tc.Measurement(outcome, residuals=residuals,
+                              predicted=("C_T = C_0 (eq. 11)" if target == "conserved" else "A = B at the GD end point"),
+                              measured=", ".join(f"{k}: {v:.2e}" for k, v in residuals.items()),
+                              detail=f"{what}; floors (discrete drift bound) " + ", ".join(f"{f:.1e}" for f in floors)
+                              + (f"; {why}" if why else ""), figure=figure)
+
+    return check
+
+
+_DIMS_FIG2 = tc.DimSpace({"d0": (30, 30), "d": (40, 40), "d2": (30, 30)})
+
+_balance = tc.Statement(
+    r"W\Gamma_W W^\top = U^\top\Gamma_U U \text{ at the end of SGD}", dims=_DIMS_FIG2, check=_balance_check(1.0),
+    note="Gamma_W = E[||r||^2 x x^T], Gamma_U = E[||x||^2 r r^T] at the current parameters (closed form, Gaussian "
+         "moments); time average over the stationary window, extrapolated to eta -> 0; each replica has its own "
+         "diagonal Sigma_eps.")
+
+tc.register(tc.Claim(
+    id="noise.fig2_balance_sim",
+    title="SGD on ||UWx - y||^2 converges to the noise balance W Gamma_W W^T = U^T Gamma_U U (simulation)",
+    source=tc.Source(PAPER, "5.2, Figure 2, Appendix A.2", "Theorem 5.2 / Figure 2",
+                     r"W\Gamma_W W^\top = U^\top\Gamma_U U,\ \Gamma_W = \mathbb{E}[\|r\|^2 xx^\top]+2\gamma I,\ "
+                     r"\Gamma_U = \mathbb{E}[\|x\|^2 rr^\top]+2\gamma I"),
+    statement=_balance,
+    controls=(tc.perturb(_balance, "factor 2", check=_balance_check(2.0)),
+              tc.perturb(_balance, "sign", check=_balance_check(-1.0))),
+    assumptions=("gamma = 0 (no weight decay)", "online SGD, minibatch mean of ||UWx - y||^2, S = 1",
+                 "x ~ N(0, I_30), y = x + eps, eps ~ N(0, Sigma_eps) independent, Sigma_eps diagonal per run",
+                 "prediction is the eta -> 0 limit: Richardson extrapolation from eta and eta/2"),
+    slow=True,
+    aliases=("fig2",),
+))
+
+_gd = tc.Statement(r"W_tW_t^\top - U_t^\top U_t = W_0W_0^\top - U_0^\top U_0 \text{ under GD}", dims=_DIMS_FIG2,
+                   check=_gd_check("conserved"),
+                   note="Exact population GD from Figure 2's initialisation, step refined eta, eta/2, eta/4; floors are "
+                        "the discrete-time drift bound sum_t eta^2 ||g_t||^2 of a conserved charge.")
+
+tc.register(tc.Claim(
+    id="noise.fig2_gd_sim",
+    title="GD from the same initialisation conserves W W^T - U^T U and stays unbalanced (simulation)",
+    source=tc.Source(PAPER, "5.1-5.2, Figure 2", "eq. 11 / Figure 2",
+                     r"W_tW_t^\top - U_t^\top U_t = W_0W_0^\top - U_0^\top U_0"),
+    statement=_gd,
+    controls=(tc.perturb(_gd, "GD reaches the SGD balance", check=_gd_check("balance")),),
+    assumptions=("gradient descent on the exact population loss", "same data and initialisation as noise.fig2_balance_sim"),
+    slow=True,
+))
