@@ -21,6 +21,8 @@ the algebraic claims of the same paper live in :mod:`derivations.noise`.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 import theorem_check as tc
@@ -225,4 +227,153 @@ tc.register(tc.Claim(
     controls=(tc.perturb(_gd, "GD reaches the SGD balance", check=_gd_check("balance")),),
     assumptions=("gradient descent on the exact population loss", "same data and initialisation as noise.fig2_balance_sim"),
     slow=True,
+))
+
+
+# ---------------------------------------------------------------------------------------------
+# Appendix A.1 / eq. 24: scale invariance, Net-A and Net-B
+# ---------------------------------------------------------------------------------------------
+
+EQ24 = dict(n=128, dx=8, h=16, dy=2, noise=0.5, S=1, eta=0.05, burn=1000, window=1500, replicas=8)
+"""Appendix A.1: "simple linear Gaussian data" (x ~ N(0, I_8), y = V x + 0.5 xi, n = 128 samples, a
+finite training set so that Sigma(theta) is exact); widths not given in the paper: h = 16, dy = 2."""
+
+
+def _scale_run(rng, net, u, w, X, Y, *, eta, S, steps, gd=False, every=5):
+    """SGD (minibatches with replacement) or GD on Net-A/B; accumulates the eq. 24 bookkeeping per replica.
+
+    ``Tr Sigma(theta_t)`` (exact on the data set) is evaluated every ``every`` steps and counted
+    for ``every`` steps (an unbiased systematic sample of the window's integral).
+    """
+    from ._sim_scale import per_sample_grads
+
+    R, n = u.shape[0], X.shape[0]
+    u, w = u.copy(), w.copy()
+    sig2 = eta / (2 * S)
+    acc = {"pred": np.zeros(R), "dec": np.zeros(R), "dec_u": np.zeros(R), "dec_w": np.zeros(R),
+           "pred_1": np.zeros(R), "pred_2": np.zeros(R)}
+    nu_prev, nw_prev = np.sum(u * u, (1, 2)), np.sum(w * w, (1, 2))
+    norms = [nu_prev + nw_prev]
+    mid = None
+    for t in range(steps):
+        if t % every == 0 or gd:
+            gu, gw, _ = per_sample_grads(net, u, w, X, Y)
+            Gu, Gw = gu.mean(1), gw.mean(1)
+            if t % every == 0:
+                g2 = np.sum(gu ** 2, (2, 3)) + np.sum(gw ** 2, (2, 3))      # (R, n)
+                trSigma = g2.mean(1) - np.sum(Gu ** 2, (1, 2)) - np.sum(Gw ** 2, (1, 2))
+                step_pred = min(every, steps - t) * eta * sig2 * trSigma    # dt * sigma^2 Tr Sigma, dt = eta
+                acc["pred"] += step_pred
+                acc["pred_1" if t < steps // 2 else "pred_2"] += step_pred
+        if t == steps // 2:
+            mid = np.sum(u * u, (1, 2)) + np.sum(w * w, (1, 2))
+        if gd:
+            du, dw = Gu, Gw
+        else:
+            idx = rng.integers(n, size=(R, S))
+            du, dw, _ = per_sample_grads(net, u, w, X[idx], Y[idx])
+            du, dw = du.mean(1), dw.mean(1)
+        u -= eta * du
+        w -= eta * dw
+        nu, nw = np.sum(u * u, (1, 2)), np.sum(w * w, (1, 2))
+        tot = nu + nw
+        acc["dec"] += (tot < norms[-1] * (1 - 1e-12))
+        acc["dec_u"] += (nu < nu_prev * (1 - 1e-12))
+        acc["dec_w"] += (nw < nw_prev * (1 - 1e-12))
+        nu_prev, nw_prev = nu, nw
+        norms.append(tot)
+    return u, w, acc, np.array(norms), mid
+
+
+def _eq24_check(k: float):
+    """Check ``d||theta||^2/dt = k sigma^2 Tr Sigma(theta)`` (gamma = 0) on Net-A and Net-B under SGD."""
+
+    def check(rng, dims):
+        c = EQ24
+        rng = _child(rng)
+        R = sc.scaled(c["replicas"], minimum=4)
+        window = sc.scaled(c["window"], minimum=1000)
+        V = rng.normal(0, 1 / np.sqrt(c["dx"]), (c["dy"], c["dx"]))
+        X = rng.standard_normal((c["n"], c["dx"]))
+        Y = X @ V.T + c["noise"] * rng.standard_normal((c["n"], c["dy"]))
+        eta = c["eta"]
+        bar = sc.Progress("noise.eq24 Net-A/B", 2 * (c["burn"] + 3 * window))
+        done = 0
+        outcomes, parts, figs, resid = [], [], [], {}
+        for net in "AB":
+            u0 = rng.normal(0, 1 / np.sqrt(c["h"]), (R, c["dy"], c["h"]))
+            w0 = rng.normal(0, 1 / np.sqrt(c["dx"]), (R, c["h"], c["dx"]))
+            u, w, acc_b, norms_b, _ = _scale_run(rng, net, u0, w0, X, Y, eta=eta, S=c["S"], steps=c["burn"])
+            levels = {}
+            for e, steps in ((eta, window), (eta / 2, 2 * window)):
+                n_start = np.sum(u * u, (1, 2)) + np.sum(w * w, (1, 2))
+                u, w, acc, norms, mid = _scale_run(rng, net, u, w, X, Y, eta=e, S=c["S"], steps=steps)
+                levels[e] = dict(ratio=(norms[-1] - n_start) / acc["pred"],
+                                 r1=(mid - n_start) / acc["pred_1"], r2=(norms[-1] - mid) / acc["pred_2"], acc=acc,
+                                 norms=norms)
+                done += steps
+                bar.update(done)
+            m0 = sc.richardson(levels[eta]["ratio"], levels[eta / 2]["ratio"])
+            test = sc.scalar_test(m0, k)
+            drift = sc.drift_test(levels[eta / 2]["r1"], levels[eta / 2]["r2"])
+            out, why = _grey_if_not_converged(test["outcome"], {f"Net-{net}": drift})
+            outcomes.append(out)
+            dec = int(sum(levels[e]["acc"]["dec"].sum() for e in levels) + acc_b["dec"].sum())
+            dec_u = int(sum(levels[e]["acc"]["dec_u"].sum() for e in levels))
+            dec_w = int(sum(levels[e]["acc"]["dec_w"].sum() for e in levels))
+            resid[f"Net-{net} ratio eta={eta:g}"] = float(np.mean(levels[eta]["ratio"]))
+            resid[f"Net-{net} ratio eta={eta / 2:g}"] = float(np.mean(levels[eta / 2]["ratio"]))
+            parts.append(f"Net-{net}: Delta||theta||^2 / int sigma^2 Tr Sigma dt = {test['mean']:.3f} +- {test['se']:.3f} "
+                         f"(z={test['z']:.1f}; eta={eta:g}: {np.mean(levels[eta]['ratio']):.3f}, eta/2: "
+                         f"{np.mean(levels[eta / 2]['ratio']):.3f}); steps with ||theta|| decreasing: {dec}; "
+                         f"layer norm decreases ||u||: {dec_u}, ||w||: {dec_w}" + (f"; {why}" if why else ""))
+            # GD from the same initialisation, for the figure: the norm stays (nearly) fixed
+            _, _, _, norms_gd, _ = _scale_run(rng, net, u0[:2], w0[:2], X, Y, eta=eta, S=c["S"], steps=c["burn"],
+                                              gd=True)
+            all_sgd = np.concatenate([norms_b[:, 0], levels[eta]["norms"][1:, 0], levels[eta / 2]["norms"][1:, 0]])
+            figs.append({"label": f"Net-{net} SGD", "x": _thin(range(len(all_sgd))), "y": _thin(all_sgd.tolist())})
+            figs.append({"label": f"Net-{net} GD", "x": _thin(range(len(norms_gd))), "y": _thin(norms_gd[:, 0].tolist())})
+        bar.close()
+        outcome = _combine(outcomes)
+        return tc.Measurement(outcome, residuals=resid, predicted=f"ratio = {k:g} (d||theta||^2/dt = {k:g} sigma^2 Tr Sigma)",
+                              measured="; ".join(p.split(" (z=")[0].split(" = ")[1] for p in parts),
+                              detail=" | ".join(parts) + f"; {R} replicas per net, sigma^2 = eta/(2S)",
+                              figure={"title": "App. A.1: parameter norm under SGD and GD (replica 0)",
+                                      "panels": [{"kind": "line", "xlabel": "step", "ylabel": r"$\|\theta\|^2$",
+                                                  "series": figs}]})
+
+    return check
+
+
+def _combine(outcomes):
+    from theorem_check.verdicts import combine_outcomes
+
+    return combine_outcomes(outcomes)
+
+
+_DIMS_EQ24 = tc.DimSpace({"dx": (8, 8), "h": (16, 16), "dy": (2, 2)})
+
+_eq24_printed = tc.Statement(r"\frac{d}{dt}\|\theta_t\|^2 = -\gamma\|\theta_t\|^2 + \sigma^2\mathrm{Tr}[\Sigma(\theta_t)],"
+                             r"\ \gamma = 0", dims=_DIMS_EQ24, check=_eq24_check(1.0),
+                             note="Measured: the growth of ||theta||^2 over a window divided by the integral of "
+                                  "sigma^2 Tr Sigma(theta_t) dt (dt = eta per step, sigma^2 = eta/(2S), Tr Sigma exact "
+                                  "on the finite data set), extrapolated to eta -> 0; Net-A and Net-B must both agree.")
+_eq24_corrected = dataclasses.replace(_eq24_printed, check=_eq24_check(2.0), kind="corrected",
+                             name="corrected: 2 sigma^2 Tr Sigma",
+                             latex=r"\frac{d}{dt}\|\theta_t\|^2 = -4\gamma\|\theta_t\|^2 + 2\sigma^2\mathrm{Tr}[\Sigma(\theta_t)]",
+                             note="Ito with eq. 1: dC = sigma^2 Tr[Sigma Hess C] dt and Hess ||theta||^2 = 2I.")
+
+tc.register(tc.Claim(
+    id="noise.eq24_norm_growth_sim",
+    title="Scale invariance: SGD grows ||theta||^2 at the rate of eq. 24 (Net-A, Net-B; simulation)",
+    source=tc.Source(PAPER, "Appendix A.1, Figure 7", "eq. 24",
+                     r"\frac{d}{dt}\|\theta_t\|^2 = -\gamma\|\theta_t\|^2 + \sigma^2\mathrm{Tr}[\Sigma(\theta_t)]"),
+    statement=_eq24_printed,
+    variants=(_eq24_corrected,),
+    controls=(tc.perturb(_eq24_printed, "no growth (GD's law)", check=_eq24_check(0.0)),
+              tc.perturb(_eq24_printed, "sign", check=_eq24_check(-1.0))),
+    assumptions=("gamma = 0 (Figure 7 trains without weight decay)", "SGD with minibatches of S = 1 drawn with replacement",
+                 "sigma^2 = eta / (2 S) as below eq. 1; t = eta x steps"),
+    slow=True,
+    aliases=("eq24",),
 ))
