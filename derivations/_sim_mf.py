@@ -24,7 +24,7 @@ import numpy as np
 
 from ._sim_common import Progress
 
-__all__ = ["MFProblem", "gammas", "balance_terms", "population_gradients", "run_mf"]
+__all__ = ["MFProblem", "gammas", "balance_terms", "output_balance_terms", "population_gradients", "run_mf"]
 
 
 def _T(a):
@@ -70,6 +70,18 @@ def balance_terms(prob: MFProblem, U: np.ndarray, W: np.ndarray) -> tuple[np.nda
     return W @ GW @ _T(W), _T(U) @ GU @ U
 
 
+def output_balance_terms(prob: MFProblem, U: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``U A U^T = P Gamma_W P^T`` and ``U B U^T = G Gamma_U G`` with ``P = U W``, ``G = U U^T`` (each ``d2 x d2``).
+
+    The balance ``A = B`` of Theorem 5.2 mapped to output space: necessary, and sufficient on the
+    range of ``U^T``; used for wide networks (width 2000) where the ``d x d`` matrices are costly.
+    """
+    GW, GU = gammas(prob, U, W)
+    P = U @ W
+    G = U @ _T(U)
+    return P @ GW @ _T(P), G @ GU @ G
+
+
 def population_gradients(prob: MFProblem, U, W):
     """Exact gradients of ``L = E l``: ``G_U = 2 E Sx W^T``, ``G_W = 2 U^T E Sx`` with ``E = UW - V``."""
     ES = (U @ W - prob.V) * prob.sx[None, None, :]
@@ -81,8 +93,8 @@ def run_mf(rng: np.random.Generator, prob: MFProblem, U: np.ndarray, W: np.ndarr
            done0: float = 0.0, observe=None) -> dict:
     """Train ``steps`` steps from ``(U, W)`` (copied); average observables over the last ``steps - burn``.
 
-    ``observe(U, W) -> dict of arrays (R, ...)`` is evaluated every ``every`` steps after ``burn``
-    (default: the balance terms ``A``, ``B``); the returned dict holds, per observable, the
+    ``observe(U, W) -> dict of arrays (R, ...)`` with at least keys ``A`` and ``B`` is evaluated every
+    ``every`` steps after ``burn`` (default: the balance terms ``A``, ``B`` of :func:`balance_terms`); the returned dict holds, per observable, the
     averages over the first and the second half of the window (``"<name>_1"``, ``"<name>_2"``)
     and over all of it (``"<name>"``), the end state ``U``, ``W`` and a thinned history of the
     relative imbalance ``||A - B|| / ||A||`` (replica mean) for figures.
@@ -110,7 +122,8 @@ def run_mf(rng: np.random.Generator, prob: MFProblem, U: np.ndarray, W: np.ndarr
         U -= eta * gU
         W -= eta * gW
         if t % hist_every == 0:
-            A, B = balance_terms(prob, U, W)
+            obs = observe(U, W)
+            A, B = obs["A"], obs["B"]
             hist_t.append(t)
             hist_v.append(float(np.mean(np.linalg.norm(A - B, axis=(1, 2)) / np.linalg.norm(A, axis=(1, 2)))))
         if t >= burn and (t - burn) % every == 0:
