@@ -36,3 +36,15 @@ def test_matrix_transpose():
 def test_matrix_symbols_general():
     A, B = sp.MatrixSymbol("A", 3, 2), sp.MatrixSymbol("B", 2, 4)
     assert check_step(Step((A * B).T, B.T * A.T)).closed
+
+
+def test_false_matrix_symbol_identity_is_not_certified():
+    # regression: the random-point test substituted numbers for whole MatrixSymbols, every
+    # evaluation raised, and the step was reported closed ("schwartz-zippel")
+    M, Z, V = (sp.MatrixSymbol(s, 2, 2) for s in "MZV")
+    r = check_step(Step(V * M.I * Z.I * M * Z, V, "inverses do not commute"))
+    assert not r.closed and r.method == "counterexample"
+    d, h = sp.MatrixSymbol("d", 3, 1), sp.MatrixSymbol("h", 2, 1)
+    assert check_step(Step(sp.trace((d * h.T) * (d * h.T).T), sp.trace(d.T * d) * sp.trace(h.T * h))).closed
+    assert check_step(Step(sp.trace((d * h.T) * (d * h.T).T), 2 * sp.trace(d.T * d) * sp.trace(h.T * h))).method \
+        == "counterexample"

@@ -173,9 +173,11 @@ def _table(run) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Write a JSON record to stdout instead of the table.")
 @click.option("--slow", is_flag=True, help="Include slow simulations in --paper/--all runs.")
 @click.option("--controls", is_flag=True, help="Also run each claim's negative controls (they should be REFUTED).")
+@click.option("--fuzz", type=click.IntRange(0, 100_000), default=0, show_default=True,
+              help="Hypothesis examples per identity that hunt for a counterexample (shrunk).")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def run(ids, paper, all_, trials, seed, as_json, slow, controls, packs, quiet):
+def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, quiet):
     """Run claims: symbolic derivation, numeric stage, verdict.
 
     IDS are claim ids (prh.eq31) or bare labels (eq31), which run every paper's match.
@@ -186,8 +188,8 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, packs, quiet):
     pack_claims = _load(packs)
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
     show_progress = not quiet and not as_json and sys.stderr.isatty()
-    result = run_claims(claims, seed=seed, trials=trials, controls=controls, progress=_progress_fn(show_progress),
-                        skipped_slow=skipped)
+    result = run_claims(claims, seed=seed, trials=trials, controls=controls, fuzz=fuzz,
+                        progress=_progress_fn(show_progress), skipped_slow=skipped)
     if show_progress:
         click.echo("\r" + " " * 60 + "\r", err=True, nl=False)
     if as_json:

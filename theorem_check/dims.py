@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping
@@ -121,10 +122,16 @@ def dln_dims(*, depth: tuple[int, int] = (2, 4), width: tuple[int, int] = (1, 6)
     Keys: ``D`` (number of weight matrices) and ``d0 ... d{Dmax}`` (``d0`` the input width,
     ``dD`` the output width); widths past ``D`` are normalised to the minimum.  With
     ``distinct=True`` the hidden widths ``d1 ... d{D-1}`` all differ from each other.
-    ``extra`` adds further named ranges (e.g. a sample count).
+    ``extra`` adds further named ranges (e.g. a sample count).  Spaces are cached: equal
+    arguments return the same (immutable) space.
     """
+    return _dln_dims(tuple(depth), tuple(width), bool(distinct), tuple(sorted((extra or {}).items())))
+
+
+@functools.lru_cache(maxsize=None)
+def _dln_dims(depth, width, distinct, extra) -> DimSpace:
     dmin, dmax = depth
-    ranges = {"D": depth, **{f"d{i}": width for i in range(dmax + 1)}, **dict(extra or {})}
+    ranges = {"D": depth, **{f"d{i}": width for i in range(dmax + 1)}, **dict(extra)}
 
     def normalize(d: Dims) -> Dims:
         for i in range(d["D"] + 1, dmax + 1):

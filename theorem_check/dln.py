@@ -22,7 +22,10 @@ from typing import Sequence
 import numpy as np
 
 __all__ = ["T", "product", "prefix_products", "suffix_products", "end_to_end", "representations",
-           "population_loss", "population_gradients", "per_sample_gradients"]
+           "population_loss", "population_gradients", "per_sample_gradients",
+           "population_hvp", "population_hessian", "flatten_weights", "unflatten_weights",
+           "hessian_eigsh", "aligned_moments", "aligned_weights", "gradient_flow",
+           "flat_per_sample_gradients", "gradient_second_moment", "noise_covariance"]
 
 
 def T(a: np.ndarray) -> np.ndarray:
@@ -136,3 +139,237 @@ def per_sample_gradients(Ws, X, Y, *, M_O=None, M_I=None) -> list[np.ndarray]:
         out.append(2 * np.einsum("bin,bjn->bnij", left, right) if left.dtype != object
                    else 2 * (np.moveaxis(left, -1, 1)[..., :, None] * np.moveaxis(right, -1, 1)[..., None, :]))
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# Second order: Hessian-vector products, dense Hessians, Lanczos; aligned data; gradient flow
+# ---------------------------------------------------------------------------------------
+def _chain(Ws: Sequence[np.ndarray], lo: int, hi: int):
+    """``W_hi ... W_{lo+1}`` with 0-based list slicing ``Ws[lo:hi]``; None if empty."""
+    return product(Ws, lo, hi)
+
+
+def population_hvp(Ws, Vs, Sigma_xx, Sigma_yx, *, M_O=None, M_I=None, beta=0.0) -> list[np.ndarray]:
+    """Hessian-vector product of :func:`population_loss`: the directional derivative of the gradients.
+
+    ``Vs = [V_1, ..., V_D]`` has the shapes of ``Ws`` (leading batch axes broadcast, e.g.
+    ``Ws[i]`` of shape ``(b, 1, d_i, d_{i-1})`` against ``Vs[i]`` of shape ``(b, P, d_i, d_{i-1})``).
+    Returns ``[d/de dL/dW_i (W + e V)]_{e=0}`` for each layer:
+
+    ``2 [dA_i^T E B_i^T + A_i^T dP Sigma_xx B_i^T + A_i^T E dB_i^T] + 2 beta V_i`` with
+    ``E = P Sigma_xx - Sigma_yx``, ``A_i = M_O W_D...W_{i+1}``, ``B_i = W_{i-1}...W_1 M_I``,
+    ``dP = sum_k A_k V_k B_k`` and ``dA_i``, ``dB_i`` the derivatives of ``A_i``, ``B_i`` along ``V``.
+    Uses only ``@``, ``+``, ``*``: runs on float arrays and on mpmath object arrays.
+
+    Source: second derivative of the loss of every paper's deep linear network (no factor 1/2).
+    """
+    D = len(Ws)
+    P = end_to_end(Ws, M_O, M_I)
+    E = P @ Sigma_xx - Sigma_yx
+    pre, suf = prefix_products(Ws), suffix_products(Ws)
+    A = [_mul(M_O, suf[i + 1]) for i in range(D)]       # map from layer i+1's output to the output
+    B = [_mul(pre[i], M_I) for i in range(D)]           # map from the input to layer i+1's input
+    terms = [_mul(_mul(A[k], Vs[k]), B[k]) for k in range(D)]
+    dP = terms[0]
+    for t in terms[1:]:
+        dP = dP + t
+    dE = dP @ Sigma_xx
+    out = []
+    for i in range(D):
+        # dA_i = sum_{k>i} A_k V_k (W_{k-1} ... W_{i+1});  dB_i = sum_{k<i} (W_{i-1} ... W_{k+1}) V_k B_k
+        dA = None
+        for k in range(i + 1, D):
+            t = _mul(_mul(A[k], Vs[k]), _chain(Ws, i + 1, k))
+            dA = t if dA is None else dA + t
+        dB = None
+        for k in range(i):
+            t = _mul(_mul(_chain(Ws, k + 1, i), Vs[k]), B[k])
+            dB = t if dB is None else dB + t
+        At = None if A[i] is None else T(A[i])
+        Bt = None if B[i] is None else T(B[i])
+        g = _mul(_mul(At, dE), Bt)
+        if dA is not None:
+            g = g + _mul(T(dA) @ E, Bt)
+        if dB is not None:
+            g = g + _mul(At, E @ T(dB))
+        out.append(2 * g + (2 * beta * Vs[i] if beta else 0 * Vs[i]))
+    return out
+
+
+def flatten_weights(Ws: Sequence[np.ndarray]) -> np.ndarray:
+    """Concatenate ``vec(W_1), ..., vec(W_D)`` (row-major within each layer): shape ``(batch..., P)``."""
+    lead = Ws[0].shape[:-2]
+    return np.concatenate([W.reshape(lead + (-1,)) for W in Ws], axis=-1)
+
+
+def unflatten_weights(theta: np.ndarray, dims: Sequence[int]) -> list[np.ndarray]:
+    """Inverse of :func:`flatten_weights` for layer widths ``dims = (d_0, ..., d_D)``.
+
+    ``theta`` has shape ``(batch..., P)`` with ``P = sum_i d_i d_{i-1}``; raises InvalidArgument
+    otherwise.
+    """
+    from .errors import InvalidArgument
+
+    sizes = [dims[i + 1] * dims[i] for i in range(len(dims) - 1)]
+    if theta.shape[-1] != sum(sizes):
+        raise InvalidArgument(f"theta.shape={theta.shape!r} must end with P={sum(sizes)} for dims={tuple(dims)}")
+    out, o = [], 0
+    for i, sz in enumerate(sizes):
+        out.append(theta[..., o:o + sz].reshape(theta.shape[:-1] + (dims[i + 1], dims[i])))
+        o += sz
+    return out
+
+
+def population_hessian(Ws, Sigma_xx, Sigma_yx, *, M_O=None, M_I=None, beta=0.0) -> np.ndarray:
+    """Dense Hessian of :func:`population_loss` in the coordinates of :func:`flatten_weights`.
+
+    ``Ws[i]`` of shape ``(b, d_i, d_{i-1})``; returns ``(b, P, P)``, symmetrised (the two halves
+    agree to rounding).  Built from :func:`population_hvp` applied to all ``P`` basis vectors at
+    once (float) or one at a time (mpmath object arrays).  For ``P`` beyond a few thousand use
+    :func:`hessian_eigsh`.
+    """
+    b = Ws[0].shape[:-2]
+    dims = [Ws[0].shape[-1]] + [W.shape[-2] for W in Ws]
+    P = sum(W.shape[-1] * W.shape[-2] for W in Ws)
+    obj = Ws[0].dtype == object
+    if not obj:
+        basis = np.broadcast_to(np.eye(P, dtype=Ws[0].dtype), b + (P, P))
+        Vs = unflatten_weights(basis, dims)                       # (b, P, d_i, d_{i-1})
+        ex = lambda x: None if x is None else x[..., None, :, :]
+        cols = population_hvp([W[..., None, :, :] for W in Ws], Vs, ex(Sigma_xx), ex(Sigma_yx),
+                              M_O=ex(M_O), M_I=ex(M_I), beta=beta)
+        H = flatten_weights(cols)                                 # (b, P[column], P[row])
+        H = np.swapaxes(H, -1, -2)
+    else:
+        zero = Ws[0].flat[0] * 0
+        cols = []
+        for c in range(P):
+            e = np.full(b + (P,), zero, dtype=object)
+            e[..., c] = zero + 1
+            cols.append(flatten_weights(population_hvp(Ws, unflatten_weights(e, dims), Sigma_xx, Sigma_yx,
+                                                       M_O=M_O, M_I=M_I, beta=beta)))
+        H = np.stack(cols, axis=-1)
+    return (H + np.swapaxes(H, -1, -2)) * 0.5
+
+
+def hessian_eigsh(Ws, Sigma_xx, Sigma_yx, *, beta=0.0, k: int = 6, which: str = "SA", M_O=None, M_I=None,
+                  **eigsh_kwargs) -> np.ndarray:
+    """``k`` extreme eigenvalues of the Hessian of one network (no batch axis) by Lanczos.
+
+    Uses :func:`population_hvp` inside a :class:`scipy.sparse.linalg.LinearOperator`, so the
+    Hessian is never formed: memory ``O(P)``, cost ``O(k * iterations * D^2 * d^3)``.
+    ``Ws[i]`` of shape ``(d_i, d_{i-1})``; ``which`` as in :func:`scipy.sparse.linalg.eigsh`
+    (``"SA"`` smallest algebraic, ``"LA"`` largest).  Returns the eigenvalues sorted ascending.
+    """
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    dims = [Ws[0].shape[-1]] + [W.shape[-2] for W in Ws]
+    P = sum(W.size for W in Ws)
+
+    def mv(v):
+        Vs = unflatten_weights(np.asarray(v, dtype=float).ravel(), dims)
+        return flatten_weights(population_hvp(Ws, Vs, Sigma_xx, Sigma_yx, M_O=M_O, M_I=M_I, beta=beta))
+
+    op = LinearOperator((P, P), matvec=mv, dtype=float)
+    vals = eigsh(op, k=k, which=which, return_eigenvectors=False, **eigsh_kwargs)
+    return np.sort(vals)
+
+
+def aligned_moments(kappa, eta, R, L):
+    """Second moments obeying the alignment condition (review of Ladewig et al., eq. 17).
+
+    ``Sigma_xx = R diag(kappa) R^T`` and ``Sigma_yx = L_k diag(eta) R_k^T`` with ``R`` (d_x x d_x)
+    and ``L`` (d_y x d_y) orthogonal and ``eta`` of length ``k <= min(d_x, d_y)`` (its first ``k``
+    columns are used).  ``kappa`` (length d_x) > 0.  Leading batch axes broadcast.
+    Returns ``(Sigma_xx, Sigma_yx)``.
+    """
+    kappa = np.asarray(kappa)
+    eta = np.asarray(eta)
+    k = eta.shape[-1]
+    Sxx = (R * kappa[..., None, :]) @ T(R)
+    Syx = (L[..., :, :k] * eta[..., None, :]) @ T(R[..., :, :k])
+    return Sxx, Syx
+
+
+def aligned_weights(sigma, dims: Sequence[int], *, R=None, L=None, U=None) -> list[np.ndarray]:
+    """Balanced aligned weights ``W_i = U_i diag(sigma) U_{i-1}^T`` (rectangular diagonal).
+
+    ``sigma`` (length ``r <= min(dims)``) are the *layers'* singular values (the end-to-end map
+    then has singular values ``sigma**D``); ``U_0 = R``, ``U_D = L`` (identity when None) and
+    ``U = [U_1, ..., U_{D-1}]`` hidden bases (identity when None).  Returns ``[W_1, ..., W_D]``
+    without a batch axis.
+    """
+    sigma = np.asarray(sigma)
+    r = sigma.shape[-1]
+    D = len(dims) - 1
+    bases = [R] + list(U if U is not None else [None] * (D - 1)) + [L]
+    out = []
+    for i in range(D):
+        core = np.zeros((dims[i + 1], dims[i]), dtype=sigma.dtype)
+        core[np.arange(r), np.arange(r)] = sigma
+        left, right = bases[i + 1], bases[i]
+        W = core if left is None else left @ core
+        W = W if right is None else W @ T(right)
+        out.append(W)
+    return out
+
+
+def gradient_flow(Ws0, Sigma_xx, Sigma_yx, *, beta=0.0, t_eval, method: str = "DOP853", rtol: float = 1e-9,
+                  atol: float = 1e-12, M_O=None, M_I=None, events=None):
+    """Integrate gradient flow ``dW_i/dt = -dL/dW_i`` of one network (no batch axis) with SciPy.
+
+    ``t_eval`` increasing times (the integration runs from 0 to ``t_eval[-1]``); ``method``,
+    ``rtol``, ``atol`` and ``events`` are passed to :func:`scipy.integrate.solve_ivp` (an exact
+    Jacobian ``-H`` from :func:`population_hessian` is supplied for the implicit methods
+    Radau/BDF/LSODA).  Returns ``(t, [Ws at each t], sol)`` where ``Ws`` at time ``t_k`` is a list
+    of arrays of the layers' shapes.
+    """
+    from scipy.integrate import solve_ivp
+
+    dims = [Ws0[0].shape[-1]] + [W.shape[-2] for W in Ws0]
+
+    def rhs(_t, th):
+        return -flatten_weights(population_gradients(unflatten_weights(th, dims), Sigma_xx, Sigma_yx,
+                                                     M_O=M_O, M_I=M_I, beta=beta))
+
+    jac = None
+    if method in ("Radau", "BDF", "LSODA"):
+        def jac(_t, th):
+            Ws = [W[None] for W in unflatten_weights(th, dims)]
+            ex = lambda x: None if x is None else x[None]
+            return -population_hessian(Ws, ex(Sigma_xx), ex(Sigma_yx), M_O=ex(M_O), M_I=ex(M_I), beta=beta)[0]
+
+    t_eval = np.asarray(t_eval, dtype=float)
+    extra = {"jac": jac} if jac is not None else {}
+    sol = solve_ivp(rhs, (0.0, float(t_eval[-1])), flatten_weights(Ws0), method=method, t_eval=t_eval,
+                    rtol=rtol, atol=atol, events=events, **extra)
+    traj = [unflatten_weights(sol.y[:, k], dims) for k in range(sol.y.shape[1])]
+    return sol.t, traj, sol
+
+
+# ---------------------------------------------------------------------------------------
+# gradient noise over a finite data set (uniform weights): used by the noise paper (SGD noise)
+# ---------------------------------------------------------------------------------------
+def flat_per_sample_gradients(Ws, X, Y, *, M_O=None, M_I=None) -> np.ndarray:
+    """Per-sample gradients of ``l = ||P x - y||^2`` flattened like :func:`flatten_weights`: ``(b, n, P)``.
+
+    Works at every precision of :mod:`theorem_check.precision` (object arrays included).
+    """
+    gs = per_sample_gradients(Ws, X, Y, M_O=M_O, M_I=M_I)
+    b, n = gs[0].shape[:2]
+    return np.concatenate([g.reshape(b, n, -1) for g in gs], axis=-1)
+
+
+def gradient_second_moment(G: np.ndarray) -> np.ndarray:
+    """``E_z[g g^T]`` over the ``n`` samples of ``G (b, n, P)`` (uniform weights): ``(b, P, P)``."""
+    return (T(G) @ G) / G.shape[1]
+
+
+def noise_covariance(G: np.ndarray) -> np.ndarray:
+    """Gradient-noise covariance ``Sigma = E[g g^T] - E[g] E[g]^T`` of per-sample gradients ``G (b, n, P)``.
+
+    The covariance of a single-sample SGD gradient; a minibatch of ``S`` samples drawn with
+    replacement has covariance ``Sigma / S``.  Source: the noise paper, Sec. 3.
+    """
+    m = np.sum(G, axis=1) / G.shape[1]
+    return gradient_second_moment(G) - m[:, :, None] * m[:, None, :]

@@ -23,6 +23,7 @@ ILL-POSED and a corrected form or reading passes; otherwise the printed statemen
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import sys
 import time
@@ -142,6 +143,8 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
             if num.outcome is Outcome.GREY:
                 grey = [i for i in inst if i.outcome is Outcome.GREY]
                 parts.append(f"grey: {grey[0].detail or 'residual neither at floor nor stalled'}" if grey else "grey")
+    if num is not None and "fuzz" in num.note:
+        parts.append(num.note.split("; ")[-1])
     if sym is not None and not sym.closed:
         bad = next(s for s in sym.steps if not s.closed)
         parts.append(f"step '{bad.why}' {bad.method}" + (f" at {bad.point}" if bad.point else ""))
@@ -169,22 +172,40 @@ def _statement_verdict(sym: SymbolicResult | None, num: NumericResult | None) ->
     return Verdict.REFUTED if sym.refuted else Verdict.INCONCLUSIVE
 
 
-def run_statement(statement: Statement, *, seed: int, trials: int = 16) -> StatementResult:
-    """Run the symbolic and numeric stages of one statement; never raises for a false statement."""
+def _fuzz(statement: Statement, num: NumericResult, *, seed: int, examples: int) -> NumericResult:
+    from .fuzz import fuzz_statement
+
+    fz = fuzz_statement(statement, max_examples=examples, seed=seed)
+    note = f"{num.note}; hypothesis fuzz: {fz.examples} examples".lstrip("; ")
+    if fz.counterexample is None:
+        return dataclasses.replace(num, note=note + ", no counterexample")
+    return dataclasses.replace(num, outcome=Outcome.FAILS, counterexample=fz.counterexample, ill_posed=fz.ill_posed,
+                               note=note + ", counterexample found and shrunk")
+
+
+def run_statement(statement: Statement, *, seed: int, trials: int = 16, fuzz: int = 0) -> StatementResult:
+    """Run the symbolic and numeric stages of one statement; never raises for a false statement.
+
+    ``fuzz > 0`` adds a Hypothesis search of that many examples for a counterexample
+    (identities only) when the random instances all hold.
+    """
     t0 = time.perf_counter()
     sym = check_derivation(statement.derivation(), seed=seed) if statement.derivation is not None else None
     num = None
     if statement.is_identity or statement.check is not None:
         num = run_numeric(statement, seed=seed, trials=trials)
+        if fuzz > 0 and statement.is_identity and num.outcome is Outcome.HOLDS:
+            num = _fuzz(statement, num, seed=seed, examples=fuzz)
     verdict = _statement_verdict(sym, num)
     return StatementResult(statement.name, statement.kind, statement.latex, verdict, _evidence(sym, num), sym, num,
                            seed, time.perf_counter() - t0)
 
 
-def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool = False) -> ClaimResult:
+def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool = False, fuzz: int = 0) -> ClaimResult:
     """Run a claim's printed statement, its variants, and (``controls=True``) its negative controls."""
     t0 = time.perf_counter()
-    runs = [run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials) for s in claim.statements()]
+    runs = [run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials, fuzz=fuzz)
+            for s in claim.statements()]
     printed, variants = runs[0], tuple(runs[1:])
     ctl = tuple(run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials) for s in claim.controls) \
         if controls else ()
@@ -198,7 +219,7 @@ def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool =
     return ClaimResult(claim, verdict, evidence, printed, variants, ctl, seed, time.perf_counter() - t0)
 
 
-def run_claims(claims: Iterable[Claim], *, seed: int = 0, trials: int = 16, controls: bool = False,
+def run_claims(claims: Iterable[Claim], *, seed: int = 0, trials: int = 16, controls: bool = False, fuzz: int = 0,
                progress: Callable[[int, int, Claim], None] | None = None, skipped_slow: tuple[str, ...] = ()) -> RunResult:
     """Run several claims in order; ``progress(k, n, claim)`` is called before each."""
     claims = list(claims)
@@ -208,5 +229,5 @@ def run_claims(claims: Iterable[Claim], *, seed: int = 0, trials: int = 16, cont
     for k, c in enumerate(claims):
         if progress:
             progress(k, len(claims), c)
-        out.append(run_claim(c, seed=seed, trials=trials, controls=controls))
+        out.append(run_claim(c, seed=seed, trials=trials, controls=controls, fuzz=fuzz))
     return RunResult(tuple(out), seed, trials, versions(), started, time.perf_counter() - t0, skipped_slow)

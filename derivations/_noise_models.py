@@ -1,0 +1,338 @@
+"""Models and exact expectations for the noise-equilibrium claims (``derivations.noise``).
+
+Everything here runs at every working precision of :mod:`theorem_check.precision` (float32,
+float64, NumPy object arrays of ``mpmath.mpf``): only ``@``, ``+``, ``*``, sums, transposes and
+the ``ctx`` functions are used.  Arrays carry a leading batch axis ``b``.
+
+Conventions (derived, not copied from the paper; see ``docs/papers/noise.md``):
+
+* per-sample loss without a factor 1/2 (paper eq. 12, 16): ``l = ||f(x) - y||^2``;
+* ``Sigma`` is the covariance of per-sample gradients over a finite data set with uniform
+  weights (paper Sec. 3); ``Sigma_d`` (App. D) is the uncentred second moment;
+* SGD step ``theta' = theta - eta (g_B + 2 gamma theta)`` with ``g_B`` the mean gradient of a
+  minibatch of ``S`` indices drawn uniformly *with replacement* (all ``n**S`` ordered tuples
+  enumerated) or *without replacement* (all subsets enumerated);
+* the SDE of eq. 1 with ``sigma^2 = eta / (2 S)``; its Ito generator on ``C`` is
+  ``-grad C . grad L_gamma + sigma^2 Tr[Sigma Hess C]``.
+
+Flattened parameters of the two-layer net ``f = U W x`` (``U: d_y x d``, ``W: d x d_x``) are
+``theta = (vec_row(U), vec_row(W))``; the double-rotation generator for a symmetric ``B`` is
+``A = diag(I_{d_y} (x) B, -(B (x) I_{d_x}))`` so that ``A theta = (U B, -B W)``.
+
+Source: "Parameter Symmetry and Noise Equilibrium of Stochastic Gradient Descent" (the noise
+paper), Sections 3-5 and Appendices B-E.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from theorem_check import dln
+
+T = dln.T
+
+
+def tr(a):
+    """Trace over the last two axes: ``(..., n, n) -> (...)``."""
+    return np.trace(a, axis1=-2, axis2=-1)
+
+
+def inner(a, b):
+    """Batched inner product over all but the first axis: ``(b, ...) x (b, ...) -> (b,)``."""
+    return np.sum((a * b).reshape(a.shape[0], -1), axis=-1)
+
+
+def pos(v):
+    """Positive part ``max(v, 0)`` elementwise, at any precision."""
+    return v * (v > 0)
+
+
+def eye(n, ctx):
+    """Identity ``(1, n, n)`` in ``ctx``."""
+    return ctx.asarray(np.eye(n))[None]
+
+
+# ----------------------------------------------------------------------------------------------
+# structured matrices built inside a context (exact to the working precision)
+# ----------------------------------------------------------------------------------------------
+def cayley(K, ctx):
+    """Orthogonal ``Q = (I - K)(I + K)^{-1}`` from antisymmetric ``K`` (b, n, n), in ``ctx``."""
+    n = K.shape[-1]
+    I = eye(n, ctx)
+    return (I - K) @ ctx.inv(I + K)
+
+
+def sym(Q, mu):
+    """``Q diag(mu) Q^T`` for ``Q`` (b, n, n), ``mu`` (b, n)."""
+    return (Q * mu[:, None, :]) @ T(Q)
+
+
+def kron(a, b):
+    """Batched Kronecker product ``(b, m, n) (x) (b, p, q) -> (b, mp, nq)``."""
+    bb, m, n = a.shape
+    _, p, q = b.shape
+    return (a[:, :, None, :, None] * b[:, None, :, None, :]).reshape(bb, m * p, n * q)
+
+
+def blockdiag(a, b):
+    """Batched block-diagonal ``diag(a, b)``."""
+    bb, m, _ = a.shape
+    n = b.shape[-1]
+    za = a[:, :, :1] * 0
+    top = np.concatenate([a, np.repeat(za, n, axis=2)], axis=2)
+    zb = b[:, :, :1] * 0
+    bot = np.concatenate([np.repeat(zb, m, axis=2), b], axis=2)
+    return np.concatenate([top, bot], axis=1)
+
+
+# ----------------------------------------------------------------------------------------------
+# the two-layer linear net (matrix factorization), paper eqs. 10-15, App. C
+# ----------------------------------------------------------------------------------------------
+def mf_flat(U, W):
+    """``theta = (vec_row(U), vec_row(W))`` of shape (b, d_y d + d d_x)."""
+    b = U.shape[0]
+    return np.concatenate([U.reshape(b, -1), W.reshape(b, -1)], axis=1)
+
+
+def mf_unflat(theta, dy, d, dx):
+    """Inverse of :func:`mf_flat`."""
+    b = theta.shape[0]
+    return theta[:, :dy * d].reshape(b, dy, d), theta[:, dy * d:].reshape(b, d, dx)
+
+
+def mf_grads(U, W, X, Y):
+    """Per-sample gradients of ``l = ||U W x - y||^2``, flattened: (b, n, P)."""
+    gW, gU = dln.per_sample_gradients([W, U], X, Y)
+    b, n = gU.shape[:2]
+    return np.concatenate([gU.reshape(b, n, -1), gW.reshape(b, n, -1)], axis=2)
+
+
+def mf_losses(U, W, X, Y):
+    """Per-sample losses ``||U W x_k - y_k||^2``: (b, n)."""
+    R = U @ W @ X - Y
+    return np.sum(R * R, axis=1)
+
+
+def mf_A(B, dy, dx, ctx, *, printed_inverse=False):
+    """Double-rotation generator ``diag(I (x) B, -(B (x) I))`` (b, P, P).
+
+    ``printed_inverse=True`` builds the paper's printed ``diag(B, ..., B, B^{-1}, ..., B^{-1})``.
+    """
+    Iy, Ix = eye(dy, ctx), eye(dx, ctx)
+    b = B.shape[0]
+    Iy, Ix = np.repeat(Iy, b, 0), np.repeat(Ix, b, 0)
+    lower = kron(ctx.inv(B), Ix) if printed_inverse else -kron(B, Ix)
+    return blockdiag(kron(Iy, B), lower)
+
+
+def mf_orbit(U, W, Q, mu, lam, ctx):
+    """``e^{lam A} theta = (U e^{lam B}, e^{-lam B} W)`` with ``B = Q diag(mu) Q^T``."""
+    lam = np.asarray(lam)
+    e_plus = sym(Q, ctx.exp(mu * lam.reshape(-1, 1)))
+    e_minus = sym(Q, ctx.exp(-mu * lam.reshape(-1, 1)))
+    return U @ e_plus, e_minus @ W
+
+
+# ----------------------------------------------------------------------------------------------
+# noise covariance and the discrete / continuous drift of a quadratic charge
+# ----------------------------------------------------------------------------------------------
+def mean_grad(G):
+    """``E_z grad l`` over the data: (b, n, P) -> (b, P)."""
+    return np.sum(G, axis=1) / G.shape[1]
+
+
+second_moment = dln.gradient_second_moment
+"""``E_z[grad l grad l^T]`` (b, P, P) (the paper's Sigma_d of App. D, eq. 100)."""
+
+covariance = dln.noise_covariance
+"""``Sigma = E[g g^T] - E[g] E[g]^T`` (b, P, P): the gradient-noise covariance of Sec. 3."""
+
+
+def quad(theta, A):
+    """``theta^T A theta`` (b,)."""
+    return inner(theta, (A @ theta[:, :, None])[..., 0])
+
+
+def minibatches(n, S, replace=True):
+    """All ordered ``S``-tuples (with replacement) or all ``S``-subsets (without) of ``range(n)``."""
+    if replace:
+        return np.array(list(itertools.product(range(n), repeat=S)), dtype=int)
+    return np.array(list(itertools.combinations(range(n), S)), dtype=int)
+
+
+def sgd_expected_charge(theta, G, A, eta, S, gamma=0.0, *, replace=True):
+    """``E_B[C(theta - eta (g_B + 2 gamma theta))]`` over every minibatch, exactly (b,).
+
+    ``C(t) = t^T A t``; ``G`` (b, n, P) per-sample gradients of the data term at ``theta``.
+    """
+    mb = minibatches(G.shape[1], S, replace)
+    gB = np.sum(G[:, mb, :], axis=2) / S                      # (b, M, P)
+    th = theta[:, None, :]
+    new = th - eta * (gB + 2 * gamma * th)
+    C = np.sum(new * (new @ T(A)), axis=-1)                    # (b, M)
+    return np.sum(C, axis=1) / mb.shape[0]
+
+
+def gd_charge(theta, G, A, eta, gamma=0.0):
+    """``C(theta - eta (grad L + 2 gamma theta))`` for the full-batch step (b,)."""
+    new = theta - eta * (mean_grad(G) + 2 * gamma * theta)
+    return quad(new, A)
+
+
+def sgd_noise_drift(theta, G, A, eta, S, gamma=0.0, *, replace=True):
+    """Noise part of the charge's drift per unit time ``t = eta * steps``, exactly (b,).
+
+    ``(E_B[C(theta'_SGD)] - C(theta'_GD)) / eta``: the SGD step minus the GD step from the same
+    ``theta``.  For a quadratic ``C`` this equals ``eta Tr[Cov(g_B) A]`` (no approximation).
+    """
+    return (sgd_expected_charge(theta, G, A, eta, S, gamma, replace=replace) - gd_charge(theta, G, A, eta, gamma)) / eta
+
+
+def flow_drift(theta, G, A, gamma=0.0):
+    """Gradient-flow part ``-grad C . grad L_gamma`` with ``C = theta^T A theta`` (b,)."""
+    grad_C = 2 * (A @ theta[:, :, None])[..., 0]
+    return -inner(grad_C, mean_grad(G) + 2 * gamma * theta)
+
+
+def ito_noise_drift(G, hess_C, sigma2):
+    """``sigma^2 Tr[Sigma Hess C]`` (the eq.-1 Ito term), ``Sigma`` the covariance (b,)."""
+    return sigma2 * tr(covariance(G) @ hess_C)
+
+
+def charge_drift(theta, G, A, eta, S, gamma=0.0, *, max_batches=64):
+    """``dC/dt`` of ``C = theta^T A theta`` under SGD to first order in the step: flow + noise (b,).
+
+    The noise part is the exact minibatch enumeration (with replacement) when there are at most
+    ``max_batches`` minibatches, else the Ito term ``sigma^2 Tr[Sigma Hess C]`` with
+    ``sigma^2 = eta/(2S)`` (the two agree exactly, claim ``noise.eq5``).
+    """
+    n = G.shape[1]
+    if n ** S <= max_batches:
+        noise = sgd_noise_drift(theta, G, A, eta, S, gamma)
+    else:
+        noise = ito_noise_drift(G, A + T(A), eta / (2 * S))
+    return flow_drift(theta, G, A, gamma) + noise
+
+
+# ----------------------------------------------------------------------------------------------
+# data sets
+# ----------------------------------------------------------------------------------------------
+def product_data(sqrt_Sx, sqrt_Se, V, ctx):
+    """A finite data set in which ``x`` and ``eps`` are exactly independent.
+
+    Points ``x in {+-sqrt(d_x) Sx^{1/2} e_j}``, ``eps in {+-sqrt(d_y) Se^{1/2} e_k}``, all pairs,
+    uniform weights: ``E[x x^T] = Sx``, ``E[eps eps^T] = Se``, ``E x = E eps = 0``,
+    ``E[eps x^T] = 0`` and every moment factorises.  Returns ``X (b, d_x, n)``, ``Y = V X + E``,
+    ``E`` with ``n = 4 d_x d_y``.
+    """
+    b, dx, _ = sqrt_Sx.shape
+    dy = sqrt_Se.shape[-1]
+    xs = np.concatenate([sqrt_Sx, -sqrt_Sx], axis=2) * ctx.sqrt(ctx.scalar(dx))   # (b, dx, 2dx)
+    es = np.concatenate([sqrt_Se, -sqrt_Se], axis=2) * ctx.sqrt(ctx.scalar(dy))   # (b, dy, 2dy)
+    X = np.repeat(xs, 2 * dy, axis=2)                                        # x index slow
+    E = np.tile(es, (1, 1, 2 * dx))                                          # eps index fast
+    return X, V @ X + E, E
+
+
+def isotropic_root(n, scale, b, ctx):
+    """``sqrt(scale) I`` (b, n, n) in ``ctx``: the square root of an isotropic covariance."""
+    return np.repeat(eye(n, ctx), b, 0) * ctx.sqrt(ctx.asarray(np.array(scale, dtype=float)))
+
+
+# ----------------------------------------------------------------------------------------------
+# scale-invariant model (A = I) and a ReLU neuron (rescaling symmetry)
+# ----------------------------------------------------------------------------------------------
+def scale_inv_grads(theta, X, y, ctx):
+    """Per-sample gradients of ``l = (x^T theta / ||theta|| - y)^2``: (b, n, P).
+
+    ``theta (b, P)``, ``X (b, P, n)``, ``y (b, n)``.  ``l(rho theta) = l(theta)`` for rho > 0.
+    """
+    nrm2 = np.sum(theta * theta, axis=1)                       # (b,)
+    nrm = ctx.sqrt(nrm2)
+    proj = np.sum(X * theta[:, :, None], axis=1)              # (b, n) x^T theta
+    r = proj / nrm[:, None] - y
+    # d/dtheta (x^T theta/|theta|) = x/|theta| - (x^T theta) theta/|theta|^3
+    dx = T(X) / nrm[:, None, None] - proj[:, :, None] * theta[:, None, :] / (nrm2 * nrm)[:, None, None]
+    return 2 * r[:, :, None] * dx
+
+
+def scale_inv_losses(theta, X, y, ctx):
+    """Per-sample losses of the scale-invariant model: (b, n)."""
+    nrm = ctx.sqrt(np.sum(theta * theta, axis=1))
+    r = np.sum(X * theta[:, :, None], axis=1) / nrm[:, None] - y
+    return r * r
+
+
+def relu_grads(a, w, X, Y):
+    """Per-sample gradients of ``l = ||a relu(w^T x) - y||^2`` w.r.t. ``(a, w)``: (b, n, d_y + d_x)."""
+    z = np.sum(X * w[:, :, None], axis=1)                     # (b, n)
+    h = pos(z)
+    R = a[:, :, None] * h[:, None, :] - Y                     # (b, dy, n)
+    ga = 2 * R * h[:, None, :]                                # (b, dy, n)
+    s = np.sum(a[:, :, None] * R, axis=1) * (z > 0)           # (b, n)
+    gw = 2 * X * s[:, None, :]                                # (b, dx, n)
+    return np.concatenate([np.swapaxes(ga, 1, 2), np.swapaxes(gw, 1, 2)], axis=2)
+
+
+def relu_losses(a, w, X, Y):
+    """Per-sample losses of the ReLU neuron: (b, n)."""
+    z = np.sum(X * w[:, :, None], axis=1)
+    R = a[:, :, None] * pos(z)[:, None, :] - Y
+    return np.sum(R * R, axis=1)
+
+
+# ----------------------------------------------------------------------------------------------
+# the matrix of a double-rotation charge's drift: dC_B/dt = Tr[B M] for every symmetric B
+# ----------------------------------------------------------------------------------------------
+def sym_part(a):
+    """``a + a^T``."""
+    return a + T(a)
+
+
+def pair_drift_matrix(G_in, G_out, W_in, W_out, sigma2, *, gamma=0.0, parts=False):
+    """The symmetric ``M`` with ``dC_B/dt = Tr[B M]`` for ``C_B = Tr[W_in^T B W_in] - Tr[W_out B W_out^T]``.
+
+    ``W_in (b, k, m)`` feeds the hidden layer of width ``k`` that ``W_out (b, p, k)`` reads;
+    ``G_in (b, n, k, m)``, ``G_out (b, n, p, k)`` are per-sample gradients of the data term.
+    Ito generator of eq. 1 with ``Sigma`` the covariance and loss ``L + gamma ||theta||^2``:
+    ``M = -(W_in gbar_in^T + gbar_in W_in^T) + (gbar_out^T W_out + W_out^T gbar_out)
+    + 2 sigma^2 E[dG_in dG_in^T - dG_out^T dG_out]`` with ``gbar`` including ``2 gamma W``.
+    With ``parts=True`` returns ``(M_flow, M_noise_in, M_noise_out)``.
+    """
+    n = G_in.shape[1]
+    g_in = np.sum(G_in, axis=1) / n
+    g_out = np.sum(G_out, axis=1) / n
+    d_in = G_in - g_in[:, None]
+    d_out = G_out - g_out[:, None]
+    gb_in, gb_out = g_in + 2 * gamma * W_in, g_out + 2 * gamma * W_out
+    flow = -sym_part(W_in @ T(gb_in)) + sym_part(T(gb_out) @ W_out)
+    n_in = 2 * sigma2 * np.sum(d_in @ T(d_in), axis=1) / n
+    n_out = 2 * sigma2 * np.sum(T(d_out) @ d_out, axis=1) / n
+    if parts:
+        return flow, n_in, n_out
+    return flow + n_in - n_out
+
+
+def mf_drift_matrix(U, W, X, Y, sigma2, *, gamma=0.0, parts=False):
+    """:func:`pair_drift_matrix` for the two-layer net: ``C_B = Tr[W^T B W] - Tr[U B U^T]``."""
+    gW, gU = dln.per_sample_gradients([W, U], X, Y)
+    return pair_drift_matrix(gW, gU, W, U, sigma2, gamma=gamma, parts=parts)
+
+
+def dln_pair_matrices(Ws, X, Y, sigma2, *, parts=False):
+    """``[M_1, ..., M_{D-1}]``: the drift matrix of the charge of every pair (W_{i+1}, W_i)."""
+    gs = dln.per_sample_gradients(Ws, X, Y)
+    return [pair_drift_matrix(gs[i], gs[i + 1], Ws[i], Ws[i + 1], sigma2, parts=parts) for i in range(len(Ws) - 1)]
+
+
+def scale_of(parts):
+    """Reference magnitude of a drift matrix: the sum of its terms' Frobenius norms (b,)."""
+    return sum(np.sqrt(np.sum((p * p).reshape(p.shape[0], -1), axis=-1).astype(float)) for p in parts)
+
+
+def pw(x, num, den, ctx):
+    """``x ** (num/den)`` for positive ``x`` with an exact rational exponent in ``ctx``."""
+    return ctx.exp(ctx.log(x) * (ctx.scalar(num) / ctx.scalar(den)))
