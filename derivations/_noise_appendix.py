@@ -81,6 +81,8 @@ _lb2 = tc.Statement(r"\frac{\dot C}{\lambda^*}\ge2\sigma^2\mathrm{Tr}[\Sigma(\th
 claim("lemma_b2", "Lemma B.2: dC/dt / lambda* >= 2 sigma^2 Tr[Sigma(theta*) A_+-^2]", "Appendix B.3", "Lemma B.2, (44)",
       r"\frac{\dot{C}(\theta)}{\lambda^{*}(\theta)}\geq\begin{cases}2\sigma^{2}{\rm Tr}[\Sigma(\theta^{*})A_{+}^{2}]&\text{if }\lambda^{*}>0\\2\sigma^{2}{\rm Tr}[\Sigma(\theta^{*})A_{-}^{2}]&\text{if }\lambda^{*}<0\end{cases}",
       _lb2, aliases=("eq44", "eq53", "eq54"),
+      variants=[variant(_lb2, "reading: the paper's dC/dt = sigma^2 Tr[Sigma A] (eq. 45), the tighter bound", kind="reading",
+                        check=_lemma_check(lambda Q: _b2(dict(Q, Cdot=Q["Cdot"] / 2))))],
       controls=[control(_lb2, "bound 8 sigma^2 Tr[...]", check=_lemma_check(lambda Q: _b2(Q, 8.0), sub=6))])
 
 

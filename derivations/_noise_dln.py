@@ -274,22 +274,103 @@ def _data(inst, ctx):
     return tc.Instance(dict(inst, X=X, Y=Y))
 
 
-_e1 = tc.Statement(r"\dot C_{B}^i=\mathrm{Tr}[B\,8\sigma^2(\xi_i^\top C_0^i\xi_i-W_ih_iC_1^ih_i^\top W_i^\top)],\ "
-                   r"C_0^i=\mathbb{E}[\|h_ix\|^2rr^\top],\ C_1^i=\mathbb{E}[\|\xi_{i+1}^\top r\|^2xx^\top]",
-                   dims=E1_DIMS, sample=sample_e1, lhs=_e1_lhs, rhs=lambda i, c: _e1_rhs(i, c, False),
-                   note="'the equilibrium is achieved at (109)' for every theta: the drift matrix of every pair charge "
-                        "(from per-sample gradients, Sigma = covariance) against 8 sigma^2 (LHS - RHS of eq. 109)")
+def _e1_normalize(d):
+    for i in range(d["D"] + 1, 4):
+        d[f"d{i}"] = 1
+    return d
+
+
+E1B_DIMS = tc.DimSpace({"D": (2, 3), "d0": (1, 3), "d1": (1, 3), "d2": (1, 3), "d3": (1, 3), "n": (8, 10)},
+                       where=lambda d: all(d[f"d{k}"] <= min(d["d0"], d[f"d{d['D']}"]) for k in range(1, d["D"])),
+                       normalize=_e1_normalize)
+"""Deep linear nets whose hidden widths are at most min(d_0, d_D), so that xi_{i+1} has full column rank and
+h_i full row rank: the balance of a pair can then be imposed at any fixed product W_{i+1} W_i."""
+
+
+def _psd_root(S_, inv=False):
+    w, V = np.linalg.eigh(S_)
+    return (V * (w ** (-0.5 if inv else 0.5))) @ V.T
+
+
+def _e1_balanced(Ws, X, Y, i, centred, seed, ko_factor=1.0):
+    """Replace ``W_i, W_{i+1}`` (1-based pair ``i``) by a factorisation of the same product satisfying eq. 109
+    (``centred=False``, as printed) or its centred form (``centred=True``).  Returns (new Ws, cond of the Ks)."""
+    D, n = len(Ws), X.shape[-1]
+    R = dln.product(Ws) @ X - Y                                       # fixed by the product W_{i+1} W_i
+    h = dln.product(Ws[:i - 1]) if i > 1 else np.eye(X.shape[0])     # W_{i-1} ... W_1
+    xi = dln.product(Ws[i + 1:]) if i + 1 < D else np.eye(Y.shape[0])  # W_D ... W_{i+2}
+    hx, xr = h @ X, xi.T @ R
+    C0 = (R * np.sum(hx * hx, 0)) @ R.T / n
+    C1 = (X * np.sum(xr * xr, 0)) @ X.T / n
+    if centred:
+        Mm = R @ X.T / n
+        C0 = C0 - Mm @ h.T @ h @ Mm.T
+        C1 = C1 - Mm.T @ xi @ xi.T @ Mm
+    Ko, Ki = ko_factor * xi.T @ C0 @ xi, h @ C1 @ h.T
+    P = Ws[i] @ Ws[i - 1]
+    Vp = _psd_root(Ko) @ P @ _psd_root(Ki)
+    L, sv, Rt = np.linalg.svd(Vp)
+    k = min(int(np.sum(sv > sv[0] * 1e-9)) if sv.size and sv[0] > 0 else 0, Ws[i - 1].shape[0])
+    F = np.linalg.qr(np.random.default_rng(seed).standard_normal((Ws[i - 1].shape[0], k)))[0].T   # k x d_i
+    Up = (L[:, :k] * np.sqrt(sv[:k])) @ F
+    Wp = F.T @ (np.sqrt(sv[:k])[:, None] * Rt[:k])
+    out = list(Ws)
+    out[i], out[i - 1] = _psd_root(Ko, inv=True) @ Up, Wp @ _psd_root(Ki, inv=True)
+    return out, float(np.linalg.cond(Ko) * np.linalg.cond(Ki))
+
+
+def _e1_balance_check(centred, ko_factor=1.0):
+    """Theorem E.1 as a statement about equilibria: at a theta where eq. 109 holds for pair i (constructed at a random,
+    non-minimal product), is dC_B^i/dt = 0 for every B?  Drift matrix from per-sample gradients (Sigma = covariance)."""
+    def check(rng, d):
+        D = d["D"]
+        ws = [d[f"d{k}"] for k in range(D + 1)]
+        Ws = [rng.standard_normal((ws[k + 1], ws[k])) for k in range(D)]
+        X, Y = rng.standard_normal((ws[0], d["n"])), rng.standard_normal((ws[D], d["n"]))
+        seed = int(rng.integers(2**31))
+        res, conds = [0.0, 0.0], []
+        for i in range(1, D):
+            Wb, cond = _e1_balanced(Ws, X, Y, i, centred, seed, ko_factor)
+            conds.append(cond)
+            for k, (dtype, ctx) in enumerate(((np.float32, tc.FLOAT32), (np.float64, tc.FLOAT64))):
+                parts = M.dln_pair_matrices([ctx.asarray(W.astype(dtype)[None]) for W in Wb],
+                                            ctx.asarray(X.astype(dtype)[None]), ctx.asarray(Y.astype(dtype)[None]),
+                                            ctx.scalar(SIGMA2), parts=True)[i - 1]
+                Mi = parts[0] + parts[1] - parts[2]
+                res[k] = max(res[k], float(np.sqrt(_fro2(Mi))[0] / M.scale_of(parts)[0]))
+        cond = max(conds)
+        return refine(res, [tc.FLOAT32.eps * 100 * cond, tc.FLOAT64.eps * 100 * cond], ["float32", "float64"],
+                      detail=f"|dC_B/dt| over all B at a theta satisfying eq. 109{' (centred)' if centred else ''} "
+                             f"for each pair, random product (not a minimum); cond {cond:.1e}")
+    return check
+
+
+_e1_identity = tc.Statement(
+    r"\dot C_{B}^i=\mathrm{Tr}[B\,8\sigma^2(\xi_i^\top C_0^i\xi_i-W_ih_iC_1^ih_i^\top W_i^\top)],\ "
+    r"C_0^i=\mathbb{E}[\|h_ix\|^2rr^\top],\ C_1^i=\mathbb{E}[\|\xi_{i+1}^\top r\|^2xx^\top]",
+    name="reading: the proof's identity (eqs. 111-119), drift proportional to the uncentred difference", kind="reading",
+    dims=E1_DIMS, sample=sample_e1, lhs=_e1_lhs, rhs=lambda i, c: _e1_rhs(i, c, False),
+    note="the drift matrix of every pair charge (from per-sample gradients, Sigma = covariance) against "
+         "8 sigma^2 (LHS - RHS of eq. 109); the proof's own constant is 2 sigma^2")
+_e1 = tc.Statement(r"W_{i+1}^\top\xi_{i+1}^\top C_0^i\xi_{i+1}W_{i+1}=W_ih_iC_1^ih_i^\top W_i^\top\Rightarrow\dot C_B^i=0\ \forall B",
+                   dims=E1B_DIMS, check=_e1_balance_check(False),
+                   note="theta built so that eq. 109 holds exactly for the pair (same product W_{i+1} W_i, hence the same "
+                        "r, C_0, C_1), at a random non-minimal product; the drift of C_B^i from per-sample gradients")
 claim("thm_e1", "Theorem E.1: the noise equilibrium of every layer pair of a deep linear net, at any theta (eq. 109)",
       "Appendix E", "Theorem E.1, (109)-(110)",
       r"W_{i+1}^{\top}\xi_{i+1}^{\top}C_{0}^{i}\xi_{i+1}W_{i+1}=W_{i}h_{i}C_{1}^{i}h_{i}^{\top}W_{i}^{\top},\ C_{0}^{i}=\mathbb{E}[\|h_{i}x\|^{2}rr^{\top}],C_{1}^{i}=\mathbb{E}[\|\xi_{i+1}^{\top}r\|^{2}xx^{\top}]",
       _e1, aliases=("eq109", "eq110", "eq120"),
-      variants=[variant(_e1, "reading: at the global minimum (product data, E[r x^T] = 0)", kind="reading",
-                        sample=sample_e1_gmin, dims=tc.dln_dims(depth=(2, 4), width=(1, 3), distinct=False)),
+      variants=[variant(_e1_identity, "reading: at the global minimum (product data, E[r x^T] = 0), identity with 8 sigma^2",
+                        kind="reading", sample=sample_e1_gmin, dims=tc.dln_dims(depth=(2, 4), width=(1, 3), distinct=False)),
+                _e1_identity,
                 variant(_e1, "corrected: centred C_0 - M h^T h M^T, C_1 - M^T xi xi^T M (M = E[r x^T])",
                         latex=r"C_0^i=\mathbb{E}[\|h_ix\|^2rr^\top]-Mh_i^\top h_iM^\top,\ C_1^i=\mathbb{E}[\|\xi_{i+1}^\top r\|^2xx^\top]-M^\top\xi_{i+1}\xi_{i+1}^\top M",
-                        rhs=lambda i, c: _e1_rhs(i, c, True))],
-      controls=[control(_e1, "corrected with the sign of the W_i term flipped",
-                        rhs=lambda i, c: _e1_rhs(i, c, True, +1))])
+                        check=_e1_balance_check(True)),
+                variant(_e1_identity, "corrected: the drift is 8 sigma^2 (centred difference), for every theta",
+                        kind="corrected", rhs=lambda i, c: _e1_rhs(i, c, True))],
+      controls=[control(_e1_identity, "corrected identity with the sign of the W_i term flipped",
+                        rhs=lambda i, c: _e1_rhs(i, c, True, +1)),
+                control(_e1, "corrected (centred) balance with C_0 doubled", check=_e1_balance_check(True, 2.0))])
 
 
 def _per_sample_losses(Ws, X, Y):
@@ -427,8 +508,8 @@ _e20 = tc.Statement(r"\dot C_A=-\zeta(\nabla\ell_2)^\top A\theta+\sigma^2\mathrm
                     sample=sample_approx, lhs=_e20_lhs, rhs=_e20_rhs,
                     note="l_1 = two-layer net (double rotation), l_2 = sum_k kappa_k (theta_k - c_k)^2, zeta = 0.7; "
                          "theta* in the printed A theta* read as the current theta")
-claim("eq20", "Approximate symmetry: dC_A/dt = -zeta grad l_2^T A theta + sigma^2 Tr[Sigma A]; fixed point eq. 20",
-      "5.4", "(20)", r"\dot{C}_{A}(\theta)=-\zeta(\nabla\ell_{2})^{\top}A\theta^{*}+\sigma^{2}{\rm Tr}[\Sigma(\theta)A]", _e20,
+claim("eq20", "Approximate symmetry: the drift dC_A/dt displayed before eq. 20 (factor 2); its zero, eq. 20, is unaffected",
+      "5.4", "display before (20)", r"\dot{C}_{A}(\theta)=-\zeta(\nabla\ell_{2})^{\top}A\theta^{*}+\sigma^{2}{\rm Tr}[\Sigma(\theta)A]", _e20,
       variants=[variant(_e20, "corrected (C_A = theta^T A theta): -2 zeta grad l_2^T A theta + 2 sigma^2 Tr[Sigma A]",
                         latex=r"\dot C_A=-2\zeta(\nabla\ell_2)^\top A\theta+2\sigma^2\mathrm{Tr}[\Sigma A]",
                         rhs=lambda i, c: _e20_rhs(i, c, 2)),

@@ -187,10 +187,10 @@ def _r1_drifts(inst, ctx):
 
 def _r1_rate_rhs(inst, ctx, which="common"):
     C = _charges_kl(inst, ctx)
-    if which == "common":                       # one common rate: the (0, 1) pair's ratio
+    if which in ("common", "common_plus"):      # one common *decay* rate: minus |the (0, 1) pair's ratio|
         D = _r1_drifts(inst, ctx)
-        kappa = D[:, 0, 1] / C[:, 0, 1]
-        return kappa[:, None, None] * C
+        kappa = ctx.abs(D[:, 0, 1] / C[:, 0, 1])
+        return (1 if which == "common_plus" else -1) * kappa[:, None, None] * C
     # explicit: -(eta/S) Var[2 r x] with the scalar residual r = U W x - y
     R = (inst.U @ inst.W @ inst.X - inst.Y)[:, 0, :] * inst.X[:, 0, :]
     n = R.shape[-1]
@@ -202,13 +202,14 @@ def _r1_rate_rhs(inst, ctx, which="common"):
 
 _r1r = tc.Statement(r"\dot C_B=-\mathrm{Var}[r(\theta)]\,C_B\ \text{(one rate for every }k,l)", dims=R1_DIMS,
                     sample=sample_mf, lhs=_r1_drifts, rhs=_r1_rate_rhs, cond=1e3,
-                    note="'for some random variable r': the ratio dC_B/C_B must be one number for all k, l")
+                    note="'for some random variable r': the ratio dC_B/C_B must be one negative number (a decay rate) for all k, l")
 claim("rank1_rate", "Rank-1 case: dC_B/dt = -Var[r] C_B for every B = E_kl + E_lk (exponential decay)", "5.1",
       "text after Prop. 5.1", r"\dot{C}_{B}(\theta_{t})=-{\rm Var}[r(\theta_{t})]C_{B}(\theta_{t})", _r1r,
       variants=[variant(_r1r, "reading: explicit rate (eta/S) Var[2 r x], r = U W x - y", kind="reading",
                         latex=r"\dot C_B=-\frac{\eta}{S}\mathrm{Var}[2rx]\,C_B=-8\sigma^2\mathrm{Var}[rx]C_B",
                         rhs=lambda i, c: _r1_rate_rhs(i, c, "explicit"))],
-      controls=[control(_r1r, "rate with + sign", rhs=lambda i, c: _r1_rate_rhs(i, c, "plus"))])
+      controls=[control(_r1r, "rate with + sign", rhs=lambda i, c: _r1_rate_rhs(i, c, "plus")),
+                control(_r1r, "common rate with + sign (same code path)", rhs=lambda i, c: _r1_rate_rhs(i, c, "common_plus"))])
 
 
 def _r1_sign_check(conclusion):
@@ -809,6 +810,13 @@ claim("eq15_xavier", "Eq. 15 with Xavier init (sigma_U^2 = 1/(d_y+d), sigma_W^2 
       controls=[control(_xav, "S_init >= S_end",
                         lhs=lambda i, c: _ratio_violation(i, c, lambda dx, d: (1 / (dx + d), 1 / (d + dx)), "ge"))])
 
+def _kai_only_if(inst, ctx):
+    """Violation of 'S_init <= S_end implies d = d_x' (d_y = d_x): (S_end - S_init)_+/S_end where d != d_x, else 0."""
+    dx, d = inst.KL.shape[-1], inst.KF.shape[-1]
+    v = _ratio_violation(inst, ctx, lambda dx_, d_: (1.0, 1 / dx_), "ge")
+    return v * 0 if d == dx else v
+
+
 KAI_DIMS = tc.DimSpace({"dx": (1, 4), "d": (1, 4), "c": (1, 2)}, where=lambda d: d["d"] == d["dx"])
 _kai = tc.Statement(r"\text{Kaiming }(\sigma_U^2=1,\sigma_W^2=1/d_x),\ d=d_x=d_y:\ S_{\rm init}=S_{\rm end}",
                     dims=KAI_DIMS, sample=sample_ae,
@@ -818,7 +826,11 @@ _kai = tc.Statement(r"\text{Kaiming }(\sigma_U^2=1,\sigma_W^2=1/d_x),\ d=d_x=d_y
 claim("eq15_kaiming", "Eq. 15, Kaiming init: 'no progressive flattening only when d = d_x = d_y'", "5.2",
       "text after (15)", r"\text{The only case when the Kaiming init. does not experience progressive flattening is when }d=d_{x}=d_{y}",
       _kai,
-      variants=[variant(_kai, "corrected: fan-in Kaiming sigma_U^2 = 1/d", latex=r"\sigma_U^2=1/d,\ \sigma_W^2=1/d_x:\ S_{\rm init}=S_{\rm end}\iff d=d_x",
+      variants=[variant(_kai, "reading: strictly 'no flattening => d = d_x = d_y' (true: no flattening only at d = d_x = 1; d >= d_x)",
+                        kind="reading", latex=r"S_{\rm init}\le S_{\rm end}\Rightarrow d=d_x=d_y",
+                        dims=AE_END_DIMS, lhs=lambda i, c: _kai_only_if(i, c), rhs=lambda i, c: _kai_only_if(i, c) * 0,
+                        scale=lambda i, c: np.ones(i.KL.shape[0])),
+                variant(_kai, "corrected: fan-in Kaiming sigma_U^2 = 1/d", latex=r"\sigma_U^2=1/d,\ \sigma_W^2=1/d_x:\ S_{\rm init}=S_{\rm end}\iff d=d_x",
                         lhs=lambda i, c: _ratio_violation(i, c, lambda dx, d: (1 / d, 1 / dx), "eq"),
                         rhs=lambda i, c: _one(_ratio_violation(i, c, lambda dx, d: (1 / d, 1 / dx), "eq")))],
       controls=[control(_kai, "fan-in Kaiming at d != d_x",

@@ -164,26 +164,44 @@ def _dr_scale(inst, ctx):
 
 
 DR_DIMS = tc.DimSpace({"dx": (1, 3), "d": (1, 3), "dy": (1, 3), "n": (2, 4)})
-_ex_dr = tc.Statement(
-    r"A=\mathrm{diag}(B,\dots,B,B^{-1},\dots,B^{-1}):\ \nabla_\theta\ell\cdot A\theta=0",
-    dims=DR_DIMS, sample=sample_mf, lhs=lambda i, c: _dr_lhs(i, c, printed_inverse=True),
-    rhs=lambda i, c: _dr_lhs(i, c, True) * 0, scale=_dr_scale, cond=1e3)
-claim("ex_double_rotation", "Double rotation generator: printed diag(B.., B^{-1}..); the generator is diag(B.., -B..)",
-      "4.2", "double rotation example", r"\mathrm{diag}(B,...,B,B^{-1},...,B^{-1})", _ex_dr,
-      variants=[variant(_ex_dr, "corrected: A = diag(I (x) B, -(B (x) I))",
-                        latex=r"A=\mathrm{diag}(I_{d_y}\otimes B,\,-B\otimes I_{d_x}):\ \nabla_\theta\ell\cdot A\theta=0",
-                        lhs=_dr_lhs, rhs=lambda i, c: _dr_lhs(i, c) * 0)],
-      controls=[control(_ex_dr, "A = diag(B.., +B..)", lhs=lambda i, c: _dr_lhs(i, c) + _dr_plus(i, c))],
-      assumptions=("B symmetric invertible; theta = (vec_row U, vec_row W)",))
 
 
-def _dr_plus(inst, ctx):
+def _dr_group(inst, ctx, general=False, w_block="inverse"):
+    """Per-sample losses after the printed block-diagonal transformation ``diag(B, ..., B, B^{-1}, ..., B^{-1})``.
+
+    The transformation acts on ``theta = (u~_1, ..., u~_{d_y}, w~_1, ..., w~_{d_x})`` (rows of ``U``, columns
+    of ``W``, the layout of Prop. 5.1): ``u~_i -> B u~_i``, ``w~_j -> B^{-1} w~_j``.  ``B`` is the group element
+    ``e^{lambda B_0}`` of a symmetric generator ``B_0 = Q diag(mu) Q^T`` (``general=False``) or an arbitrary
+    invertible matrix (``general=True``, the sentence's "arbitrary invertible matrix B").  ``w_block='same'``
+    puts ``B`` in the W blocks too (negative control).  Returns ``(b, n)``.
+    """
     p = mf(inst, ctx)
-    Iy = np.repeat(M.eye(p.dy, ctx), p.B.shape[0], 0)
-    Ix = np.repeat(M.eye(p.dx, ctx), p.B.shape[0], 0)
-    A = M.blockdiag(M.kron(Iy, p.B), M.kron(p.B, Ix))
-    J = (A @ p.th[:, :, None])[..., 0]
-    return np.sum(p.G * J[:, None, :], axis=-1) - _dr_lhs(inst, ctx)
+    Bg = inst.Ginv_free if general else M.sym(p.Q, ctx.exp(inst.mu * inst.lam[:, None]))
+    Bw = Bg if w_block == "same" else ctx.inv(Bg)
+    U2 = M.T(Bg @ M.T(p.U))                      # rows u~_i -> B u~_i
+    W2 = Bw @ p.W                                # columns w~_j -> B^{-1} w~_j
+    return M.mf_losses(U2, W2, inst.X, inst.Y)
+
+
+_ex_dr = tc.Statement(
+    r"\ell(\theta)=\ell(T\theta),\ T=\mathrm{diag}(B,\dots,B,B^{-1},\dots,B^{-1}),\ B=e^{\lambda B_0}",
+    dims=DR_DIMS, sample=sample_mf_G, lhs=lambda i, c: M.mf_losses(i.U, i.W, i.X, i.Y), rhs=_dr_group, cond=1e3,
+    note="the printed matrix read as the transformation (group element) acting on (rows of U, columns of W); "
+         "B = e^{lambda B_0}, B_0 symmetric (an exponential symmetry has a symmetric generator, Def. 4.1)")
+claim("ex_double_rotation", "Double rotation: the exponential transformation is diag(B.., B^{-1}..) on (rows of U, columns of W)",
+      "4.2", "double rotation example", r"\mathrm{diag}(B,...,B,B^{-1},...,B^{-1})", _ex_dr,
+      variants=[variant(_ex_dr, "reading: B an arbitrary invertible (non-symmetric) matrix: the U blocks need B^T",
+                        kind="reading", rhs=lambda i, c: _dr_group(i, c, general=True)),
+                variant(_ex_dr, "reading: the printed matrix as the generator A (grad l . A theta = 0)", kind="reading",
+                        sample=sample_mf, latex=r"A=\mathrm{diag}(B,\dots,B,B^{-1},\dots,B^{-1}):\ \nabla_\theta\ell\cdot A\theta=0",
+                        lhs=lambda i, c: _dr_lhs(i, c, printed_inverse=True),
+                        rhs=lambda i, c: _dr_lhs(i, c, True) * 0, scale=_dr_scale),
+                variant(_ex_dr, "reading: its generator A = diag(I (x) B_0, -(B_0 (x) I)) (grad l . A theta = 0)",
+                        kind="reading", sample=sample_mf,
+                        latex=r"A=\mathrm{diag}(I_{d_y}\otimes B_0,\,-B_0\otimes I_{d_x}):\ \nabla_\theta\ell\cdot A\theta=0",
+                        lhs=_dr_lhs, rhs=lambda i, c: _dr_lhs(i, c) * 0, scale=_dr_scale)],
+      controls=[control(_ex_dr, "B in the W blocks too", rhs=lambda i, c: _dr_group(i, c, w_block="same"))],
+      assumptions=("B = e^{lambda B_0} with B_0 symmetric; theta = (rows of U, columns of W) as in Prop. 5.1",))
 
 
 # eq. 3 on deep linear networks: every neighbouring pair (W_{i+1}, W_i) has the double rotation
@@ -431,26 +449,45 @@ def _eq7_rhs(inst, ctx, half=False, noise_factor=1):
     return -4 * inst.gamma * C + noise_factor * _sigma2(inst) * M.tr(M.covariance(p.G) @ p.A)
 
 
-def _eq7_derivation(noise_coeff):
-    g, s2, Sa, C, q = sp.symbols("gamma sigma2 TrSigmaA C q", real=True)
-    # with C = theta^T A theta: grad C . (-2 gamma theta) = -4 gamma C; Ito: sigma^2 Tr[Sigma 2A]
-    return tc.Derivation([tc.Step(-2 * g * 2 * C + s2 * 2 * Sa, -4 * g * C + noise_coeff * s2 * Sa,
-                                  "Ito drift of C = theta^T A theta under L + gamma||theta||^2")], general=True)
+def _eq7_derivation(noise_coeff, half=False):
+    """Ito drift under ``L + gamma||theta||^2`` (``grad C . grad L = 0`` by the symmetry), ``q = theta^T A theta``.
+
+    ``half=True``: ``C = q/2`` (Sec. 4's definition ``grad C = J = A theta``), so ``grad C . 2 gamma theta = 2 gamma q``
+    and ``Hess C = A``.  ``half=False``: ``C = q`` (eq. 6), ``grad C . 2 gamma theta = 4 gamma q``, ``Hess C = 2A``.
+    """
+    g, s2, Sa, q = sp.symbols("gamma sigma2 TrSigmaA q", real=True)
+    if half:
+        return tc.Derivation([tc.Step(-2 * g * q + s2 * Sa, -4 * g * (q / 2) + noise_coeff * s2 * Sa,
+                                      "Ito drift of C = theta^T A theta / 2 (grad C = J) under L + gamma||theta||^2")],
+                             general=True)
+    return tc.Derivation([tc.Step(-4 * g * q + s2 * 2 * Sa, -4 * g * q + noise_coeff * s2 * Sa,
+                                  "Ito drift of C = theta^T A theta (eq. 6) under L + gamma||theta||^2")], general=True)
 
 
-_eq7 = tc.Statement(r"\dot C=-4\gamma C+\sigma^2\mathrm{Tr}[\Sigma A],\ C=\theta^\top A\theta", dims=MF_DIMS,
-                    sample=sample_mf, lhs=_wd_drift, rhs=_eq7_rhs, derivation=lambda: _eq7_derivation(1))
-claim("eq7", "Noether flow with weight decay: dC/dt = -4 gamma C + sigma^2 Tr[Sigma A]", "4.2", "(7)",
+def _half_quad(inst, ctx):
+    p = mf(inst, ctx)
+    return M.quad(p.th, p.A) / 2
+
+
+_eq7 = tc.Statement(r"\dot C=-4\gamma C+\sigma^2\mathrm{Tr}[\Sigma A],\ \nabla C=J=A\theta\ (C=\tfrac12\theta^\top A\theta)",
+                    dims=MF_DIMS, sample=sample_mf, lhs=lambda i, c: _wd_drift(i, c, True),
+                    rhs=lambda i, c: _eq7_rhs(i, c, True), derivation=lambda: _eq7_derivation(1, half=True),
+                    note="C as Sec. 4 defines it (grad C = J, J = A theta by Def. 4.1); the LHS is the exact SGD "
+                         "drift of theta^T A theta (minibatch enumeration) halved")
+claim("eq7", "Noether flow with weight decay: dC/dt = -4 gamma C + sigma^2 Tr[Sigma A] (C the antiderivative of J)",
+      "4.2", "(7)",
       r"\dot{C}(\theta_{t})=-4\gamma C(\theta_{t})+\sigma^{2}{\rm Tr}[\Sigma(\theta_{t})A]=:G(\theta_{t})", _eq7,
-      variants=[variant(_eq7, "corrected (C = theta^T A theta of eq. 6): -4 gamma C + 2 sigma^2 Tr[Sigma A]",
-                        latex=r"\dot C=-4\gamma C+2\sigma^2\mathrm{Tr}[\Sigma A]",
-                        rhs=lambda i, c: _eq7_rhs(i, c, noise_factor=2), derivation=lambda: _eq7_derivation(2)),
-                variant(_eq7, "reading: C = theta^T A theta / 2 (antiderivative of J)", kind="reading",
-                        latex=r"\dot C=-4\gamma C+\sigma^2\mathrm{Tr}[\Sigma A],\ C=\tfrac12\theta^\top A\theta",
-                        lhs=lambda i, c: _wd_drift(i, c, True), rhs=lambda i, c: _eq7_rhs(i, c, True))],
-      controls=[tc.negate(_eq7), control(_eq7, "corrected with -2 gamma C",
-                                         rhs=lambda i, c: _eq7_rhs(i, c, noise_factor=2) + 2 * i.gamma * M.quad(mf(i, c).th, mf(i, c).A))],
-      assumptions=("L_gamma = L + gamma ||theta||^2; SGD on L_gamma, exact minibatch enumeration",))
+      variants=[variant(_eq7, "reading: C = theta^T A theta of eq. 6 with the printed constants", kind="reading",
+                        latex=r"\dot C=-4\gamma C+\sigma^2\mathrm{Tr}[\Sigma A],\ C=\theta^\top A\theta",
+                        lhs=_wd_drift, rhs=_eq7_rhs, derivation=lambda: _eq7_derivation(1)),
+                variant(_eq7, "reading: C = theta^T A theta of eq. 6: -4 gamma C + 2 sigma^2 Tr[Sigma A]", kind="reading",
+                        latex=r"\dot C=-4\gamma C+2\sigma^2\mathrm{Tr}[\Sigma A],\ C=\theta^\top A\theta",
+                        lhs=_wd_drift, rhs=lambda i, c: _eq7_rhs(i, c, noise_factor=2),
+                        derivation=lambda: _eq7_derivation(2))],
+      controls=[tc.negate(_eq7), control(_eq7, "-2 gamma C in place of -4 gamma C",
+                                         rhs=lambda i, c: _eq7_rhs(i, c, True) + 2 * i.gamma * _half_quad(i, c))],
+      assumptions=("L_gamma = L + gamma ||theta||^2; SGD on L_gamma, exact minibatch enumeration",
+                   "C defined by grad C = J (Sec. 4); eq. 6's theta^T A theta is twice that (claim noise.eq6)"))
 
 
 def _si_drift(inst, ctx, gamma):
@@ -574,27 +611,32 @@ FP_DIMS = tc.DimSpace({"dx": (1, 2), "d": (1, 2), "dy": (1, 2), "n": (3, 4)},
                       where=lambda d: d["dx"] + d["d"] + d["dy"] > 3)
 """Sizes for fixed-point checks.  All-ones is excluded: there (u, w scalars) the equilibrium has C* = 0 and
 Tr[Sigma A] = 0 at once, so every relation between the two holds trivially."""
-_eq9 = tc.Statement(r"4\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A]", dims=FP_DIMS,
-                    check=_fixed_point_check(_eq9_relation(4, 1)),
-                    note="theta* = e^{lambda* A} theta with lambda* the root of the SDE drift of C = theta^T A theta "
-                         "(computed from per-sample gradients), brentq tolerance refined.")
-claim("eq9", "Noise equilibrium with weight decay: 4 gamma C(theta*) = sigma^2 Tr[Sigma(theta*) A]", "4.3", "(9)",
-      r"4\gamma C(\theta^{*})={\sigma^{2}}{\rm Tr}\left[\Sigma(\theta^{*})A\right]", _eq9,
-      variants=[variant(_eq9, "corrected (C = theta^T A theta): 2 gamma C = sigma^2 Tr[Sigma A]",
-                        latex=r"2\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A]",
-                        check=_fixed_point_check(_eq9_relation(2, 1))),
-                variant(_eq9, "reading: C = theta^T A theta / 2", kind="reading",
-                        check=_fixed_point_check(_eq9_relation(4, 1, half=True)))],
-      controls=[control(_eq9, "gamma C = sigma^2 Tr[Sigma A]", check=_fixed_point_check(_eq9_relation(1, 1)))])
+_eq9 = tc.Statement(r"4\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A],\ C=\tfrac12\theta^\top A\theta\ (\nabla C=J)",
+                    dims=FP_DIMS, check=_fixed_point_check(_eq9_relation(4, 1, half=True)),
+                    note="theta* = e^{lambda* A} theta with lambda* the root of the SDE drift of the charge "
+                         "(computed from per-sample gradients), brentq tolerance refined; C as Sec. 4 defines it")
+claim("eq9", "Noise equilibrium with weight decay: 4 gamma C(theta*) = sigma^2 Tr[Sigma(theta*) A] (C the antiderivative of J)",
+      "4.3", "(9)", r"4\gamma C(\theta^{*})={\sigma^{2}}{\rm Tr}\left[\Sigma(\theta^{*})A\right]", _eq9,
+      variants=[variant(_eq9, "reading: C = theta^T A theta of eq. 6 with the printed constants", kind="reading",
+                        latex=r"4\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A],\ C=\theta^\top A\theta",
+                        check=_fixed_point_check(_eq9_relation(4, 1))),
+                variant(_eq9, "reading: C = theta^T A theta of eq. 6: 2 gamma C = sigma^2 Tr[Sigma A]", kind="reading",
+                        latex=r"2\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A],\ C=\theta^\top A\theta",
+                        check=_fixed_point_check(_eq9_relation(2, 1)))],
+      controls=[control(_eq9, "gamma C = sigma^2 Tr[Sigma A]", check=_fixed_point_check(_eq9_relation(1, 1, half=True)))],
+      assumptions=("C defined by grad C = J (Sec. 4); eq. 9 is the zero of eq. 7",))
 
-_fp_text = tc.Statement(r"-\gamma C(\theta)+\eta\mathrm{Tr}[\Sigma(\theta)A]=0", dims=FP_DIMS,
-                        check=_fixed_point_check(lambda q, i: _eq9_relation(1, 2 * S)(q, i)))
+_fp_text = tc.Statement(r"-\gamma C(\theta)+\eta\mathrm{Tr}[\Sigma(\theta)A]=0,\ C=\tfrac12\theta^\top A\theta", dims=FP_DIMS,
+                        check=_fixed_point_check(_eq9_relation(1, 2 * S, half=True)),
+                        note="C as Sec. 4 defines it; with eq. 6's C = theta^T A theta the printed relation fails too")
 claim("sec4_3_stationary", "Text of Sec. 4.3: the stationary point satisfies -gamma C + eta Tr[Sigma A] = 0", "4.3",
       "text before (8)", r"-\gamma C(\theta)+\eta{\rm Tr}[\Sigma(\theta)A]=0", _fp_text,
-      variants=[variant(_fp_text, "corrected: -4 gamma C + (eta/S) Tr[Sigma A] = 0",
-                        latex=r"-4\gamma C+\frac{\eta}{S}\mathrm{Tr}[\Sigma A]=0",
-                        check=_fixed_point_check(_eq9_relation(4, 2)))],
-      controls=[control(_fp_text, "corrected with eta/(2S)", check=_fixed_point_check(_eq9_relation(4, 1)))],
+      variants=[variant(_fp_text, "corrected: the zero of eq. 7, -4 gamma C + (eta/(2S)) Tr[Sigma A] = 0 (eq. 9)",
+                        latex=r"-4\gamma C+\frac{\eta}{2S}\mathrm{Tr}[\Sigma A]=0,\ C=\tfrac12\theta^\top A\theta",
+                        check=_fixed_point_check(_eq9_relation(4, 1, half=True))),
+                variant(_fp_text, "reading: C = theta^T A theta of eq. 6 with the printed constants", kind="reading",
+                        check=_fixed_point_check(_eq9_relation(1, 2 * S)))],
+      controls=[control(_fp_text, "corrected with eta/S", check=_fixed_point_check(_eq9_relation(4, 2, half=True)))],
       assumptions=("sigma^2 = eta/(2S) with S = 2 turns eta into 2 S sigma^2",))
 
 from . import _noise_thm43  # noqa: E402,F401  (Theorem 4.3, Lemma B.1, exponential map)

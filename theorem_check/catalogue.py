@@ -25,7 +25,8 @@ def render_catalogue() -> str:
                 "| id | source | title | variants | controls |", "| --- | --- | --- | --- | --- |"]
         for c in claims:
             src = f"§{c.source.section}, {c.source.equation}"
-            variants = ", ".join(f"{v.kind}: {v.name}" for v in c.variants) or "—"
+            variants = ", ".join(v.name if v.name.startswith(v.kind) else f"{v.kind}: {v.name}"
+                                 for v in c.variants) or "—"
             controls = ", ".join(x.name.removeprefix("control: ") for x in c.controls)
             slow = " (slow)" if c.slow else ""
             out.append(f"| `{c.id}`{slow} | {_cell(src)} | {_cell(c.title)} | {_cell(variants)} | {_cell(controls)} |")

@@ -252,6 +252,12 @@ class Claim:
             raise ClaimDefinitionError(f"claim {self.id}: statement names {names} must be unique")
 
     # notebooks
+    def _repr_latex_(self) -> str:
+        """The claim's LaTeX block (as ``theorem-check show ID --latex``; used by nbconvert to LaTeX/PDF)."""
+        from .latex import claim_latex
+
+        return claim_latex(self)
+
     def _repr_markdown_(self) -> str:
         s = self.source
         return (f"**{self.id}** — {self.title}  \n*{s.paper}, §{s.section}, {s.equation}*\n\n"

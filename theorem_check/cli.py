@@ -147,19 +147,24 @@ def _progress_fn(enabled: bool):
 
 
 def _table(run) -> str:
-    cols = shutil.get_terminal_size((120, 24)).columns
-    rows = []
+    """Human-readable table: a header line per claim, its evidence wrapped below, then variants."""
+    cols = max(60, shutil.get_terminal_size((120, 24)).columns)
     width = max([len(r.id) for r in run.results] + [2])
+    rows = []
+
+    def wrap(text: str, indent: int) -> list[str]:
+        return textwrap.wrap(text, width=cols, initial_indent=" " * indent, subsequent_indent=" " * (indent + 2),
+                             break_on_hyphens=False) or [""]
+
     for r in run.results:
-        v = r.verdict.value
-        head = f"{r.id:<{width}}  {v:<12} {r.seconds:6.2f}s  "
-        ev = r.evidence
-        room = max(30, cols - len(head))
-        rows.append(head + click.style("", fg=None) + (ev if len(ev) <= room else ev[: room - 1] + "…"))
-        for sub in r.variants:
-            rows.append(f"{'':<{width}}    └ {sub.name}: {sub.verdict.value} ({sub.evidence[:room - 20]})")
-        for sub in r.controls:
-            rows.append(f"{'':<{width}}    └ {sub.name}: {sub.verdict.value}")
+        rows.append(f"{r.id:<{width}}  {r.verdict.value:<12} {r.seconds:6.2f}s")
+        if r.variants:
+            rows += wrap(f"as printed: {r.printed.verdict.value}: {r.printed.evidence}", 4)
+        else:
+            rows += wrap(r.evidence, 4)
+        for sub in (*r.variants, *r.controls):
+            label = sub.name if sub.name.startswith(sub.kind) else f"{sub.kind}: {sub.name}"
+            rows += wrap(f"└ {label}: {sub.verdict.value}: {sub.evidence}", 4)
     return "\n".join(rows)
 
 
@@ -211,20 +216,24 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, qu
 @click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True)
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @click.option("--slow", is_flag=True, help="Include slow simulations.")
+@click.option("--controls", is_flag=True, help="Also run and report each claim's negative controls.")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, packs, quiet):
+def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, controls, packs, quiet):
     """Write a LaTeX derivation report (DIR/report.tex, figures; --pdf compiles it)."""
     try:
-        from .report import write_report
+        from .report import check_pdf_engine, write_report
     except ImportError as exc:
         raise click.ClickException(f"reports need the [report] extra: pip install 'theorem-check[report]' ({exc})")
     from .runner import run_claims
 
+    if pdf:
+        check_pdf_engine()  # fail in one line before running anything
     pack_claims = _load(packs)
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
     show_progress = not quiet and sys.stderr.isatty()
-    result = run_claims(claims, seed=seed, trials=trials, progress=_progress_fn(show_progress), skipped_slow=skipped)
+    result = run_claims(claims, seed=seed, trials=trials, controls=controls, progress=_progress_fn(show_progress),
+                        skipped_slow=skipped)
     path = write_report(result, out_dir, pdf=pdf)
     click.echo(str(path))
     sys.exit(result.exit_code)

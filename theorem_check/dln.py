@@ -373,3 +373,101 @@ def noise_covariance(G: np.ndarray) -> np.ndarray:
     """
     m = np.sum(G, axis=1) / G.shape[1]
     return gradient_second_moment(G) - m[:, :, None] * m[:, None, :]
+
+
+# ---------------------------------------------------------------------------------------
+# Representation gradients, gauge (symmetry) transforms, gradient second moments, kernels.
+# Added for the prh note (Ziyin et al., "Proof of a perfect platonic representation
+# hypothesis"); used by any paper that needs per-sample backpropagated signals.
+# ---------------------------------------------------------------------------------------
+__all__ += ["representation_gradients", "gauge_transform", "layer_gradient_moments",
+            "mean_squared_norms", "gram", "alignment_residual"]
+
+
+def representation_gradients(Ws, X, Y, *, M_O=None, M_I=None) -> list[np.ndarray]:
+    """Per-sample gradients ``delta^i = dl/dh^i`` of ``l = ||M_O h^D - y||^2`` for ``i = 0..D``.
+
+    Shapes: ``X (b, dx, n)``, ``Y (b, dy, n)``; entry ``i`` has shape ``(b, d_i, n)`` (columns =
+    samples), with this module's indexing ``h^0 = M_I x``, ``h^i = W_i h^{i-1}``.  Then
+    ``delta^D = 2 M_O^T (P x - y)`` and ``delta^{i-1} = W_i^T delta^i``, so that the per-sample
+    weight gradient is ``dl/dW_i = delta^i (h^{i-1})^T`` (see :func:`per_sample_gradients`).
+
+    Works on float arrays and on mpmath object arrays (uses ``@``, ``*``, transposes only).
+    Source: chain rule; the prh note's eq. (14) writes ``||grad_{h^{i+1}} l||`` for ``delta^i``.
+    """
+    hs = representations(Ws, X, M_I)
+    R = (hs[-1] if M_O is None else M_O @ hs[-1]) - Y
+    delta = 2 * (R if M_O is None else T(M_O) @ R)
+    out = [delta]
+    for W in reversed(Ws):
+        delta = T(W) @ delta
+        out.append(delta)
+    return out[::-1]
+
+
+def gauge_transform(Ws, Gs) -> list[np.ndarray]:
+    """The symmetry ``W_i -> G_i W_i G_{i-1}^{-1}`` given ``Gs = [G_1, ..., G_{D-1}]`` and their inverses.
+
+    ``Gs`` is a list of pairs ``(G_i, G_i^{-1})`` (``None`` for the identity), one per hidden layer
+    ``h^1 .. h^{D-1}`` (this module's indexing), shapes ``(b, d_i, d_i)``.  The end-to-end map
+    ``W_D ... W_1`` is unchanged, so is every per-sample loss.  Passing the inverse explicitly
+    keeps the function precision-agnostic (compute it with ``ctx.inv``).
+    """
+    D = len(Ws)
+    if len(Gs) != D - 1:
+        raise ValueError(f"len(Gs)={len(Gs)} must be D-1={D - 1}")
+    full = [(None, None), *Gs, (None, None)]
+    out = []
+    for i, W in enumerate(Ws):
+        G, _ = full[i + 1]
+        _, Ginv_prev = full[i]
+        V = W if G is None else G @ W
+        out.append(V if Ginv_prev is None else V @ Ginv_prev)
+    return out
+
+
+def layer_gradient_moments(G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(E[G G^T], E[G^T G])`` over the sample axis of per-sample gradients ``G (b, n, p, q)``.
+
+    Uniform weights over the ``n`` samples (an exact expectation for a finite data set).
+    Returns arrays of shapes ``(b, p, p)`` and ``(b, q, q)``.
+    """
+    n = G.shape[1]
+    GGt = np.sum(G @ np.swapaxes(G, -1, -2), axis=1) * (1.0 / n) if G.dtype != object else \
+        _obj_mean(G @ np.swapaxes(G, -1, -2))
+    GtG = np.sum(np.swapaxes(G, -1, -2) @ G, axis=1) * (1.0 / n) if G.dtype != object else \
+        _obj_mean(np.swapaxes(G, -1, -2) @ G)
+    return GGt, GtG
+
+
+def _obj_mean(a: np.ndarray) -> np.ndarray:
+    """Mean over axis 1 of an object array (exact in mpmath: sum, then divide by n)."""
+    return np.sum(a, axis=1) / a.shape[1]
+
+
+def mean_squared_norms(G: np.ndarray) -> np.ndarray:
+    """``E||G||_F^2`` over the sample axis of ``G (b, n, p, q)``: shape ``(b,)``.
+
+    Uses ``x*x`` (not ``|x|^2``) so that it stays holomorphic for complex-step derivatives.
+    """
+    return np.sum(G * G, axis=(1, 2, 3)) / G.shape[1]
+
+
+def gram(H: np.ndarray) -> np.ndarray:
+    """Kernel (Gram) matrix ``K[a, b] = h(x_a)^T h(x_b)`` of representations ``H (b, d, n)``: ``(b, n, n)``."""
+    return T(H) @ H
+
+
+def alignment_residual(K1: np.ndarray, K2: np.ndarray) -> np.ndarray:
+    """``min_c ||c K1 - K2||_F / ||K2||_F`` over the last two axes: 0 iff ``K2`` is a multiple of ``K1``.
+
+    "Perfectly aligned" kernels (``c k_1(x, x') = k_2(x, x')`` for all pairs) have residual 0.
+    Computed directly (not as ``sqrt(1 - cos^2)``), so it is accurate to working precision.
+    Returns shape ``(b,)``; float arrays only.
+    """
+    K1 = np.asarray(K1, dtype=float)
+    K2 = np.asarray(K2, dtype=float)
+    num = np.sum(K1 * K2, axis=(-2, -1))
+    den = np.sum(K1 * K1, axis=(-2, -1))
+    c = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    return np.linalg.norm(c[..., None, None] * K1 - K2, axis=(-2, -1)) / np.linalg.norm(K2, axis=(-2, -1))

@@ -196,10 +196,19 @@ def check_step(step: Step, *, seed: int = 0, points: int = 6, domain=None) -> St
 
 
 def check_derivation(derivation: Derivation, *, seed: int = 0) -> SymbolicResult:
-    """Check every step of ``derivation``; returns a frozen :class:`SymbolicResult`."""
+    """Check every step of ``derivation``; returns a frozen :class:`SymbolicResult`.
+
+    The declared scope is enforced: a derivation declared ``general`` is reported as fixed-size
+    evidence when a step uses explicit matrices, or when a matrix-valued step closed only by the
+    random-point test (which substitutes the entries of fixed-size matrix symbols).
+    """
     t0 = time.perf_counter()
     steps = tuple(check_step(s, seed=seed + k, domain=derivation.domain) for k, s in enumerate(derivation.steps))
-    return SymbolicResult(steps, all(s.closed for s in steps), derivation.general, derivation.sizes,
-                          time.perf_counter() - t0)
+    general = derivation.general and not any(
+        isinstance(st.lhs, sp.MatrixBase) or isinstance(st.rhs, sp.MatrixBase)
+        or (_is_matrix(st.lhs) and res.method != "simplify")
+        for st, res in zip(derivation.steps, steps))
+    sizes = derivation.sizes or ("" if general or not derivation.general else "of the matrix symbols")
+    return SymbolicResult(steps, all(s.closed for s in steps), general, sizes, time.perf_counter() - t0)
 
 

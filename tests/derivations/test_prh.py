@@ -1,0 +1,222 @@
+"""Tests of the prh claims and of the EDLN machinery they rest on.
+
+The registry-wide test (tests/test_registry.py) runs every claim and every negative control;
+here: the claim list the issue requires, the errata found (printed form fails, corrected form
+passes, on several seeds), and Hypothesis properties of the model code over dims, seeds and
+conditioning.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import theorem_check as tc
+from theorem_check import FLOAT64, MP50, Verdict, dln, load_builtin, run_claim, run_statement
+from theorem_check.numeric import derive_seed
+
+from derivations import _prh_checks as C
+from derivations import _prh_model as M
+
+load_builtin()
+PRH = {c.id: c for c in tc.REGISTRY.by_paper("prh")}
+
+REQUIRED = ["eq14", "eq16", "eq17", "eq18", "sec3", "eq20", "eq23", "eq24", "eq25", "eq26", "eq27", "eq28",
+            "eq29", "eq30", "eq31", "eq33", "eq34", "eq35", "eq36", "lambda_unique", "thm1_1", "thm1_2", "thm1_3"]
+
+
+def test_every_required_statement_is_listed():
+    assert {f"prh.{r}" for r in REQUIRED} <= set(PRH)
+
+
+@pytest.mark.parametrize("label", ["eq31", "eq24", "eq21", "eq32", "fn14", "thm1", "not_platonic"])
+def test_bare_aliases_resolve(label):
+    hits = tc.REGISTRY.resolve(label)
+    assert hits and all(c.paper == "prh" for c in hits if c.id.startswith("prh"))
+    if label == "thm1":
+        assert {c.id for c in hits} >= {"prh.thm1_1", "prh.thm1_2", "prh.thm1_3"}
+
+
+# ---------------------------------------------------------------------------------------
+# the errata: printed statement fails (with the kind of failure we derived), correction passes
+# ---------------------------------------------------------------------------------------
+ERRATA = {                       # claim -> verdicts of the printed statement we derived
+    "prh.eq20": {Verdict.REFUTED},
+    "prh.eq26": {Verdict.REFUTED},
+    "prh.eq27": {Verdict.ILL_POSED, Verdict.REFUTED},
+    "prh.eq28": {Verdict.ILL_POSED, Verdict.REFUTED},
+    "prh.eq29": {Verdict.ILL_POSED, Verdict.REFUTED},
+    "prh.eq35": {Verdict.ILL_POSED, Verdict.REFUTED},
+    "prh.lambda_unique": {Verdict.REFUTED},
+}
+HOLDS = ["prh.eq14", "prh.eq16", "prh.eq18", "prh.eq23", "prh.eq24", "prh.eq25", "prh.eq26_other", "prh.eq34",
+         "prh.achievable"]
+
+
+@pytest.mark.parametrize("cid", sorted(ERRATA))
+@pytest.mark.parametrize("seed", [1, 7])
+def test_errata_on_other_seeds(cid, seed):
+    r = run_claim(PRH[cid], seed=seed)
+    assert r.verdict is Verdict.ERRATUM, r.evidence
+    assert r.printed.verdict in ERRATA[cid], r.printed.evidence
+
+
+@pytest.mark.parametrize("cid", HOLDS)
+def test_true_identities_on_another_seed(cid):
+    r = run_claim(PRH[cid], seed=11)
+    assert r.verdict in (Verdict.PROVED, Verdict.VERIFIED), r.evidence
+
+
+def test_eq20_smallest_counterexample_has_two_inputs():
+    r = run_claim(PRH["prh.eq20"], seed=0)
+    assert r.printed.numeric.counterexample.dims["d0"] == 2          # for n_in = 1 the inverses commute
+
+
+def test_lambda_unique_counterexample_is_flat():
+    r = run_statement(PRH["prh.lambda_unique"].statement, seed=3)
+    assert r.verdict is Verdict.REFUTED
+    res = r.numeric.counterexample.residuals
+    assert res["mp50"] < 1e-40              # S(lambda) is constant: every lambda minimises
+
+
+# ---------------------------------------------------------------------------------------
+# Hypothesis properties of the model code
+# ---------------------------------------------------------------------------------------
+dims_edln = M.edln_dims().strategy()
+
+
+@settings(max_examples=25)
+@given(d=dims_edln, seed=st.integers(0, 2**32 - 1))
+def test_backprop_matches_exact_central_differences(d, seed):
+    inst = M.sample_edln(np.random.default_rng(seed), d, 2)
+    ci = M.to_ctx(inst, FLOAT64)
+    X, Y = M.data(ci)
+    fd = C.fd_weight_grads(ci.Ws, X, Y, ci.M_O, ci.M_I, FLOAT64)
+    bp = dln.per_sample_gradients(ci.Ws, X, Y, M_O=ci.M_O, M_I=ci.M_I)
+    for a, b in zip(fd, bp):
+        assert np.max(np.abs(a - b)) <= 1e-9 * (1 + np.max(np.abs(b)))
+    deltas = dln.representation_gradients(ci.Ws, X, Y, M_O=ci.M_O, M_I=ci.M_I)
+    fdh, _ = C.fd_representation_grads(ci.Ws, X, Y, ci.M_O, ci.M_I, FLOAT64)
+    for a, b in zip(fdh, deltas[1:]):
+        assert np.max(np.abs(a - b)) <= 1e-9 * (1 + np.max(np.abs(b)))
+
+
+@settings(max_examples=30)
+@given(n=st.integers(1, 3), m=st.integers(1, 3), seed=st.integers(0, 2**32 - 1),
+       log_cond=st.floats(0.0, 3.0))
+def test_global_minimum_product_order(n, m, seed, log_cond):
+    """The least-squares end-to-end matrix is (M^O)^-1 V* Z^-1 (M^I)^-1 for any conditioning."""
+    d = {"D": 2, "d0": n, "d1": 1, "d2": m, "i": 1}
+    inst = M.sample_edln(np.random.default_rng(seed), d, 1, cond=10.0 ** log_cond)
+    ci = M.to_ctx(inst, FLOAT64)
+    lhs = C.eq20_lhs(ci, FLOAT64)
+    corrected = C.eq20_rhs(ci, FLOAT64, "corrected")
+    kappa = np.linalg.cond(ci.M_I[0]) * np.linalg.cond(ci.Z[0]) * np.linalg.cond(ci.M_O[0])
+    X, _ = M.data(ci)
+    kappa *= np.linalg.cond(ci.M_I[0] @ X[0] @ X[0].T @ ci.M_I[0].T)
+    assert np.linalg.norm(lhs - corrected) <= 1e-13 * kappa * np.linalg.norm(lhs)
+    printed = C.eq20_rhs(ci, FLOAT64, "printed")
+    commutator = np.linalg.norm(ci.M_I[0] @ ci.Z[0] - ci.Z[0] @ ci.M_I[0])
+    if n >= 2 and commutator > 1e-3 * np.linalg.norm(ci.M_I[0]) * np.linalg.norm(ci.Z[0]):
+        assert np.linalg.norm(lhs - printed) > 1e-6 * np.linalg.norm(lhs)
+
+
+@settings(max_examples=25)
+@given(d=dims_edln, seed=st.integers(0, 2**32 - 1), log_cond=st.floats(0.0, 2.0))
+def test_gauge_transform_keeps_every_loss(d, seed, log_cond):
+    rng = np.random.default_rng(seed)
+    inst = M.sample_edln(rng, d, 2)
+    X, Y = M.data(inst)
+    Gs = []
+    for k in range(1, d["D"]):
+        G = M.invertible(rng, d[f"d{k}"], cond=10.0 ** log_cond, batch=2)
+        Gs.append((G, np.linalg.inv(G)))
+    Wt = dln.gauge_transform(inst["Ws"], Gs)
+    l0 = M.per_sample_losses(inst["Ws"], X, Y, inst["M_O"], inst["M_I"])
+    l1 = M.per_sample_losses(Wt, X, Y, inst["M_O"], inst["M_I"])
+    assert np.max(np.abs(l1 - l0)) <= 1e-10 * 10.0 ** (2 * log_cond) * np.max(np.abs(l0))
+
+
+@settings(max_examples=6)
+@given(d=M.pair_dims().strategy(), seed=st.integers(0, 2**32 - 1))
+def test_minimised_S_gives_the_universal_kernel(d, seed):
+    """At the S-minimiser every hidden kernel is a positive multiple of Q* (docs/papers/prh.md)."""
+    task, As, Bs, A0, B0 = M.platonic_pair(np.random.default_rng(seed), d)
+    Qs = M.universal_kernel(task)
+    for net, net0 in ((As[-1], A0), (Bs[-1], B0)):
+        assert abs(net.loss() - net0.loss()) <= 1e-10 * net0.loss()       # still a global minimum
+        assert net.S() <= net0.S() * (1 + 1e-12)
+        assert M._stationarity(net).max(initial=0.0) < 1e-9
+        for k in M.hidden_layers(net):
+            assert dln.alignment_residual(Qs[None], net.kernel(k)[None])[0] < 1e-8
+
+
+@settings(max_examples=10)
+@given(d=M.pair_dims().strategy(), seed=st.integers(0, 2**32 - 1))
+def test_S_factorises_at_a_global_minimum(d, seed):
+    """S = sum_k tr X_{k-1} tr Y_k at a global minimum (u independent of eps), not elsewhere."""
+    rng = np.random.default_rng(seed)
+    task = M.shared_task(rng, d["n"], d["n"])
+    net = M.random_net(rng, M.pair_hidden(d)[0], task)
+    Xc, Yc = net.covariances()
+    eye = [np.eye(w) for w in net.widths]
+    closed = M._S_closed(eye, Xc, Yc)[0]
+    assert abs(closed - net.S()) <= 1e-10 * net.S()
+    off = net.with_weights([W * 1.1 for W in net.Ws])         # not a minimum: residual depends on u
+    Xc, Yc = off.covariances()
+    assert abs(M._S_closed(eye, Xc, Yc)[0] - off.S()) > 1e-8 * off.S()
+
+
+@settings(max_examples=30)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 4), c=st.floats(1e-3, 1e3))
+def test_alignment_residual_zero_iff_proportional(seed, n, c):
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((1, n, n))
+    K = A @ np.swapaxes(A, -1, -2)
+    assert dln.alignment_residual(K, c * K)[0] < 1e-13
+    if n >= 2:
+        B = rng.standard_normal((1, n, n))
+        K2 = B @ np.swapaxes(B, -1, -2)
+        assert dln.alignment_residual(K, K2)[0] > 1e-6
+
+
+@settings(max_examples=10)
+@given(n=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
+def test_sym_exp_agrees_across_precisions(n, seed):
+    rng = np.random.default_rng(seed)
+    T = tc.sampling.symmetric(rng, n, batch=1)
+    lam = rng.uniform(-1, 1, size=1)
+    e64 = M.sym_exp(FLOAT64, T, lam)
+    with MP50.active():
+        emp = M.sym_exp(MP50, MP50.asarray(T), MP50.asarray(lam))
+    assert np.max(np.abs(e64 - np.vectorize(float)(emp))) < 1e-13
+    import scipy.linalg as sla
+    assert np.allclose(e64[0], sla.expm(lam[0] * T[0]), rtol=1e-12, atol=1e-13)
+
+
+def test_complex_step_matches_central_difference():
+    d = {"D": 3, "d0": 2, "d1": 3, "d2": 4, "d3": 2, "d4": 1, "i": 1}
+    inst = M.sample_edln(np.random.default_rng(5), d, 1)
+    ci = M.to_ctx(inst, FLOAT64)
+    cs = C.dS_dlam(ci, FLOAT64)[0]
+    h = 1e-5
+    f = lambda z: C.two_terms(ci, FLOAT64, np.array([z]))[0]
+    fd = (f(ci.lam[0] + h) - f(ci.lam[0] - h)) / (2 * h)
+    assert abs(cs - fd) <= 1e-6 * (1 + abs(cs))
+
+
+def test_dead_unit_network_is_a_global_minimum():
+    rng = np.random.default_rng(2)
+    task = M.shared_task(rng, 2, 2)
+    net = M.random_net(rng, [4, 3], task, dead=(1, 2))
+    base = M.random_net(rng, [4, 3], task)
+    assert abs(net.loss() - base.loss()) <= 1e-10 * base.loss()
+    assert np.all(net.Ws[0][2] == 0) and np.all(net.Ws[1][:, 2] == 0)
+
+
+def test_platonic_pairs_report_which_layers_align():
+    check = C.check_theorem(3, layers="all")
+    m = check(np.random.default_rng(derive_seed(0, "pairs")), {"n": 2, "DA": 3, "oa1": 0, "oa2": 1, "oa3": 0,
+                                                              "DB": 2, "ob1": 2, "ob2": 0, "ob3": 0})
+    assert m.outcome is tc.Outcome.FAILS
+    assert "aligned pairs: A2-B2, A3-B2" in m.detail          # hidden x hidden
+    assert "A1-B1" in m.detail.split("not aligned:")[1]        # the module inputs M^I x differ

@@ -1,0 +1,63 @@
+"""The figure convention (Measurement.figure) and its drawing."""
+
+import numpy as np
+import pytest
+
+from theorem_check.report.figspec import figure_errors, validate_figure
+
+GOOD = [
+    {"kind": "curve", "x": [0, 1, 2], "y": [1.0, 0.5, 0.9]},
+    {"kind": "curve", "series": [{"x": [0, 1], "y": [1, 2], "label": "beta up", "style": "o-"},
+                                 {"x": [1, 0], "y": [2, 1.5], "label": "beta down", "style": "--"}],
+     "marks": [{"x": 0.5, "y": 1.2, "label": "minimum"}], "vlines": [{"x": 0.7}], "yscale": "log",
+     "xlabel": "$\\beta$", "caption": "hysteresis"},
+    {"kind": "spectrum", "groups": {"sym": np.array([1.0, 2.0]), "anti": [-1e-3, 0.0]},
+     "predicted": {"sym": [1.0, 2.0]}, "yscale": "symlog"},
+    {"kind": "panels", "panels": [{"kind": "curve", "y": [1, 2]}, {"kind": "spectrum", "groups": {"a": [1]}}]},
+]
+BAD = [
+    (None, "must be a mapping"),
+    ({"kind": "pie"}, "must be one of"),
+    ({"kind": "curve"}, "needs 'series'"),
+    ({"kind": "curve", "x": [1, 2], "y": [1]}, "x has 2 values, y has 1"),
+    ({"kind": "curve", "y": ["a"]}, "sequence of numbers"),
+    ({"kind": "curve", "y": [1, float("inf")]}, "must be finite"),
+    ({"kind": "curve", "y": [1], "style": "wavy"}, "style='wavy'"),
+    ({"kind": "curve", "y": [1], "yscale": "loglog"}, "yscale='loglog'"),
+    ({"kind": "curve", "y": [1], "marks": [{"x": 1}]}, "marks[0] must be a mapping with x, y"),
+    ({"kind": "curve", "y": [1], "title": 3}, "title must be a string"),
+    ({"kind": "spectrum", "groups": {}}, "non-empty mapping 'groups'"),
+    ({"kind": "panels", "panels": [{"kind": "panels", "panels": []}]}, "must not itself be 'panels'"),
+]
+
+
+@pytest.mark.parametrize("spec", GOOD, ids=[s["kind"] for s in GOOD])
+def test_good_specs_validate_and_draw(spec, tmp_path):
+    from theorem_check.report.figures import spec_figure
+
+    assert validate_figure(spec) is spec
+    f = spec_figure(spec, tmp_path / "f")
+    assert f.pdf.stat().st_size > 1000 and f.png.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("spec,message", BAD, ids=[m for _, m in BAD])
+def test_bad_specs_name_the_problem(spec, message):
+    errors = figure_errors(spec)
+    assert any(message in e for e in errors), errors
+    with pytest.raises(ValueError):
+        validate_figure(spec)
+
+
+def test_figspec_needs_no_matplotlib():
+    import subprocess
+    import sys
+
+    code = ("import sys; import theorem_check.report.figspec as f; "
+            "assert 'matplotlib' not in sys.modules and 'jinja2' not in sys.modules")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_bad_math_label_is_printed_literally(tmp_path):
+    from theorem_check.report.figures import spec_figure
+
+    spec_figure({"kind": "curve", "y": [1, 2], "xlabel": "$\\notamacro{x}$", "title": "cost $5"}, tmp_path / "g")

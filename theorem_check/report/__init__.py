@@ -1,0 +1,33 @@
+"""LaTeX derivation reports (``theorem-check report ... -o DIR [--pdf]``), figures, figure specs.
+
+>>> from theorem_check import run_claims          # doctest: +SKIP
+>>> from theorem_check.report import write_report  # doctest: +SKIP
+>>> write_report(run_claims(claims, seed=0), "out", pdf=True)   # -> Path("out/report.pdf")  # doctest: +SKIP
+
+``write_report`` needs the ``[report]`` extra (Jinja2, matplotlib); ``pdf=True`` needs latexmk
+(TeX Live).  The figure convention for custom checks lives in :mod:`.figspec`, which imports
+neither, so claim code and its tests can validate plot data without the extra.  Attributes are
+loaded lazily for that reason.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+__all__ = ["write_report", "render_report", "check_pdf_engine", "LatexError", "NoLatexEngine", "validate_figure"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .compile import LatexError, NoLatexEngine, check_pdf_engine
+    from .figspec import validate_figure
+    from .writer import render_report, write_report
+
+_WHERE = {"write_report": "writer", "render_report": "writer", "check_pdf_engine": "compile",
+          "LatexError": "compile", "NoLatexEngine": "compile", "validate_figure": "figspec"}
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,369 @@
+"""Render a :class:`~theorem_check.runner.RunResult` to ``DIR/report.tex`` (+ figures, JSON, PDF).
+
+The renderer is a Jinja2 template (``templates/report.tex.j2``) with LaTeX-safe delimiters:
+
+==================  ======================
+``\\VAR{x}``         a value
+``\\BLOCK{for ...}`` a statement
+``\\#{...}``         a template comment
+==================  ======================
+
+Every value printed through ``\\VAR`` is escaped as plain text unless it is a
+:class:`~theorem_check.latex.Tex` (already valid LaTeX): the view model below marks as ``Tex``
+only what :mod:`theorem_check.latex` produced (escaped prose, sanitised math, formatted
+numbers), so no claim text can reach the document unescaped.
+
+Output layout::
+
+    DIR/report.tex          the document (pdfLaTeX; amsmath, booktabs, longtable, hyperref)
+    DIR/report.json         the run's JSON record (same as ``theorem-check run --json``)
+    DIR/figures/*.pdf|png   residuals against precision per claim; claim-specific figures
+    DIR/report.pdf          with pdf=True (latexmk)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+import jinja2
+
+from .. import __version__
+from ..claims import Claim, Statement
+from ..latex import Tex, claim_words, control_words, escape, fmt_sci, math as sanitize_math, provide_macros, \
+    step_math, text, text_control_words
+from ..records import dumps, run_record
+from ..runner import ClaimResult, RunResult, StatementResult
+from ..verdicts import Outcome, Verdict
+from .compile import check_pdf_engine, compile_pdf
+from .figspec import figure_errors
+
+__all__ = ["write_report", "render_report", "MAX_ROWS"]
+
+MAX_ROWS = 8
+"""Instances listed per statement; the rest are summarised in one line."""
+_MAX_MATH_CHARS = 4000
+
+_METHODS = {
+    "simplify": "closed by simplification",
+    "schwartz-zippel": "closed: zero at random exact rational points (Schwartz--Zippel)",
+    "counterexample": "fails: nonzero at an exact rational point",
+    "undecided": "undecided: SymPy could neither simplify nor evaluate the difference",
+    "shape-mismatch": "fails: the two sides have different shapes",
+}
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("theorem_check.report", "templates"),
+        block_start_string=r"\BLOCK{", block_end_string="}",
+        variable_start_string=r"\VAR{", variable_end_string="}",
+        comment_start_string=r"\#{", comment_end_string="}",
+        line_statement_prefix=None, line_comment_prefix="%#",
+        trim_blocks=True, lstrip_blocks=True, autoescape=False,
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+        finalize=lambda v: "" if v is None else (v if isinstance(v, Tex) else escape(v)),
+    )
+    env.filters["text"] = text
+    env.filters["sci"] = fmt_sci
+    env.filters["raw"] = Tex      # only for the template's own macro calls, never for view-model values
+    return env
+
+
+def _key(s: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", s.lower()).strip("-") or "x"
+
+
+def _verdict(v: Verdict | str) -> Tex:
+    v = v.value if isinstance(v, Verdict) else str(v)
+    return Tex(rf"\tcverdict{{{_key(v)}}}{{{v}}}")
+
+
+def _outcome(o: Outcome | str) -> Tex:
+    o = o.value if isinstance(o, Outcome) else str(o)
+    return Tex(rf"\tcoutcome{{{_key(o)}}}{{{o}}}")
+
+
+def _math(src: str) -> dict:
+    """A statement's math for the template: ``{"ok", "tex", "reason"}``."""
+    if len(src) > _MAX_MATH_CHARS:
+        return {"ok": False, "tex": Tex(rf"\textit{{(expression of {len(src)} characters, not printed; see "
+                                        r"report.json)}"), "reason": ""}
+    m = sanitize_math(src)
+    return {"ok": m.ok, "tex": m.tex, "reason": m.reason}
+
+
+def _dims(d) -> str:
+    return ", ".join(f"{k}={v}" for k, v in dict(d).items()) or "none"
+
+
+def _number(x: Any) -> Tex:
+    if isinstance(x, float):
+        return Tex(f"${fmt_sci(x, 3)}$")
+    if isinstance(x, (list, tuple)) and len(x) <= 6 and all(isinstance(v, (int, float)) for v in x):
+        return Tex("$(" + ", ".join(fmt_sci(float(v), 3) for v in x) + ")$")
+    s = str(x)
+    return escape(s if len(s) <= 60 else s[:57] + "...")
+
+
+def _steps(sym) -> list[dict]:
+    out = []
+    for k, s in enumerate(sym.steps, 1):
+        if len(s.lhs_latex) + len(s.rhs_latex) > _MAX_MATH_CHARS:
+            m = {"ok": False, "tex": Tex(rf"\textit{{(step of {len(s.lhs_latex) + len(s.rhs_latex)} characters, "
+                                         r"not printed; see report.json)}"), "reason": ""}
+        else:
+            sm = step_math(s.lhs_latex, s.rhs_latex)
+            m = {"ok": sm.ok, "tex": sm.tex, "reason": sm.reason}
+        out.append({"n": k, "why": text(s.why) if s.why else Tex(""), "closed": s.closed,
+                    "method": escape(_METHODS.get(s.method, s.method)), "math": m,
+                    "point": escape(s.point) if s.point else Tex(""),
+                    "difference": _math(s.difference_latex) if s.difference_latex else None})
+    return out
+
+
+def _levels(instances) -> list[str]:
+    levels: list[str] = []
+    for i in instances:
+        for k in i.residuals:
+            if k not in levels:
+                levels.append(k)
+    return levels
+
+
+def _numeric(r: StatementResult, st: Statement | None) -> dict | None:
+    num = r.numeric
+    if num is None:
+        return None
+    insts = list(num.instances)
+    levels = _levels(insts + ([num.counterexample] if num.counterexample else []))
+    custom = st is not None and not st.is_identity
+    has_pm = any(i.predicted is not None or i.measured is not None for i in insts)
+    has_detail = any(i.detail for i in insts)
+    rows = []
+    for k, i in enumerate(insts[:MAX_ROWS], 1):
+        rows.append({"n": str(k), "dims": escape(_dims(i.dims)), "seed": str(i.seed),
+                     "res": [Tex(f"${fmt_sci(i.residuals[lv])}$") if lv in i.residuals else Tex("--") for lv in levels],
+                     "predicted": _number(i.predicted) if i.predicted is not None else Tex(""),
+                     "measured": _number(i.measured) if i.measured is not None else Tex(""),
+                     "detail": escape(i.detail), "outcome": _outcome(i.outcome)})
+    more = len(insts) - len(rows)
+    more_text = ""
+    if more > 0:
+        rest = insts[MAX_ROWS:]
+        counts: dict[str, int] = {}
+        for i in rest:
+            counts[i.outcome.value] = counts.get(i.outcome.value, 0) + 1
+        worst = {lv: max((i.residuals.get(lv, 0.0) for i in rest), default=0.0) for lv in levels}
+        more_text = Tex(escape(f"{more} more instances (" + ", ".join(f"{n} {o}" for o, n in counts.items()) + ")")
+                        + ("; largest residuals " + ", ".join(f"{escape(lv)} ${fmt_sci(v)}$" for lv, v in worst.items())
+                           if levels else ""))
+    floors: dict[str, tuple[float, float]] = {}
+    for i in insts:
+        for lv, f in i.floors.items():
+            lo, hi = floors.get(lv, (math.inf, 0.0))
+            floors[lv] = (min(lo, f), max(hi, f))
+    floor_text = Tex("; ".join(
+        f"{escape(lv)} ${fmt_sci(lo)}$" + (f"--${fmt_sci(hi)}$" if hi > lo * 1.0001 else "")
+        for lv, (lo, hi) in floors.items()))
+    cex = None
+    if num.counterexample is not None:
+        c = num.counterexample
+        cex = {"dims": escape(_dims(c.dims)), "seed": str(c.seed), "detail": escape(c.detail),
+               "res": Tex(", ".join(f"{escape(lv)} ${fmt_sci(v)}$" for lv, v in c.residuals.items()))}
+    configs = len({tuple(sorted(dict(i.dims).items())) for i in insts})
+    return {"custom": custom, "levels": [escape(lv) for lv in levels], "rows": rows, "more": more_text,
+            "has_pm": has_pm, "has_detail": has_detail, "floors": floor_text, "n": len(insts), "configs": configs,
+            "ill_posed": escape(num.ill_posed) if num.ill_posed else Tex(""), "cex": cex, "note": text(num.note),
+            "errors": [escape(e) for e in num.errors], "outcome": _outcome(num.outcome),
+            "mp_partial": (not custom) and any("mp50" in i.residuals for i in insts)
+            and not all("mp50" in i.residuals for i in insts)}
+
+
+def _statement(r: StatementResult, st: Statement | None) -> dict:
+    sym = r.symbolic
+    deriv = None
+    if sym is not None:
+        closed = sum(s.closed for s in sym.steps)
+        deriv = {"steps": _steps(sym), "closed": sym.closed, "general": sym.general, "n": len(sym.steps),
+                 "n_closed": closed, "sizes": escape(sym.sizes), "seconds": f"{sym.seconds:.2f}"}
+    return {"name": text(r.name), "kind": r.kind, "math": _math(r.latex), "verdict": _verdict(r.verdict),
+            "verdict_value": r.verdict.value, "ok": r.verdict.ok, "kind_raw": r.kind, "evidence": escape(r.evidence),
+            "note": text(st.note) if st is not None and st.note else Tex(""), "derivation": deriv,
+            "numeric": _numeric(r, st), "seconds": f"{r.seconds:.2f}", "seed": str(r.seed), "figures": []}
+
+
+def _figures_for(cr: ClaimResult, out_dir: Path, stmts: list[tuple[dict, StatementResult]]) -> list[dict]:
+    """Draw the claim's residual figure and each statement's custom figure; returns view dicts."""
+    from .figures import residual_figure, residual_series, spec_figure
+
+    figs = []
+    key = _key(cr.id)
+    series = [residual_series(r, r.name) for _, r in stmts]
+    try:
+        f = residual_figure([s for s in series if s is not None], out_dir / "figures" / f"{key}-residuals")
+    except Exception as exc:  # noqa: BLE001 - a figure must never sink the report
+        figs.append({"file": None, "caption": escape(f"residual figure not drawn: {type(exc).__name__}: {exc}")})
+        f = None
+    if f is not None:
+        identity = any(v.get("numeric") and not v["numeric"]["custom"] for v, _ in stmts)
+        cap = ("Relative residual of each instance against the working precision (float32, float64, 50-digit "
+               "mpmath on the same instance); the dotted line is the floor a true identity may leave. "
+               if identity else "Residual of each run against the refinement level of the check. ")
+        cap += "Lines: " + ", ".join(f"{r.name} ({r.verdict.value})" for (_, r), s in zip(stmts, series) if s is not None)
+        if any(v == 0 for s in series if s is not None for inst in s.instances for v in inst.values()):
+            cap += "; exact zeros are drawn as triangles on the bottom edge"
+        figs.append({"file": f.name, "caption": Tex(escape(cap) + "."), "wide": False})
+    for k, (view, r) in enumerate(stmts):
+        num = r.numeric
+        if num is None:
+            continue
+        cands = [i for i in num.instances if i.figure]
+        shown = cands[:1] + ([num.counterexample] if num.counterexample is not None and num.counterexample.figure
+                             else [])
+        for j, inst in enumerate(shown):
+            spec = inst.figure
+            errs = figure_errors(spec)
+            where = f"{r.name}, dims {_dims(inst.dims)}, seed {inst.seed}"
+            if errs:
+                view["figures"].append({"file": None, "caption": escape(f"figure data of {where} is malformed: "
+                                                                         + "; ".join(errs[:3]))})
+                continue
+            try:
+                f = spec_figure(spec, out_dir / "figures" / f"{key}-s{k}-{j}")
+            except Exception as exc:  # noqa: BLE001
+                view["figures"].append({"file": None, "caption": escape(f"figure of {where} not drawn: "
+                                                                         f"{type(exc).__name__}: {exc}")})
+                continue
+            cap = text(spec.get("caption", "")) if spec.get("caption") else Tex("")
+            view["figures"].append({"file": f.name, "caption": Tex(cap + (" " if cap else "") + escape(f"({where}.)")),
+                                    "wide": spec.get("kind") == "panels"})
+    return figs
+
+
+def _claim_view(cr: ClaimResult, out_dir: Path | None) -> dict:
+    c = cr.claim
+    by_name = {s.name: s for s in (*c.statements(), *c.controls)}
+    printed = _statement(cr.printed, by_name.get(cr.printed.name))
+    variants = [_statement(v, by_name.get(v.name)) for v in cr.variants]
+    controls = [{"name": text(x.name), "verdict": _verdict(x.verdict), "evidence": escape(x.evidence),
+                 "ok": x.verdict in (Verdict.REFUTED, Verdict.ILL_POSED)} for x in cr.controls]
+    s = c.source
+    view = {"id": escape(c.id), "key": _key(c.id), "title": text(c.title), "paper": escape(s.paper),
+            "section": escape(s.section), "equation": escape(s.equation),
+            "where": Tex((r"\S\," if s.section[:1].isdigit() else "") + escape(s.section) + ", " + escape(s.equation)), "printed_src": _math(s.printed),
+            "assumptions": [text(a) for a in c.assumptions], "aliases": escape(", ".join(c.aliases)),
+            "verdict": _verdict(cr.verdict), "verdict_value": cr.verdict.value, "evidence": escape(cr.evidence),
+            "seconds": f"{cr.seconds:.2f}", "printed": printed, "variants": variants, "controls": controls,
+            "figures": [], "fails_as_printed": cr.printed.verdict.fails,
+            "statement_differs": cr.printed.latex.strip() != s.printed.strip(),
+            "good": next((v for v in variants if v["ok"]), None)}
+    if out_dir is not None:
+        stmts = [(printed, cr.printed)] + list(zip(variants, cr.variants)) + \
+                [({"figures": []}, x) for x in cr.controls]
+        view["figures"] = _figures_for(cr, out_dir, stmts)
+    return view
+
+
+def _words(run: RunResult) -> set[str]:
+    words: set[str] = set()
+    for cr in run.results:
+        words |= claim_words(cr.claim)
+        for r in (cr.printed, *cr.variants, *cr.controls):
+            words |= control_words(r.latex) | text_control_words(r.name)
+            if r.symbolic is not None:
+                for s in r.symbolic.steps:
+                    words |= control_words(s.lhs_latex) | control_words(s.rhs_latex) | text_control_words(s.why)
+            if r.numeric is not None:
+                words |= text_control_words(r.numeric.note)
+    return words
+
+
+def _context(run: RunResult, out_dir: Path | None, *, title: str | None) -> dict:
+    import jinja2 as _j
+
+    claims = [_claim_view(cr, out_dir) for cr in run.results]
+    papers: list[dict] = []
+    for cv, cr in zip(claims, run.results):
+        if not papers or papers[-1]["key_raw"] != cr.claim.paper:
+            papers.append({"key_raw": cr.claim.paper, "key": escape(cr.claim.paper), "claims": []})
+        papers[-1]["claims"].append(cv)
+    counts = run.counts()
+    order = [v.value for v in Verdict]
+    summary = Tex(", ".join(f"{n}~{_verdict(v)}" for v, n in sorted(counts.items(), key=lambda kv: order.index(kv[0]))))
+    versions = dict(run.versions)
+    try:
+        import matplotlib
+
+        versions.setdefault("matplotlib", matplotlib.__version__)
+    except ImportError:  # pragma: no cover
+        pass
+    versions.setdefault("jinja2", _j.__version__)
+    paper_names = ", ".join(p["key_raw"] for p in papers) or "no claims"
+    return {
+        "title": escape(title) if title else escape("Machine-checked claims: " + paper_names),
+        "papers": papers, "claims": claims, "n_claims": len(claims), "summary": summary,
+        "errata": [c for c in claims if c["fails_as_printed"] or c["verdict_value"] in ("ERRATUM", "REFUTED",
+                                                                                        "ILL-POSED")],
+        "inconclusive": [c for c in claims if c["verdict_value"] == "INCONCLUSIVE"],
+        "seed": str(run.seed), "trials": str(run.trials), "started": escape(run.started.replace("T", " ")),
+        "seconds": f"{run.seconds:.1f}", "versions": [(escape(k), escape(v)) for k, v in versions.items()],
+        "skipped_slow": [escape(s) for s in run.skipped_slow], "version": escape(__version__),
+        "macros": Tex(provide_macros(_words(run))), "controls_run": any(c["controls"] for c in claims),
+        "max_rows": str(MAX_ROWS),
+    }
+
+
+def render_report(run: RunResult, out_dir: str | Path | None = None, *, title: str | None = None) -> str:
+    """The LaTeX source of the report of ``run``; with ``out_dir``, figures are drawn there too."""
+    env = _env()
+    ctx = _context(run, Path(out_dir) if out_dir is not None else None, title=title)
+    return env.get_template("report.tex.j2").render(**ctx)
+
+
+def write_report(run_result: RunResult, out_dir: str | Path, *, pdf: bool = False, title: str | None = None) -> Path:
+    """Write ``out_dir/report.tex`` (+ ``report.json``, ``figures/``), and with ``pdf=True`` compile it.
+
+    Parameters
+    ----------
+    run_result : RunResult
+        From :func:`theorem_check.run_claims` (controls included if they were run).
+    out_dir : path
+        Created if missing; files of an earlier report there are overwritten.
+    pdf : bool
+        Compile ``report.pdf`` with latexmk.
+    title : str, optional
+        Plain-text title of the front page (default: the papers in the run).
+
+    Returns
+    -------
+    Path
+        ``report.pdf`` when ``pdf`` is True, else ``report.tex``.
+
+    Raises
+    ------
+    NoLatexEngine
+        ``pdf=True`` and latexmk is not installed (checked before anything is written).
+    LatexError
+        LaTeX failed (the message names the line of ``report.tex`` and the log file).
+    """
+    if pdf:
+        check_pdf_engine()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    tex = out / "report.tex"
+    tex.write_text(render_report(run_result, out, title=title), encoding="utf-8")
+    (out / "report.json").write_text(dumps(run_record(run_result)) + "\n", encoding="utf-8")
+    _ = time.perf_counter() - t0
+    if pdf:
+        return compile_pdf(tex)
+    return tex
+
+
+def claims_of(run: RunResult) -> Iterable[Claim]:
+    """The claims of a run, in order (convenience for callers building titles)."""
+    return (r.claim for r in run.results)
