@@ -180,3 +180,40 @@ def drift_test(first: np.ndarray, second: np.ndarray, scale: float = 1.0) -> dic
         q, se = sq_norm_ustat(diff / scale)
         z = q / max(se, 1e-300)
     return {"converged": abs(z) <= Z_CRIT, "z": z}
+
+
+def as_figspec(fig: dict | None) -> dict | None:
+    """Convert the simulations' figure description to the report's convention (``theorem_check.report.figspec``).
+
+    Input: ``{"title": str, "panels": [{"kind": "line" | "scatter", "xlabel", "ylabel", "xscale",
+    "yscale", "diagonal": bool, "series": [{"label", "x", "y", "style": "points" | "line"}]}]}``.
+    Output: a ``"curve"`` spec (one panel) or ``"panels"`` of curves; scatter panels and
+    ``"points"`` series are drawn as points, ``diagonal`` adds the line ``y = x``.
+    """
+    if fig is None:
+        return None
+    curves = []
+    for p in fig.get("panels", []):
+        series = []
+        for s in p.get("series", []):
+            style = {"points": "o", "line": "-"}.get(s.get("style"), "o" if p.get("kind") == "scatter" else "-")
+            series.append({"x": [float(v) for v in s["x"]], "y": [float(v) for v in s["y"]],
+                           "label": str(s.get("label", "")), "style": style})
+        if p.get("diagonal") and series:
+            lo = min(min(s["x"] + s["y"]) for s in series)
+            hi = max(max(s["x"] + s["y"]) for s in series)
+            series.append({"x": [lo, hi], "y": [lo, hi], "label": "y = x", "style": "--"})
+        curve = {"kind": "curve", "series": series, "xlabel": p.get("xlabel", ""), "ylabel": p.get("ylabel", ""),
+                 "xscale": p.get("xscale", "linear"), "yscale": p.get("yscale", "linear")}
+        for key in ("vlines", "hlines", "marks"):
+            if p.get(key):
+                curve[key] = [{k: (float(v) if k in ("x", "y") else v) for k, v in item.items()} for item in p[key]]
+        curves.append(curve)
+    if len(curves) == 1:
+        return {**curves[0], "title": fig.get("title", "")}
+    return {"kind": "panels", "panels": curves, "caption": fig.get("title", "")}
+
+
+def measurement(*args, figure=None, **kwargs):
+    """``tc.Measurement`` with the figure converted by :func:`as_figspec`."""
+    return tc.Measurement(*args, figure=as_figspec(figure), **kwargs)

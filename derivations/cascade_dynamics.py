@@ -112,7 +112,7 @@ def _n2_check(law: str):
                 bb = np.linspace(0, 1.1, 111)
                 series.append({"label": f"Landau minimum, kappa={kset}", "style": "line", "x": bb.tolist(),
                                "y": np.sqrt(np.maximum(0, (ETA[j] - bb) / kset[j])).tolist()})
-        return tc.Measurement(
+        return sc.measurement(
             outcome, residuals=residuals,
             predicted=f"s_j = sqrt(max(0, (eta_j - beta)/kappa_j)) [{law}], e.g. beta=0.60: ({pred[i60, 0]:.4f}, {pred[i60, 1]:.4f})",
             measured=f"beta=0.60: ({s[i60, 0]:.6f}, {s[i60, 1]:.2e}); max |s - s*| over {R} (beta, kappa) runs "
@@ -182,7 +182,7 @@ def _n3_check(where: str):
         worst_steps = 0
         bar = sc.Progress("cascade n=3 hysteresis", len(c["dbetas"]))
         for k, db in enumerate(c["dbetas"]):
-            db = db / sc.budget() ** 0.5 if k == len(c["dbetas"]) - 1 else db
+            db = db / max(1.0, sc.budget()) ** 0.5 if k == len(c["dbetas"]) - 1 else db
             grid = np.arange(c["lo"], c["hi"] + 1e-12, db)
             # up: train at beta = 0 from an O(1) init (the origin is a saddle there), then raise beta
             W0 = _init(rng, R, widths, 1.0)
@@ -225,7 +225,7 @@ def _n3_check(where: str):
             outcome, why = tc.Outcome.GREY, f"GD did not converge at some beta within {c['max_steps']} steps"
         if down_max > 1e-3:
             outcome, why = tc.Outcome.GREY, f"down-sweep left the origin (max s {down_max:.2e}): no hysteresis seen"
-        return tc.Measurement(
+        return sc.measurement(
             outcome, residuals=residuals,
             predicted=(f"up-sweep jumps at beta_det = ({bd[0]:.4f}, {bd[1]:.4f})" if where == "det"
                        else f"up-sweep jumps at beta* = ({bs[0]:.4f}, {bs[1]:.4f})")
@@ -234,7 +234,9 @@ def _n3_check(where: str):
             detail=" | ".join(notes) + f"; relative error (jump, branch) vs floors (grid spacing) "
                    + ", ".join(f"{f:.1e}" for f in floors) + (f"; {why}" if why else ""),
             figure={"title": "Cascade n = 3: hysteresis of the trained singular values",
-                    "panels": [{"kind": "line", "xlabel": r"$\beta$", "ylabel": r"$s_j$", "series": figs}]})
+                    "panels": [{"kind": "line", "xlabel": r"$\beta$", "ylabel": r"$s_j$", "series": figs,
+                                "vlines": [{"x": b, "label": f"beta_det_{j + 1}"} for j, b in enumerate(bd)]
+                                + [{"x": b, "label": f"beta*_{j + 1}"} for j, b in enumerate(bs)]}]})
 
     return check
 
@@ -319,7 +321,7 @@ def _slowing_check(exponent: float, quantity: str):
             floors.append(min(f, 0.999 * floors[-1]) if floors else f)     # refinement levels must tighten
         outcome = tc.decide_refinement(list(residuals.values()), floors)
         pred_exp = -0.5 if quantity == "s" else -1.0
-        return tc.Measurement(
+        return sc.measurement(
             outcome, residuals=residuals,
             predicted=f"{'s_1' if quantity == 's' else 'sigma_1(W)'} ~ t^{exponent:g} at beta = eta_1 = {ETA[0]}",
             measured="; ".join(f"slope on t in [{w:g}, {w * c['span']:g}] = {m:.4f} +- {se:.4f}" for w, m, se in fits),

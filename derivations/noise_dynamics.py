@@ -118,7 +118,7 @@ def _balance_check(factor: float):
         detail = (f"extrapolated eta->0 from eta={eta:g} ({levels['coarse']['rel']:.2e}) and {eta / 2:g} "
                   f"({levels['fine']['rel']:.2e}); z={test['z']:.1f} on q=||E D||^2/||A||^2={test['q']:.2e}+-{test['se']:.1e};"
                   f" {R} replicas x {window} steps" + (f"; {why}" if why else ""))
-        return tc.Measurement(outcome, residuals={f"eta={eta:g}": levels["coarse"]["rel"],
+        return sc.measurement(outcome, residuals={f"eta={eta:g}": levels["coarse"]["rel"],
                                                   f"eta={eta / 2:g}": levels["fine"]["rel"],
                                                   "eta->0": test["rel"]},
                               predicted=f"A = {factor:g} B (relative imbalance 0)", measured=measured, detail=detail,
@@ -180,7 +180,7 @@ def _gd_check(target: str):
                   "panels": [{"kind": "line", "xlabel": "step", "ylabel": r"$\|A-B\|_F/\|A\|_F$", "yscale": "log",
                               "series": [{"label": f"GD eta={etas[0]:g}", "x": [h[0] for h in hist],
                                           "y": [h[1] for h in hist]}]}]}
-        return tc.Measurement(outcome, residuals=residuals,
+        return sc.measurement(outcome, residuals=residuals,
                               predicted=("C_T = C_0 (eq. 11)" if target == "conserved" else "A = B at the GD end point"),
                               measured=", ".join(f"{k}: {v:.2e}" for k, v in residuals.items()),
                               detail=f"{what}; floors (discrete drift bound) " + ", ".join(f"{f:.1e}" for f in floors)
@@ -296,7 +296,7 @@ def _fig8_check(factor: float):
                          f"{res[1]:.4f} at eta/2 (floors {floors[0]:.2f}, {floors[1]:.2f})" + (f"; {why}" if why else ""))
             series.append({"label": p["label"], "x": [p["eta"], p["eta"] / 2], "y": res})
         bar.close()
-        return tc.Measurement(_combine(outcomes), residuals=resid,
+        return sc.measurement(_combine(outcomes), residuals=resid,
                               predicted=f"P Gamma_W P^T = {factor:g} G Gamma_U G; imbalance falls with eta (O(eta))",
                               measured="; ".join(p.split(" (floors")[0] for p in parts),
                               detail=" | ".join(parts) + f"; {R} replicas per point; relative imbalance ||E D||/||E A|| "
@@ -433,7 +433,7 @@ def _eq24_check(k: float):
             figs.append({"label": f"Net-{net} GD", "x": _thin(range(len(norms_gd))), "y": _thin(norms_gd[:, 0].tolist())})
         bar.close()
         outcome = _combine(outcomes)
-        return tc.Measurement(outcome, residuals=resid, predicted=f"ratio = {k:g} (d||theta||^2/dt = {k:g} sigma^2 Tr Sigma)",
+        return sc.measurement(outcome, residuals=resid, predicted=f"ratio = {k:g} (d||theta||^2/dt = {k:g} sigma^2 Tr Sigma)",
                               measured="; ".join(p.split(" (z=")[0].split(" = ")[1] for p in parts),
                               detail=" | ".join(parts) + f"; {R} replicas per net, sigma^2 = eta/(2S)",
                               figure={"title": "App. A.1: parameter norm under SGD and GD (replica 0)",
@@ -594,7 +594,7 @@ def _fig4_check(coef: float):
                                       f"(Kaiming S_init ~ {4 * dw_}): constant eta={eta:g} diverged in "
                                       f"{int((~alive_const).sum())}/{R} runs, warm-up (5000 x 0.001 then {eta:g}) in "
                                       f"{int((~alive_warm).sum())}/{R}")
-        return tc.Measurement(_combine(outcomes), residuals=resid,
+        return sc.measurement(_combine(outcomes), residuals=resid,
                               predicted=f"Tr Hess L_end = {predicted:g} for both inits",
                               measured="; ".join(p.split(" (")[0] for p in parts), detail=detail,
                               figure={"title": "Fig. 4: Hessian trace during SGD, rank-1 factorisation",
@@ -755,7 +755,7 @@ def _fig5_check(which: str):
             outcomes.append(tc.Outcome.GREY)
             parts.append("digits: scikit-learn not installed (pip install scikit-learn)")
         layers = "(||W_1 Sx^1/2||^2, ||W_2||^2, ||W_3||^2, ||Se^1/2 W_4||^2)"
-        return tc.Measurement(_combine(outcomes), residuals=resid,
+        return sc.measurement(_combine(outcomes), residuals=resid,
                               predicted=f"{layers} = " + "; ".join(f"{k} [{', '.join(f'{v:.3f}' for v in pred[k])}]" for k in live),
                               measured="; ".join(p.split(" (max")[0].split("measured ")[1] for p in parts if "measured" in p),
                               detail=" | ".join(parts) + f"; {Rg} replicas per task and init, extrapolated eta -> 0 from "

@@ -176,3 +176,16 @@ def test_budget_rejects_bad_values(monkeypatch, raw):
     monkeypatch.setattr(sc, "BUDGET", raw)
     with pytest.raises(tc.InvalidArgument, match="THEOREM_CHECK_BUDGET"):
         sc.budget()
+
+
+def test_figures_follow_the_report_convention():
+    from theorem_check.report.figspec import figure_errors
+
+    fig = {"title": "t", "panels": [
+        {"kind": "line", "xlabel": "step", "ylabel": "y", "yscale": "log", "vlines": [{"x": 1.0, "label": "a"}],
+         "series": [{"label": "a", "x": [1, 2, 3], "y": [1.0, 0.5, 0.25]}]},
+        {"kind": "scatter", "xlabel": "x", "ylabel": "y", "diagonal": True,
+         "series": [{"label": "b", "x": np.arange(3), "y": np.arange(3) + 0.1, "style": "points"}]}]}
+    assert figure_errors(sc.as_figspec(fig)) == []
+    assert figure_errors(sc.as_figspec({"title": "one", "panels": fig["panels"][:1]})) == []
+    assert sc.as_figspec(None) is None
