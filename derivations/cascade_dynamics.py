@@ -23,7 +23,7 @@ import numpy as np
 import theorem_check as tc
 
 from . import _sim_common as sc
-from ._sim_cascade import beta_det, beta_star, gd_to_tolerance, landau_min_n2, n3_branch, per_layer_s
+from ._sim_cascade import beta_det, beta_star, gd_to_tolerance, n3_branch, per_layer_s
 
 PAPER = "cascade"
 
@@ -63,7 +63,6 @@ def _n2_check(law: str):
         c = N2
         rng = _child(rng)
         betas = np.linspace(0.02, 1.1, sc.scaled(c["n_beta"], minimum=12))
-        transitions = np.concatenate([ETA / k for k in (1.0,)])
         betas = np.array([b for b in betas if np.all(np.abs(b - ETA) > c["gap"])] + [0.60])
         configs = [(np.array(k), b) for k in c["kappas"] for b in betas]
         R = len(configs)

@@ -662,7 +662,7 @@ def _digits_pca(k):
     return Z, Y
 
 
-def _fig5_tasks(rng, R_task):
+def _fig5_tasks(rng):
     c = FIG5
     dx, dy = c["dx"], c["dy"]
     tasks = {}
@@ -690,7 +690,7 @@ def _fig5_check(which: str):
         D, dx, h, dy = c["D"], c["dx"], c["h"], c["dy"]
         Rg = sc.scaled(c["replicas"], minimum=4)              # replicas per (task, init) group
         window = sc.scaled(c["window"], minimum=6000)
-        tasks = _fig5_tasks(rng, Rg)
+        tasks = _fig5_tasks(rng)
         live = {k: t for k, t in tasks.items() if t is not None}
         names = [(k, init) for k in live for init in ("balanced", "unbalanced")]
         R = Rg * len(names)
