@@ -243,7 +243,7 @@ def _n3_check(where: str):
 _DIMS_N3 = tc.DimSpace({"n": (3, 3), "hidden": (3, 3)})
 _n3 = tc.Statement(
     r"\text{up-sweep: } s_j \text{ follows } \kappa s^4 - \eta_j s + \beta = 0 \text{ and jumps to 0 at } "
-    r"\beta^{(\rm det)}_j = \tfrac{3\eta_j^{4/3}}{4^{4/3}\kappa_j^{1/3}};\ \text{down-sweep from } s \approx 0 \text{ stays at 0}",
+    r"\beta^{(\mathrm{det})}_j = \tfrac{3\eta_j^{4/3}}{4^{4/3}\kappa_j^{1/3}};\ \text{down-sweep from } s \approx 0 \text{ stays at 0}",
     dims=_DIMS_N3, check=_n3_check("det"),
     note="Quasi-static sweeps of the full 3-layer network (GD to gradient 1e-8 at each beta), grid spacing refined; "
          "the origin is a local minimum for every beta > 0 (L''(0) = 6 beta), so the down-sweep cannot leave it.")
@@ -252,7 +252,7 @@ tc.register(tc.Claim(
     id="cascade.sweep_n3_sim",
     title="Two hidden layers: first-order transitions with hysteresis between beta_det_j and beta*_j (simulation)",
     source=tc.Source(PAPER, "III.B, eqs. 25-26", "eqs. 25-26 / hysteresis",
-                     r"L_j = \kappa_j s^6 - 2\eta_j s^3 + 3\beta s^2:\ \text{minimum appears at } \beta^{(\rm det)}_j,"
+                     r"L_j = \kappa_j s^6 - 2\eta_j s^3 + 3\beta s^2:\ \text{minimum appears at } \beta^{(\mathrm{det})}_j,"
                      r"\ \text{global at } \beta^*_j,\ \text{hysteresis when } \beta \text{ is annealed}"),
     statement=_n3,
     controls=(tc.perturb(_n3, "jump at the level crossing beta*", check=_n3_check("star")),),

@@ -605,14 +605,14 @@ def _fig4_check(coef: float):
 
 
 _DIMS_FIG4 = tc.DimSpace({"d": (16, 16), "dx": (1, 1), "dy": (1, 1)})
-_fig4_printed = tc.Statement(r"S_{\rm end} = \mathrm{Tr}[\nabla^2 L] = 2\min(d, d_x)\mathrm{Tr}[\Sigma_x]", dims=_DIMS_FIG4,
+_fig4_printed = tc.Statement(r"S_{\mathrm{end}} = \mathrm{Tr}[\nabla^2 L] = 2\min(d, d_x)\mathrm{Tr}[\Sigma_x]", dims=_DIMS_FIG4,
                              check=_fig4_check(2.0),
                              note="S = Tr of the Hessian of the empirical risk of loss (12) (Prop. 5.3's definition), "
                                   "time-averaged at stationarity, extrapolated to eta -> 0; Kaiming (warm-up) and Xavier "
                                   "runs must both land on it.")
 _fig4_corrected = dataclasses.replace(_fig4_printed, check=_fig4_check(4.0), kind="corrected",
                                       name="corrected: 4 min(d, d_x) Tr Sigma_x (loss without 1/2)",
-                                      latex=r"S_{\rm end} = 4\min(d, d_x)\mathrm{Tr}[\Sigma_x]",
+                                      latex=r"S_{\mathrm{end}} = 4\min(d, d_x)\mathrm{Tr}[\Sigma_x]",
                                       note="At the balanced global minimum all singular values are 1 and Tr Hess of "
                                            "||UWx - y||^2 is 2(d_y||W Sx^1/2||^2 + ||U||^2 Tr Sx); eq. 15's value "
                                            "holds for the loss 1/2 ||UWx - y||^2.")
@@ -621,7 +621,7 @@ tc.register(tc.Claim(
     id="noise.fig4_sharpening_sim",
     title="Progressive flattening: SGD drives Tr Hess L of a rank-1 factorisation to S_end from any init (simulation)",
     source=tc.Source(PAPER, "5.2, Figure 4", "eq. 15 / Figure 4",
-                     r"S_{\rm init} = d_x d(\sigma_U^2+\sigma_W^2)\mathrm{Tr}[\Sigma_x],\ S_{\rm end} = 2\min(d,d_x)\mathrm{Tr}[\Sigma_x]"),
+                     r"S_{\mathrm{init}} = d_x d(\sigma_U^2+\sigma_W^2)\mathrm{Tr}[\Sigma_x],\ S_{\mathrm{end}} = 2\min(d,d_x)\mathrm{Tr}[\Sigma_x]"),
     statement=_fig4_printed,
     variants=(_fig4_corrected,),
     controls=(tc.perturb(_fig4_printed, "GD's conservation (S stays at S_init)", check=_fig4_check(4.0 * 16)),
@@ -790,7 +790,7 @@ tc.register(tc.Claim(
     variants=(_fig5_derived,),
     controls=(tc.perturb(_fig5_derived, "factor 2", check=_fig5_check("derived_x2")),),
     assumptions=("gamma = 0, online SGD (S = 1) on y = V x + eps with eps independent of x",
-                 "D = 4, hidden widths 8 = rank(V)", "digits: scikit-learn's load_digits (offline), 8 PCA coordinates"),
+                 "D = 4, hidden widths 4 = rank(V)", "digits: scikit-learn's load_digits (offline), 4 PCA coordinates"),
     slow=True,
     aliases=("fig5",),
 ))
