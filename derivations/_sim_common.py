@@ -33,7 +33,7 @@ import numpy as np
 import theorem_check as tc
 
 __all__ = ["BUDGET", "budget", "paper_scale", "scaled", "Progress", "mean_se", "richardson", "sq_norm_ustat",
-           "zero_test", "scalar_test", "drift_test", "Z_CRIT"]
+           "zero_test", "scalar_test", "extrapolated_test", "drift_test", "as_figspec", "measurement", "Z_CRIT"]
 
 BUDGET: float | str | None = None
 """Module-level override of ``THEOREM_CHECK_BUDGET`` (``"ci"``, ``"paper"`` or a float)."""
@@ -146,25 +146,48 @@ def sq_norm_ustat(samples: np.ndarray) -> tuple[float, float]:
     return float(q), float(se)
 
 
-def zero_test(deviation: np.ndarray, scale: float) -> dict:
+def zero_test(deviation: np.ndarray, scale: float, *, allowance: float = 0.0) -> dict:
     """z-test that the mean of a matrix/vector ``deviation`` (replicas on axis 0) is zero.
 
     Returns a dict with ``outcome`` (``decide_zscore`` on ``q = ||E D||^2 / scale^2`` against 0),
     ``q``, ``se``, ``rel`` (``sqrt(max(q, 0))``, the relative size of the mean deviation) and
     ``rel_se`` (its 1-sigma upper bound ``sqrt(max(q, 0) + se) - sqrt(max(q, 0))``).
+    ``allowance`` (same units as ``q``) is a systematic bound on ``||E D||^2`` that a true
+    statement may leave (e.g. the last extrapolation correction): ``q`` up to it counts as 0.
     """
     q, se = sq_norm_ustat(np.asarray(deviation, float) / scale)
     se = max(se, 1e-300)
+    allowance = max(float(allowance), 0.0)
+    est = q - allowance if q > allowance else (q if q < 0 else 0.0)
     rel = math.sqrt(max(q, 0.0))
-    return {"outcome": tc.decide_zscore(q, 0.0, se), "q": q, "se": se, "z": q / se, "rel": rel,
-            "rel_se": math.sqrt(max(q, 0.0) + se) - rel}
+    return {"outcome": tc.decide_zscore(est, 0.0, se), "q": q, "se": se, "z": est / se, "rel": rel,
+            "rel_se": math.sqrt(max(q, 0.0) + se) - rel, "allowance": allowance}
 
 
-def scalar_test(samples: np.ndarray, predicted: float) -> dict:
-    """z-test of the mean of scalar replicas against ``predicted`` (``decide_zscore``)."""
+def scalar_test(samples: np.ndarray, predicted: float, *, sys: float = 0.0) -> dict:
+    """z-test of the mean of scalar replicas against ``predicted`` (``decide_zscore``).
+
+    ``sys`` is a systematic error added in quadrature to the standard error of the mean.
+    """
     m, se = mean_se(np.asarray(samples, float))
-    m, se = float(m), max(float(se), 1e-300)
+    m, se = float(m), max(float(np.hypot(se, sys)), 1e-300)
     return {"outcome": tc.decide_zscore(m, predicted, se), "mean": m, "se": se, "z": (m - predicted) / se}
+
+
+def extrapolated_test(coarse: np.ndarray, fine: np.ndarray, predicted: float) -> dict:
+    """z-test of the ``eta -> 0`` extrapolation of replicas measured at ``eta`` (coarse) and ``eta/2`` (fine).
+
+    The extrapolated mean ``m0`` (:func:`richardson`, per replica) is compared with ``predicted``;
+    its error is the replica standard error and, in quadrature, the extrapolation error estimated
+    as the size of the last correction, ``|m0 - mean(fine)|`` (the usual estimate: the
+    ``O(eta^2)`` remainder is not known from two levels, and is taken no larger than the
+    correction itself).  Returns :func:`scalar_test`'s dict plus ``sys``.
+    """
+    m0 = richardson(coarse, fine)
+    sys_err = abs(float(np.mean(m0)) - float(np.mean(fine)))
+    out = scalar_test(m0, predicted, sys=sys_err)
+    out["sys"] = sys_err
+    return out
 
 
 def drift_test(first: np.ndarray, second: np.ndarray, scale: float = 1.0) -> dict:

@@ -93,7 +93,9 @@ def _balance_check(factor: float):
         bar.close()
         scale = float(np.mean(np.linalg.norm(fine["A"], axis=(1, 2))))
         dev = {k: o["A"] - factor * o["B"] for k, o in (("coarse", coarse), ("fine", fine))}
-        test = sc.zero_test(sc.richardson(dev["coarse"], dev["fine"]), scale)
+        d0 = sc.richardson(dev["coarse"], dev["fine"])
+        # extrapolation error: the size of the last correction, ||E[D0 - D(eta/2)]||^2 (unbiased)
+        test = sc.zero_test(d0, scale, allowance=sc.sq_norm_ustat((d0 - dev["fine"]) / scale)[0])
         levels = {k: sc.zero_test(v, scale) for k, v in dev.items()}
         drifts = {f"eta={e:g}": sc.drift_test(np.concatenate([o["A_1"], o["B_1"]], 1),
                                                 np.concatenate([o["A_2"], o["B_2"]], 1), scale)
@@ -411,8 +413,7 @@ def _eq24_check(k: float):
                                  norms=norms)
                 done += steps
                 bar.update(done)
-            m0 = sc.richardson(levels[eta]["ratio"], levels[eta / 2]["ratio"])
-            test = sc.scalar_test(m0, k)
+            test = sc.extrapolated_test(levels[eta]["ratio"], levels[eta / 2]["ratio"], k)
             drift = sc.drift_test(levels[eta / 2]["r1"], levels[eta / 2]["r2"])
             out, why = _grey_if_not_converged(test["outcome"], {f"Net-{net}": drift})
             outcomes.append(out)
@@ -566,7 +567,7 @@ def _fig4_check(coef: float):
                 continue
             m_c = (h1[0] + h1[1])[ok] / 2
             m_f = (h2[0] + h2[1])[ok] / 2
-            test = sc.scalar_test(sc.richardson(m_c, m_f), predicted)
+            test = sc.extrapolated_test(m_c, m_f, predicted)
             drift = sc.drift_test(h2[0][ok], h2[1][ok])
             out, why = _grey_if_not_converged(test["outcome"], {name: drift})
             outcomes.append(out)
@@ -732,7 +733,7 @@ def _fig5_check(which: str):
         outcomes, parts, resid, series = [], [], {}, []
         for k in live:
             rows = np.array([kk == k for kk, _ in names for _ in range(Rg)])
-            tests = [sc.scalar_test(m0[rows, i] / pred[k][i], 1.0) for i in range(D)]
+            tests = [sc.extrapolated_test(m_c[rows, i] / pred[k][i], m_f[rows, i] / pred[k][i], 1.0) for i in range(D)]
             drift = sc.drift_test(h2[0][rows] / pred[k], h2[1][rows] / pred[k])
             out, why = _grey_if_not_converged(_combine([t["outcome"] for t in tests]), {k: drift})
             outcomes.append(out)

@@ -189,3 +189,22 @@ def test_figures_follow_the_report_convention():
     assert figure_errors(sc.as_figspec(fig)) == []
     assert figure_errors(sc.as_figspec({"title": "one", "panels": fig["panels"][:1]})) == []
     assert sc.as_figspec(None) is None
+
+
+def test_extrapolated_test_counts_the_last_correction():
+    rng = np.random.default_rng(7)
+    truth, a, b, eta = 1.0, 0.4, 3.0, 0.1
+    coarse = truth + a * eta + b * eta ** 2 + 1e-4 * rng.normal(size=50)
+    fine = truth + a * eta / 2 + b * eta ** 2 / 4 + 1e-4 * rng.normal(size=50)
+    t = sc.extrapolated_test(coarse, fine, truth)
+    assert t["outcome"] is tc.Outcome.HOLDS            # the O(eta^2) remainder is inside the stated error
+    assert t["sys"] > abs(t["mean"] - truth)
+    assert sc.extrapolated_test(coarse, fine, 2 * truth)["outcome"] is tc.Outcome.FAILS
+
+
+def test_zero_test_allowance():
+    rng = np.random.default_rng(8)
+    D = 0.01 + 1e-3 * rng.normal(size=(20, 3, 3))     # a small systematic offset, resolved by the noise level
+    assert sc.zero_test(D, 1.0)["outcome"] is tc.Outcome.FAILS
+    assert sc.zero_test(D, 1.0, allowance=2 * 9 * 0.01 ** 2)["outcome"] is tc.Outcome.HOLDS
+    assert sc.zero_test(D + 1.0, 1.0, allowance=2 * 9 * 0.01 ** 2)["outcome"] is tc.Outcome.FAILS
