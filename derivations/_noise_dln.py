@@ -635,7 +635,7 @@ def _e127(inst, ctx, side):
     return S1 / (norm[:, None] if isinstance(norm, np.ndarray) and norm.ndim else norm)
 
 
-_e127s = tc.Statement(r"c^2rac{\Sigma_D^2}{\mathrm{Tr}[\Sigma_D^2]}=rac{\Sigma_1^2}{d}", dims=T54_3_DIMS, sample=sample_gmin,
+_e127s = tc.Statement(r"c^2\frac{\Sigma_D^2}{\mathrm{Tr}[\Sigma_D^2]}=\frac{\Sigma_1^2}{d}", dims=T54_3_DIMS, sample=sample_gmin,
                       lhs=lambda i, c: _e127(i, c, "lhs"), rhs=lambda i, c: _e127(i, c, "printed"),
                       note="Sigma_1, Sigma_D, c of the true equilibrium (corrected eq. 18, verified by noise.thm5_4)")
 claim("eq127", "Proof of Thm 5.4: eq. 127 at i = 1 normalises by d where eq. 122 has Tr[Sigma_x]", "Appendix E", "(127)-(129)",

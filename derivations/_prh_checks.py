@@ -795,16 +795,21 @@ def _kernel_residual(QA, QB, c_free=True):
 def check_theorem(part, layers="hidden", minimise=True, c_free=True):
     """Theorem 1 part 1 (within A), 2 (within B) or 3 (A vs B) at S-minimisers.
 
-    ``layers="hidden"``: the note's ``h^2 .. h^D``; ``"all"``: also ``h^1 = M^I x`` and
-    ``h^{D+1}``.  The residual is the worst pair's ``min_c ||c Q_i - Q_j|| / ||Q_j||`` (kernels as
-    bilinear forms in ``u``: equal on every pair of inputs).  The detail lists the pairs.
+    ``layers="hidden"``: the note's learned representations ``h^2 .. h^D`` (outputs of
+    ``W_1 .. W_{D-1}``); ``"with_input"``: ``h^1 = M^I x .. h^D`` (eq. 14's ``h^i``, the inputs of
+    ``W_1 .. W_D``); ``"with_output"``: ``h^2 .. h^{D+1}`` (the outputs of ``W_1 .. W_D``); ``"all"``:
+    ``h^1 .. h^{D+1}``.  ``c_free=False`` requires ``c = 1``.  The residual is the worst pair's
+    ``min_c ||c Q_i - Q_j|| / ||Q_j||`` (kernels as bilinear forms in ``u``: equal on every pair of
+    inputs).  The detail lists the pairs.
     """
+    pick = {"hidden": M.hidden_layers, "all": M.all_layers,
+            "with_input": lambda net: [1, *M.hidden_layers(net)],
+            "with_output": lambda net: [*M.hidden_layers(net), len(net.Ws) + 1]}[layers]
 
     def check(rng, d):
         task, As, Bs, A0, B0 = M.platonic_pair(rng, d)
         if not minimise:
             As, Bs = [A0] * len(As), [B0] * len(Bs)
-        pick = M.hidden_layers if layers == "hidden" else M.all_layers
         vals, per_pair = [], {}
         for A, B in zip(As, Bs):
             if part == 1:

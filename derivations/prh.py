@@ -96,14 +96,18 @@ tc.register(tc.Claim(
 
 P17 = r"h_{A}^{\top}(x_{1}^{A})h_{A}(x_{2}^{A})=h_{B}^{\top}(x_{1}^{B})h_{B}(x_{2}^{B})"
 PAIR_DIMS = M.pair_dims()
-s17 = _chk(P17, C.check_theorem(3, c_free=False), dims=PAIR_DIMS,
-           note="at S-minimisers (Platonic solutions) of two networks; hidden layers; x^A = Z_A u, x^B = Z_B u")
-v17 = _chk(r"\exists c>0:\ c\,h_{A}^{\top}(x_{1}^{A})h_{A}(x_{2}^{A})=h_{B}^{\top}(x_{1}^{B})h_{B}(x_{2}^{B})",
-           C.check_theorem(3), name="corrected: up to a constant c", kind="corrected", dims=M.pair_dims(n=(2, 3)),
-           note="the definition of perfect alignment (issue 2, from part 1) has the constant c")
+s17 = _chk(r"\exists c>0:\ c\,h_{A}^{\top}(x_{1}^{A})h_{A}(x_{2}^{A})=h_{B}^{\top}(x_{1}^{B})h_{B}(x_{2}^{B})",
+           C.check_theorem(3), dims=M.pair_dims(n=(2, 3)),
+           note="eq. (17) restates the definition of perfect alignment (part 1, issue 2: c h_A^T h_A = h_B^T h_B) "
+                "with its constant c left implicit; checked at S-minimisers (Platonic solutions) of two networks, "
+                "hidden layers, x^A = Z_A u, x^B = Z_B u")
+r17 = _chk(P17 + r"\quad(c=1)", C.check_theorem(3, c_free=False), name="reading: literally c = 1",
+           kind="reading", dims=PAIR_DIMS,
+           note="the kernels at Platonic solutions are 2 sqrt(kappa) Q* with a layer- and network-dependent kappa, "
+                "so c = 1 fails; the definition has the constant c, so this reading is not the note's")
 tc.register(tc.Claim(
-    id="prh.eq17", title="Perfect alignment as printed has no constant c",
-    source=_src("3", "(17)", P17), statement=s17, variants=(v17,),
+    id="prh.eq17", title="Perfect alignment (eq. 17 restates the definition; its constant c is implicit)",
+    source=_src("3", "(17)", P17), statement=s17, variants=(r17,),
     controls=(_chk(P17 + r"\ \text{[before minimising S]}", C.check_theorem(3, minimise=False),
                    name="control: generic global minima (S not minimised)", kind="control", dims=PAIR_DIMS),),
     assumptions=(*_SETUP, "both networks at an S-minimiser over their gauge group; n_in = n_out = rank V* = n"),
@@ -123,15 +127,16 @@ tc.register(tc.Claim(
 
 P3 = (r"\text{For a general } T,\ h_A^{\top}(x_1)(T^{-1})^{\top}T^{-1}h_A(x_2)\ \text{and}\ "
       r"h_B^{\top}(x_1)h_B(x_2)\ \text{can no longer be perfectly aligned}")
-s3 = _chk(P3, C.check_sec3(), dims=M.pair_dims(n=(1, 1)),
-          note="the printed statement has no rank condition; it is tested where it can fail: rank V* = n = 1 "
-               "(every T then keeps the alignment up to c)")
-v3 = _chk(P3 + r"\quad(\operatorname{rank}V^*\ge 2)", C.check_sec3(), name="corrected: rank V* >= 2",
-          kind="corrected", dims=M.pair_dims(n=(2, 3)),
-          note="T random invertible (cond 10); alignment iff T^{-1} is a scaled isometry on the representation's span")
+s3 = _chk(P3 + r"\quad(\operatorname{rank}V^*\ge 2)", C.check_sec3(), dims=M.pair_dims(n=(2, 3)),
+          note="T random invertible (cond 10); alignment iff T^{-1} is a scaled isometry on the representation's "
+               "span. rank V* >= 2: with rank one every kernel u_1^T Q u_2 is a multiple of one rank-one form and "
+               "'perfectly aligned' is vacuous, so the argument is about the non-degenerate case")
+r3 = _chk(P3 + r"\quad(\text{also }n_{in}=n_{out}=\operatorname{rank}V^*=1)", C.check_sec3(),
+          name="reading: also the degenerate task rank V* = 1", kind="reading", dims=M.pair_dims(n=(1, 1)),
+          note="scalar inputs: every kernel is 1 x 1, every T keeps the alignment (as do all global minima)")
 tc.register(tc.Claim(
     id="prh.sec3", title="Most global minima are not Platonic (Section 3)",
-    source=_src("3", "Section 3", P3), statement=s3, variants=(v3,),
+    source=_src("3", "Section 3", P3), statement=s3, variants=(r3,),
     controls=(_chk(P3 + r"\ \text{[T conformal]}", C.check_sec3("conformal"), name="control: T = 2 O (conformal)",
                    kind="control", dims=M.pair_dims(n=(2, 3))),),
     aliases=("not_platonic",),
@@ -147,7 +152,8 @@ io_dims_all = tc.DimSpace({"D": (2, 2), "d0": (1, 3), "d1": (1, 1), "d2": (1, 3)
 s20 = _ident(P20, C.eq20_lhs, functools.partial(C.eq20_rhs, order="printed"), dims=io_dims,
              derivation=Y.eq20_printed,
              note="lhs: the minimiser of the empirical loss over the end-to-end matrix (normal equations from "
-                  "the data); n_in >= 2 (for n_in = 1 the inverses commute)")
+                  "the data); n_in >= 2 (for n_in = 1 the inverses commute). Rests on part 1's setup as restated in "
+                  "issue 2: the network f(x) = M^O W_D...W_1 M^I x sees x = Z u, so M^I acts after Z")
 v20 = _ident(r"W_{D}\cdots W_{1}=(M^{O})^{-1}V^{*}Z_{A}^{-1}(M^{I})^{-1}", C.eq20_lhs,
              functools.partial(C.eq20_rhs, order="corrected"), name="corrected: Z^{-1} (M^I)^{-1}",
              kind="corrected", dims=io_dims_all, derivation=Y.eq20_corrected)
@@ -238,10 +244,11 @@ tc.register(tc.Claim(
 P26 = (r"S={\rm Tr}[\mathbb{E}[\nabla_{W_{i}}\ell\nabla_{W_{i}}^{\top}\ell]]"
        r"+{\rm Tr}[\nabla_{W_{i+1}}\ell\nabla_{W_{i+1}}^{\top}\ell]+\text{ other terms}")
 s26 = _ident(P26, C.eq26_lhs, C.eq26_rhs,
-             note="as printed the second term has no expectation: evaluated at one sample (the first)")
+             note="as printed the second term has no expectation (a random variable, while S is a number): evaluated at "
+                  "one sample (the first). A typographical slip only: with E, as in eq. (27), it holds")
 v26 = _ident(P26.replace(r"{\rm Tr}[\nabla_{W_{i+1}}", r"{\rm Tr}[\mathbb{E}[\nabla_{W_{i+1}}")
              .replace(r"\ell]+\text{ other", r"\ell]]+\text{ other"), C.eq26_lhs,
-             functools.partial(C.eq26_rhs, with_E=True), name="corrected: E in the second term", kind="corrected",
+             functools.partial(C.eq26_rhs, with_E=True), name="corrected: E in the second term (typographical slip; eq. 27 has it)", kind="corrected",
              derivation=Y.eq26)
 tc.register(tc.Claim(
     id="prh.eq26", title="S split into the W_i term, the W_{i+1} term and the rest",
@@ -440,20 +447,26 @@ _parts = {
     2: (r"h^{i}_{B}\ \text{and}\ h^{j}_{B}\ \text{are perfectly aligned}", "within network B"),
     3: (r"h^{i}_{A}\ \text{and}\ h^{j}_{B}\ \text{are perfectly aligned}", "across networks A and B"),
 }
-thm_dims = M.pair_dims(n=(2, 3))
+_READINGS = (
+    ("with_input", r"(1\le i,j\le D)", "reading: i, j also the module input h^1 = M^I x",
+     "h^1 = M^I Z u has the kernel Z^T M^{I T} M^I Z, fixed by the arbitrary M^I, Z: not learned"),
+    ("with_output", r"(2\le i,j\le D+1)", "reading: i, j also the module output h^{D+1}",
+     "at a global minimum h^{D+1} = (M^O)^{-1} V* u, fixed by the arbitrary M^O: not learned"),
+)
 for part, (txt, where) in _parts.items():
-    sT = _chk(PT + txt, C.check_theorem(part, layers="all"), dims=thm_dims,
-              note="i, j over every representation h^1 = M^I x, ..., h^{D+1} (n >= 2; for n = 1 every pair is "
-                   "trivially aligned)")
-    vT = _chk(PT + txt + r"\quad(2\le i,j\le D)", C.check_theorem(part, layers="hidden"),
-              name="corrected: hidden layers h^2..h^D", kind="corrected",
-              dims=M.pair_dims(n=(2, 3)) if part == 3 else M.pair_dims(n=(2, 3), depth=(3, M.DMAX)),
+    dims = M.pair_dims(n=(2, 3)) if part == 3 else M.pair_dims(n=(2, 3), depth=(3, M.DMAX))
+    sT = _chk(PT + txt + r"\quad(2\le i,j\le D)", C.check_theorem(part, layers="hidden"), dims=dims,
               derivation=Y.thm1,
-              note="the common kernel is Q* = Su^{-1/2}(Su^{1/2} V*^T Se V* Su^{1/2})^{1/2} Su^{-1/2} (derived); "
+              note="i, j over the learned representations h^2..h^D (outputs of W_1..W_{D-1}; eq. 14's indexing); "
+                   "the common kernel is Q* = Su^{-1/2}(Su^{1/2} V*^T Se V* Su^{1/2})^{1/2} Su^{-1/2} (derived); "
                    "n >= 2 and, within one network, depth >= 3 (otherwise every instance is trivially aligned)")
+    readings = tuple(
+        _chk(PT + txt + r"\quad" + rng_tex, C.check_theorem(part, layers=layers), name=name, kind="reading",
+             dims=M.pair_dims(n=(2, 3)), note=why + " (n >= 2; for n = 1 every pair is trivially aligned)")
+        for layers, rng_tex, name, why in _READINGS)
     tc.register(tc.Claim(
         id=f"prh.thm1_{part}", title=f"Theorem 1 part {part}: perfect alignment {where}",
-        source=_src("2", f"Theorem 1 ({part})", PT + txt), statement=sT, variants=(vT,),
+        source=_src("2", f"Theorem 1 ({part})", PT + txt), statement=sT, variants=readings,
         controls=(_chk(PT + txt, C.check_theorem(part, layers="hidden", minimise=False),
                        name="control: generic global minima (S not minimised)", kind="control", dims=M.pair_dims()),)
         if part == 3 else
@@ -462,7 +475,8 @@ for part, (txt, where) in _parts.items():
               dims=M.pair_dims(depth=(3, M.DMAX))),),
         aliases=("thm1",),
         assumptions=(*_SETUP, "two networks with their own depth (2..4), hidden widths n + (0..2) (all different), "
-                              "random M^O, M^I, Z; same task V* (n x n, rank n), same u and eps",
+                              "random M^O, M^I, Z; same task V* (n x n, rank n), same u and eps; label noise with "
+                              "V*^T Se V* of rank n",
                      "each network at a global minimum of the loss, S minimised over its gauge group "
                      "W_k -> G_k W_k G_{k-1}^{-1} (SciPy BFGS, then Levenberg-Marquardt on the stationarity equations)"),
     ))

@@ -156,6 +156,10 @@ class Statement:
             raise ClaimDefinitionError(f"{where}: kind={self.kind!r} must be one of {KINDS}")
         if not isinstance(self.latex, str) or not self.latex.strip():
             raise ClaimDefinitionError(f"{where}: latex must be a non-empty string")
+        bad = sorted({repr(ch) for ch in self.latex + self.name + self.note if ord(ch) < 32 and ch not in "\n\t"})
+        if bad:
+            raise ClaimDefinitionError(f"{where}: text contains control characters {', '.join(bad)} "
+                                       "(a LaTeX escape such as \\f or \\b in a non-raw string?)")
         if (self.lhs is None) != (self.rhs is None):
             raise ClaimDefinitionError(f"{where}: lhs and rhs must be given together")
         if self.lhs is not None and self.check is not None:
@@ -232,6 +236,11 @@ class Claim:
             raise ClaimDefinitionError(f"claim {self.id}: title must be non-empty")
         if not isinstance(self.source, Source) or not self.source.printed.strip():
             raise ClaimDefinitionError(f"claim {self.id}: source must be a Source with the printed statement")
+        bad = sorted({repr(ch) for ch in self.title + self.source.printed + "".join(self.assumptions)
+                      if ord(ch) < 32 and ch not in "\n\t"})
+        if bad:
+            raise ClaimDefinitionError(f"claim {self.id}: text contains control characters {', '.join(bad)} "
+                                       "(a LaTeX escape such as \\f or \\b in a non-raw string?)")
         if self.source.paper != self.paper:
             raise ClaimDefinitionError(f"claim {self.id}: source.paper={self.source.paper!r} must match the id prefix")
         if self.statement.kind != "printed":

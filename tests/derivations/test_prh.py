@@ -45,9 +45,50 @@ ERRATA = {                       # claim -> verdicts of the printed statement we
     "prh.eq27": {Verdict.ILL_POSED, Verdict.REFUTED},
     "prh.eq28": {Verdict.ILL_POSED, Verdict.REFUTED},
     "prh.eq29": {Verdict.ILL_POSED, Verdict.REFUTED},
+    "prh.eq30": {Verdict.ILL_POSED, Verdict.REFUTED},
+    "prh.eq31": {Verdict.ILL_POSED, Verdict.REFUTED},
     "prh.eq35": {Verdict.ILL_POSED, Verdict.REFUTED},
     "prh.lambda_unique": {Verdict.REFUTED},
 }
+V, P, E, R = Verdict.VERIFIED, Verdict.PROVED, Verdict.ERRATUM, Verdict.REFUTED
+IP = Verdict.ILL_POSED
+PINNED = {                       # seed 0 (the audit): claim -> (claim verdict, verdicts of its variants in order)
+    "prh.eq14": (V, ()), "prh.eq16": (P, ()), "prh.eq17": (V, (R,)), "prh.eq18": (P, ()),
+    "prh.sec3": (V, (R,)), "prh.eq20": (E, (P,)), "prh.achievable": (P, ()), "prh.eq23": (P, ()),
+    "prh.eq24": (P, (P,)), "prh.eq25": (P, (P,)), "prh.eq26": (E, (V,)), "prh.eq26_other": (P, ()),
+    "prh.eq27": (E, (V,)), "prh.eq28": (E, (V,)), "prh.eq29": (E, (V,)), "prh.eq30": (E, (V,)),
+    "prh.eq31": (E, (V,)), "prh.eq33": (V, (V,)), "prh.eq34": (V, ()), "prh.eq35": (E, (V,)),
+    "prh.eq36": (P, ()), "prh.lambda_unique": (E, (P,)),
+    "prh.thm1_1": (V, (R, R)), "prh.thm1_2": (V, (R, R)), "prh.thm1_3": (V, (R, R)),
+}
+"""Not errata (audit): eq. 17 restates the definition of perfect alignment (constant c implicit), Section 3
+argues about the non-degenerate task (rank V* >= 2), Theorem 1's "any pair of i and j" ranges over the
+learned layers h^2..h^D.  Their literal readings are ``kind="reading"`` variants and fail (R)."""
+
+
+def test_pinned_verdicts_cover_every_claim():
+    assert set(PINNED) == set(PRH)
+
+
+@pytest.mark.parametrize("cid", sorted(PINNED))
+def test_pinned_verdicts_at_seed_0(cid):
+    r = run_claim(PRH[cid], seed=0)
+    verdict, variants = PINNED[cid]
+    assert r.verdict is verdict, r.evidence
+    assert tuple(v.verdict for v in r.variants) == variants, [(v.name, v.verdict.value) for v in r.variants]
+
+
+@pytest.mark.parametrize("cid", ["prh.eq17", "prh.sec3", "prh.thm1_1", "prh.thm1_2", "prh.thm1_3"])
+def test_literal_readings_are_readings_not_corrections(cid):
+    c = PRH[cid]
+    assert c.variants and all(v.kind == "reading" for v in c.variants)
+
+
+@pytest.mark.parametrize("cid", ["prh.eq17", "prh.sec3", "prh.thm1_1", "prh.thm1_2", "prh.thm1_3"])
+def test_natural_readings_hold_and_literal_ones_fail_on_another_seed(cid):
+    r = run_claim(PRH[cid], seed=7)
+    assert r.verdict is Verdict.VERIFIED, r.evidence
+    assert all(v.verdict is Verdict.REFUTED for v in r.variants), [(v.name, v.evidence) for v in r.variants]
 HOLDS = ["prh.eq14", "prh.eq16", "prh.eq18", "prh.eq23", "prh.eq24", "prh.eq25", "prh.eq26_other", "prh.eq34",
          "prh.achievable"]
 
