@@ -259,7 +259,6 @@ tc.register(tc.Claim(
     assumptions=("n = 3 (two hidden layers of width 3), Sxx = I, Syx = diag(0.95, 0.55) in random frames",
                  "noiseless gradient descent, quasi-static in beta"),
     slow=True,
-    aliases=("hysteresis",),
 ))
 
 

@@ -474,7 +474,6 @@ tc.register(tc.Claim(
     assumptions=("gamma = 0 (Figure 7 trains without weight decay)", "SGD with minibatches of S = 1 drawn with replacement",
                  "sigma^2 = eta / (2 S) as below eq. 1; t = eta x steps"),
     slow=True,
-    aliases=("eq24",),
 ))
 
 
@@ -631,7 +630,7 @@ tc.register(tc.Claim(
                  "Kaiming: sigma_U^2 = 1, sigma_W^2 = 1/d_x (as printed); Xavier: 1/(d_y + d), 1/(d + d_x)",
                  "warm-up: 5000 steps at eta = 0.001, then 0.008 (Figure 4)"),
     slow=True,
-    aliases=("fig4", "eq15"),
+    aliases=("fig4",),
 ))
 
 
