@@ -1228,19 +1228,28 @@ def _settle_check(pred_product=None, pred_layer=None):
 
 
 _settle_dims = tc.DimSpace({"dh": (2, 4)})
+_SETTLE_QUOTE = ("review, 'What would settle it': \"the predicted minimal macrostate has only one nonzero singular value, "
+                 "sigma_1=sqrt(0.35)~0.59, and sigma_2=0 exactly\". In the review sigma_j is the Landau variable of "
+                 "L_j(sigma_j) = kappa sigma^{2n} - 2 eta sigma^n + n beta sigma^2 ('the singular values sigma_j of the weight "
+                 "matrices', cascade.landau), i.e. a layer's singular value; the macrostate W = W_2 W_1 then has rank one, "
+                 "singular values (sigma_1^2, 0) = (0.35, 0). Read literally as W's own singular value, sqrt(0.35) is wrong "
+                 "(the reading below).")
 _settle = tc.Statement(r"\Sigma_{xx}=1,\ \Sigma_{yx}=\mathrm{diag}(0.95,0.55),\ \beta=0.60:\ "
-                       r"\text{macrostate } W \text{ has } \sigma_1=\sqrt{0.35}\approx0.59,\ \sigma_2=0",
-                       dims=_settle_dims, check=_settle_check(pred_product=np.array([np.sqrt(0.35), 0.0])))
+                       r"\sigma_1=\sqrt{0.35}\approx0.59,\ \sigma_2=0\ (\sigma_j\text{ the Landau variable, a layer's singular value});\ "
+                       r"\text{macrostate } W=W_2W_1 \text{ of rank one: } (\sigma_1^2,\,0)=(0.35,\,0)",
+                       dims=_settle_dims, note=_SETTLE_QUOTE,
+                       check=_settle_check(pred_product=np.array([0.35, 0.0]), pred_layer=np.array([np.sqrt(0.35), 0.0])))
 tc.register(tc.Claim(
     id="cascade.settle_it",
-    title="Review's decisive experiment at beta = 0.60: the macrostate's singular value is 0.35 (sqrt 0.35 is the layers')",
+    title="Review's decisive experiment at beta = 0.60: sigma_1 = sqrt(0.35) (layers), macrostate of rank one with value 0.35",
     source=_src("What would settle it", "review", r"\text{the predicted minimal macrostate has only one nonzero singular value, }"
                 r"\sigma_1=\sqrt{0.35}\approx 0.59,\ \text{and } \sigma_2=0 \text{ exactly}"),
     statement=_settle,
-    variants=(tc.Statement(r"W=W_2W_1:\ (0.35,\,0);\quad W_1,\ W_2:\ (\sqrt{0.35},\,0)", name="corrected: product 0.35, layers sqrt 0.35",
-                           kind="corrected", dims=_settle_dims,
-                           check=_settle_check(pred_product=np.array([0.35, 0.0]), pred_layer=np.array([np.sqrt(0.35), 0.0]))),),
-    controls=(tc.perturb(_settle, "sigma_2 = 0.05", check=_settle_check(pred_product=np.array([0.35, 0.05]))),),
+    variants=(tc.Statement(r"\text{macrostate } W=W_2W_1 \text{ itself has } \sigma_1(W)=\sqrt{0.35},\ \sigma_2(W)=0",
+                           name="reading: sqrt(0.35) is the macrostate's singular value", kind="reading", dims=_settle_dims,
+                           check=_settle_check(pred_product=np.array([np.sqrt(0.35), 0.0]))),),
+    controls=(tc.perturb(_settle, "sigma_2 = 0.05",
+                         check=_settle_check(pred_product=np.array([0.35, 0.05]), pred_layer=np.array([np.sqrt(0.35), 0.0]))),),
     aliases=("settle_it",),
     assumptions=("population covariances (infinite Gaussian data): Sigma_xx = 1, Sigma_yx = diag(0.95, 0.55)", LOSS,
                  "one hidden layer of width 2-4, gradient flow (LSODA) from a small random start"),
