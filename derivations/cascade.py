@@ -727,8 +727,15 @@ def _count_formula(inst, ctx):
 
 
 _m2_dims = tc.DimSpace({"d": (3, 3)})
+_M2_NOTE = ("review, minor comment 2: \"The main-text sentence after Fig. 5 says there are 'another nine eigenvalues lambda "
+            "with 0<lambda<=4beta' for the full-rank example; according to Table II with r=3, the beta-sector contains six "
+            "4beta eigenvalues and the zero sector contains three zero eigenvalues, so the sentence appears to misstate the "
+            "count.\" Fig. 5's eta are not in the review; drawn in the regime of the review's argument (separated sectors: "
+            "the data sector above 4 beta, eta_3 > 2 beta). For other eta the count in (0, 4 beta] is "
+            "6 + #{eta_p <= 2 beta} + #{eta_p + eta_q <= 4 beta} and can be 9 (e.g. eta = (3, 1.8, 1.5), beta = 1): "
+            "the erratum is conditional on Fig. 5 lying in the separated regime.")
 _minor2 = tc.Statement(r"\#\{\lambda:\ 0<\lambda\le 4\beta\}=9\quad(n=2,\ d=3,\ r=3,\ \Sigma_{xx}=1)",
-                       dims=_m2_dims, sample=_minor2_sampler("any"), lhs=lambda i, c: _count_in(i, c, closed_left=False),
+                       dims=_m2_dims, sample=_minor2_sampler("above"), note=_M2_NOTE, lhs=lambda i, c: _count_in(i, c, closed_left=False),
                        rhs=lambda inst, ctx: ctx.asarray(np.full(inst.sigma.shape[0], 9.0)))
 tc.register(tc.Claim(
     id="cascade.minor2",
@@ -741,7 +748,7 @@ tc.register(tc.Claim(
                      sample=_minor2_sampler("above"), lhs=lambda i, c: _count_in(i, c, closed_left=True),
                      rhs=lambda inst, ctx: ctx.asarray(np.full(inst.sigma.shape[0], 9.0))),
         tc.Statement(r"\#\{0<\lambda\le4\beta\}=6+\#\{p:\eta_p\le2\beta\}+\#\{p<q:\eta_p+\eta_q\le4\beta\}",
-                     name="reading: general count", kind="reading", dims=_m2_dims, sample=_minor2_sampler("any"),
+                     name="corrected: general count (any eta)", kind="corrected", dims=_m2_dims, sample=_minor2_sampler("any"),
                      lhs=lambda i, c: _count_in(i, c, closed_left=False), rhs=_count_formula),
     ),
     controls=(tc.perturb(_minor2, "review's count 6 in [0, 4 beta]", lhs=lambda v, i, c: _count_in(i, c, closed_left=True),
