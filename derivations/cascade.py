@@ -809,7 +809,7 @@ def _top_r_config(rng, n, d, *, kappa_spread):
     raise RuntimeError("no configuration")  # pragma: no cover
 
 
-def _top_r_check(predict, *, kappa_spread=0.0, hunt=False):
+def _top_r_check(predict, *, kappa_spread=0.0, hunt=False, key=lambda eta, kappa: eta):
     """Enumerate every subset A of directions (each active one on its stable branch) and certify its class.
 
     ``predict(A, n, sig, eta, kappa, beta)`` returns "min", "saddle" or None (no prediction).  The
@@ -823,7 +823,8 @@ def _top_r_check(predict, *, kappa_spread=0.0, hunt=False):
         for _ in range(300 if hunt else 1):
             sig, eta, kappa, beta = _top_r_config(rng, n, d, kappa_spread=kappa_spread)
             subsets = [A for m in range(d + 1) for A in itertools.combinations(range(d), m)]
-            if not hunt or any(_pred_min_closed_form(A, n, sig, eta, kappa, beta) and not _is_top(A, eta) for A in subsets):
+            if not hunt or any(_pred_min_closed_form(A, n, sig, eta, kappa, beta) and not _is_top(A, key(eta, kappa))
+                               for A in subsets):
                 break
         outcomes, worst, bad = [], [0.0, 0.0], ""
         for A in subsets:
@@ -852,6 +853,11 @@ def _top_r_check(predict, *, kappa_spread=0.0, hunt=False):
 
 def _p_nontop_saddle(A, n, sig, eta, kappa, beta):
     return None if _is_top(A, eta) else "saddle"
+
+
+def _p_nontop_saddle_regression(A, n, sig, eta, kappa, beta):
+    """Ordering by the regression matrix's singular values eta_j/kappa_j (cascade.eq17) instead of eta_j."""
+    return None if _is_top(A, eta / kappa) else "saddle"
 
 
 def _p_top_min(A, n, sig, eta, kappa, beta):
@@ -891,7 +897,11 @@ _topr_k = tc.Statement(
     r"\text{aligned } \Sigma_{xx} \ (\kappa_j\ne1):\ \text{a critical point whose active set is not the top-}r\text{ by } "
     r"\eta \text{ is a saddle}",
     dims=tc.DimSpace({"n": (3, 3), "d": (2, 3)}), check=_top_r_check(_p_nontop_saddle, kappa_spread=2.3, hunt=True),
-    note="kappa_j log-uniform in [e^-2.3, e^2.3]")
+    note="kappa_j log-uniform in [e^-2.3, e^2.3]. Review, core claim (under the alignment condition): the paper \"proves "
+         "that only the ordered set of largest singular values yields local minima\"; major comment 2: the Hessian "
+         "analysis behind it is derived only for Sigma_xx = 1. 'Largest' is ambiguous for kappa != 1: by eta_j (this "
+         "statement) or by the regression matrix's eta_j/kappa_j (reading); both fail for n = 3 (scratch audit: also "
+         "ordering by the learned sigma_j* or by beta*_j fails). For Sigma_xx = 1 see cascade.top_r (holds).")
 tc.register(tc.Claim(
     id="cascade.top_r_kappa",
     title="Aligned Sigma_xx with kappa_j != 1 (n = 3): the top-r-by-eta rule fails; the local minima are where the closed-form spectrum is >= 0",
@@ -899,6 +909,12 @@ tc.register(tc.Claim(
                 r"\text{only the ordered set of largest singular values yields local minima}"),
     statement=_topr_k,
     variants=(tc.Statement(
+        r"\text{aligned } \Sigma_{xx}:\ \text{a critical point whose active set is not the top-}r\text{ by } \eta_j/\kappa_j "
+        r"\text{ (singular values of } \Sigma_{yx}\Sigma_{xx}^{-1}) \text{ is a saddle}",
+        name="reading: ordered by the regression matrix's singular values eta/kappa", kind="reading",
+        dims=tc.DimSpace({"n": (3, 3), "d": (2, 3)}),
+        check=_top_r_check(_p_nontop_saddle_regression, kappa_spread=2.3, hunt=True, key=lambda e, k: e / k)),
+        tc.Statement(
         r"\text{local min} \iff \text{closed-form spectrum} \ge 0:\ \text{stable branches and } "
         r"\eta_p\sigma_p^{n-2}(\kappa_q\sigma_p^{2n-2}+\beta) > \eta_q^2\sigma_p^{2n-4}\ \ \forall p\in A, q\notin A",
         name="corrected: swap-block criterion", kind="corrected", dims=tc.DimSpace({"n": (2, 3), "d": (2, 3)}),
