@@ -295,8 +295,8 @@ def slowing_product(t, s0, kappa, eta, beta):
     t = np.asarray(t, dtype=float)
     if a == 0:
         return s0 / (1 + 4 * kappa * s0 * t)
-    e = np.exp(-4 * a * t)
-    return a * s0 / (kappa * s0 + (a - kappa * s0) * e)
+    # kappa s0 + (a - kappa s0) e^{-4at} written with expm1, accurate when a -> 0 (no cancellation)
+    return a * s0 / (kappa * s0 * -np.expm1(-4 * a * t) + a * np.exp(-4 * a * t))
 
 
 def slowing_layer(t, s0, kappa, eta, beta):

@@ -727,8 +727,15 @@ def _count_formula(inst, ctx):
 
 
 _m2_dims = tc.DimSpace({"d": (3, 3)})
+_M2_NOTE = ("review, minor comment 2: \"The main-text sentence after Fig. 5 says there are 'another nine eigenvalues lambda "
+            "with 0<lambda<=4beta' for the full-rank example; according to Table II with r=3, the beta-sector contains six "
+            "4beta eigenvalues and the zero sector contains three zero eigenvalues, so the sentence appears to misstate the "
+            "count.\" Fig. 5's eta are not in the review; drawn in the regime of the review's argument (separated sectors: "
+            "the data sector above 4 beta, eta_3 > 2 beta). For other eta the count in (0, 4 beta] is "
+            "6 + #{eta_p <= 2 beta} + #{eta_p + eta_q <= 4 beta} and can be 9 (e.g. eta = (3, 1.8, 1.5), beta = 1): "
+            "the erratum is conditional on Fig. 5 lying in the separated regime.")
 _minor2 = tc.Statement(r"\#\{\lambda:\ 0<\lambda\le 4\beta\}=9\quad(n=2,\ d=3,\ r=3,\ \Sigma_{xx}=1)",
-                       dims=_m2_dims, sample=_minor2_sampler("any"), lhs=lambda i, c: _count_in(i, c, closed_left=False),
+                       dims=_m2_dims, sample=_minor2_sampler("above"), note=_M2_NOTE, lhs=lambda i, c: _count_in(i, c, closed_left=False),
                        rhs=lambda inst, ctx: ctx.asarray(np.full(inst.sigma.shape[0], 9.0)))
 tc.register(tc.Claim(
     id="cascade.minor2",
@@ -741,7 +748,7 @@ tc.register(tc.Claim(
                      sample=_minor2_sampler("above"), lhs=lambda i, c: _count_in(i, c, closed_left=True),
                      rhs=lambda inst, ctx: ctx.asarray(np.full(inst.sigma.shape[0], 9.0))),
         tc.Statement(r"\#\{0<\lambda\le4\beta\}=6+\#\{p:\eta_p\le2\beta\}+\#\{p<q:\eta_p+\eta_q\le4\beta\}",
-                     name="reading: general count", kind="reading", dims=_m2_dims, sample=_minor2_sampler("any"),
+                     name="corrected: general count (any eta)", kind="corrected", dims=_m2_dims, sample=_minor2_sampler("any"),
                      lhs=lambda i, c: _count_in(i, c, closed_left=False), rhs=_count_formula),
     ),
     controls=(tc.perturb(_minor2, "review's count 6 in [0, 4 beta]", lhs=lambda v, i, c: _count_in(i, c, closed_left=True),
@@ -802,7 +809,7 @@ def _top_r_config(rng, n, d, *, kappa_spread):
     raise RuntimeError("no configuration")  # pragma: no cover
 
 
-def _top_r_check(predict, *, kappa_spread=0.0, hunt=False):
+def _top_r_check(predict, *, kappa_spread=0.0, hunt=False, key=lambda eta, kappa: eta):
     """Enumerate every subset A of directions (each active one on its stable branch) and certify its class.
 
     ``predict(A, n, sig, eta, kappa, beta)`` returns "min", "saddle" or None (no prediction).  The
@@ -816,7 +823,8 @@ def _top_r_check(predict, *, kappa_spread=0.0, hunt=False):
         for _ in range(300 if hunt else 1):
             sig, eta, kappa, beta = _top_r_config(rng, n, d, kappa_spread=kappa_spread)
             subsets = [A for m in range(d + 1) for A in itertools.combinations(range(d), m)]
-            if not hunt or any(_pred_min_closed_form(A, n, sig, eta, kappa, beta) and not _is_top(A, eta) for A in subsets):
+            if not hunt or any(_pred_min_closed_form(A, n, sig, eta, kappa, beta) and not _is_top(A, key(eta, kappa))
+                               for A in subsets):
                 break
         outcomes, worst, bad = [], [0.0, 0.0], ""
         for A in subsets:
@@ -845,6 +853,11 @@ def _top_r_check(predict, *, kappa_spread=0.0, hunt=False):
 
 def _p_nontop_saddle(A, n, sig, eta, kappa, beta):
     return None if _is_top(A, eta) else "saddle"
+
+
+def _p_nontop_saddle_regression(A, n, sig, eta, kappa, beta):
+    """Ordering by the regression matrix's singular values eta_j/kappa_j (cascade.eq17) instead of eta_j."""
+    return None if _is_top(A, eta / kappa) else "saddle"
 
 
 def _p_top_min(A, n, sig, eta, kappa, beta):
@@ -884,7 +897,11 @@ _topr_k = tc.Statement(
     r"\text{aligned } \Sigma_{xx} \ (\kappa_j\ne1):\ \text{a critical point whose active set is not the top-}r\text{ by } "
     r"\eta \text{ is a saddle}",
     dims=tc.DimSpace({"n": (3, 3), "d": (2, 3)}), check=_top_r_check(_p_nontop_saddle, kappa_spread=2.3, hunt=True),
-    note="kappa_j log-uniform in [e^-2.3, e^2.3]")
+    note="kappa_j log-uniform in [e^-2.3, e^2.3]. Review, core claim (under the alignment condition): the paper \"proves "
+         "that only the ordered set of largest singular values yields local minima\"; major comment 2: the Hessian "
+         "analysis behind it is derived only for Sigma_xx = 1. 'Largest' is ambiguous for kappa != 1: by eta_j (this "
+         "statement) or by the regression matrix's eta_j/kappa_j (reading); both fail for n = 3 (scratch audit: also "
+         "ordering by the learned sigma_j* or by beta*_j fails). For Sigma_xx = 1 see cascade.top_r (holds).")
 tc.register(tc.Claim(
     id="cascade.top_r_kappa",
     title="Aligned Sigma_xx with kappa_j != 1 (n = 3): the top-r-by-eta rule fails; the local minima are where the closed-form spectrum is >= 0",
@@ -892,6 +909,12 @@ tc.register(tc.Claim(
                 r"\text{only the ordered set of largest singular values yields local minima}"),
     statement=_topr_k,
     variants=(tc.Statement(
+        r"\text{aligned } \Sigma_{xx}:\ \text{a critical point whose active set is not the top-}r\text{ by } \eta_j/\kappa_j "
+        r"\text{ (singular values of } \Sigma_{yx}\Sigma_{xx}^{-1}) \text{ is a saddle}",
+        name="reading: ordered by the regression matrix's singular values eta/kappa", kind="reading",
+        dims=tc.DimSpace({"n": (3, 3), "d": (2, 3)}),
+        check=_top_r_check(_p_nontop_saddle_regression, kappa_spread=2.3, hunt=True, key=lambda e, k: e / k)),
+        tc.Statement(
         r"\text{local min} \iff \text{closed-form spectrum} \ge 0:\ \text{stable branches and } "
         r"\eta_p\sigma_p^{n-2}(\kappa_q\sigma_p^{2n-2}+\beta) > \eta_q^2\sigma_p^{2n-4}\ \ \forall p\in A, q\notin A",
         name="corrected: swap-block criterion", kind="corrected", dims=tc.DimSpace({"n": (2, 3), "d": (2, 3)}),
@@ -1228,19 +1251,28 @@ def _settle_check(pred_product=None, pred_layer=None):
 
 
 _settle_dims = tc.DimSpace({"dh": (2, 4)})
+_SETTLE_QUOTE = ("review, 'What would settle it': \"the predicted minimal macrostate has only one nonzero singular value, "
+                 "sigma_1=sqrt(0.35)~0.59, and sigma_2=0 exactly\". In the review sigma_j is the Landau variable of "
+                 "L_j(sigma_j) = kappa sigma^{2n} - 2 eta sigma^n + n beta sigma^2 ('the singular values sigma_j of the weight "
+                 "matrices', cascade.landau), i.e. a layer's singular value; the macrostate W = W_2 W_1 then has rank one, "
+                 "singular values (sigma_1^2, 0) = (0.35, 0). Read literally as W's own singular value, sqrt(0.35) is wrong "
+                 "(the reading below).")
 _settle = tc.Statement(r"\Sigma_{xx}=1,\ \Sigma_{yx}=\mathrm{diag}(0.95,0.55),\ \beta=0.60:\ "
-                       r"\text{macrostate } W \text{ has } \sigma_1=\sqrt{0.35}\approx0.59,\ \sigma_2=0",
-                       dims=_settle_dims, check=_settle_check(pred_product=np.array([np.sqrt(0.35), 0.0])))
+                       r"\sigma_1=\sqrt{0.35}\approx0.59,\ \sigma_2=0\ (\sigma_j\text{ the Landau variable, a layer's singular value});\ "
+                       r"\text{macrostate } W=W_2W_1 \text{ of rank one: } (\sigma_1^2,\,0)=(0.35,\,0)",
+                       dims=_settle_dims, note=_SETTLE_QUOTE,
+                       check=_settle_check(pred_product=np.array([0.35, 0.0]), pred_layer=np.array([np.sqrt(0.35), 0.0])))
 tc.register(tc.Claim(
     id="cascade.settle_it",
-    title="Review's decisive experiment at beta = 0.60: the macrostate's singular value is 0.35 (sqrt 0.35 is the layers')",
+    title="Review's decisive experiment at beta = 0.60: sigma_1 = sqrt(0.35) (layers), macrostate of rank one with value 0.35",
     source=_src("What would settle it", "review", r"\text{the predicted minimal macrostate has only one nonzero singular value, }"
                 r"\sigma_1=\sqrt{0.35}\approx 0.59,\ \text{and } \sigma_2=0 \text{ exactly}"),
     statement=_settle,
-    variants=(tc.Statement(r"W=W_2W_1:\ (0.35,\,0);\quad W_1,\ W_2:\ (\sqrt{0.35},\,0)", name="corrected: product 0.35, layers sqrt 0.35",
-                           kind="corrected", dims=_settle_dims,
-                           check=_settle_check(pred_product=np.array([0.35, 0.0]), pred_layer=np.array([np.sqrt(0.35), 0.0]))),),
-    controls=(tc.perturb(_settle, "sigma_2 = 0.05", check=_settle_check(pred_product=np.array([0.35, 0.05]))),),
+    variants=(tc.Statement(r"\text{macrostate } W=W_2W_1 \text{ itself has } \sigma_1(W)=\sqrt{0.35},\ \sigma_2(W)=0",
+                           name="reading: sqrt(0.35) is the macrostate's singular value", kind="reading", dims=_settle_dims,
+                           check=_settle_check(pred_product=np.array([np.sqrt(0.35), 0.0]))),),
+    controls=(tc.perturb(_settle, "sigma_2 = 0.05",
+                         check=_settle_check(pred_product=np.array([0.35, 0.05]), pred_layer=np.array([np.sqrt(0.35), 0.0]))),),
     aliases=("settle_it",),
     assumptions=("population covariances (infinite Gaussian data): Sigma_xx = 1, Sigma_yx = diag(0.95, 0.55)", LOSS,
                  "one hidden layer of width 2-4, gradient flow (LSODA) from a small random start"),
@@ -1454,19 +1486,29 @@ def _threshold2_check(which: str):
 
 
 _lt_dims = tc.DimSpace({"d": (2, 2)})
-_later = tc.Statement(r"\text{generic (non-aligned) } \Sigma_{xx},\Sigma_{yx}:\ \text{direction 2 turns on at } \beta^*_2=\eta_2",
-                      dims=_lt_dims, check=_threshold2_check("eta"))
+_LT_QUOTE = ("review, major comment 1: \"Section IV.B concedes that the singular vectors of W* become beta-dependent, that "
+             "the decoupled Landau picture (15) no longer holds, and that only the onset beta_onset=eta_max is established in "
+             "the generic case. The abstract and Key Findings nevertheless present the cascade as an analytic prediction of "
+             "the model without this qualification\". The paper prints beta*_j = eta_j only under alignment (eq. 17); the "
+             "review's point is that it does not carry over. Checked: the later threshold moves off eta_2 (to the KKT "
+             "threshold, located on the trained full network); the abstract read without the qualification is the reading.")
+_later = tc.Statement(r"\text{generic (non-aligned) } \Sigma_{xx},\Sigma_{yx}:\ \text{only the onset } \eta_{\max} \text{ carries over; "
+                      r"direction 2 turns on at } \beta_2\ne\eta_2:\ \|(I-uu^\top)G(I-vv^\top)\|=\beta_2,\ "
+                      r"G=\Sigma_{yx}-W_1(\beta)\Sigma_{xx},\ W_1=s\,uv^\top\text{ best rank-1 of }"
+                      r"\operatorname{tr}W\Sigma_{xx}W^\top-2\operatorname{tr}W\Sigma_{yx}^\top+2\beta\|W\|_*",
+                      dims=_lt_dims, check=_threshold2_check("kkt"), note=_LT_QUOTE)
 tc.register(tc.Claim(
     id="cascade.later_thresholds",
-    title="Non-aligned data: the second transition is not at eta_2; it is the KKT threshold of the convex (nuclear-norm) problem",
-    source=_src("Abstract / Key Findings (major comment 1)", "Abstract", r"\beta^*_j=\eta_j \text{ presented as a prediction of the "
-                r"general model}"),
+    title="Non-aligned data (major comment 1): the second transition is not at eta_2; it is the KKT threshold of the convex (nuclear-norm) problem",
+    source=_src("Major comment 1 (Abstract / Key Findings; Sec. IV.B)", "Sec. IV.B",
+                r"\text{only the onset } \beta_{\mathrm{onset}}=\eta_{\max} \text{ is established in the generic case}"),
     statement=_later,
-    variants=(tc.Statement(r"\beta_2:\ \|(I-uu^\top)G(I-vv^\top)\|=\beta,\ G=\Sigma_{yx}-W_1(\beta)\Sigma_{xx},\ W_1=s\,uv^\top\text{ best rank-1 of }"
-                           r"\operatorname{tr}W\Sigma_{xx}W^\top-2\operatorname{tr}W\Sigma_{yx}^\top+2\beta\|W\|_*",
-                           name="corrected: KKT threshold of the nuclear-norm problem", kind="corrected", dims=_lt_dims,
-                           check=_threshold2_check("kkt")),),
-    controls=(tc.perturb(_later, "threshold eta_2 / 2", check=_threshold2_check("half")),),
+    variants=(tc.Statement(r"\text{abstract read without the alignment qualification: generic } \Sigma_{xx},\Sigma_{yx}:\ "
+                           r"\text{direction 2 turns on at } \beta^*_2=\eta_2",
+                           name="reading: beta*_j = eta_j for generic data", kind="reading", dims=_lt_dims,
+                           check=_threshold2_check("eta")),),
+    controls=(tc.perturb(_later, "threshold eta_2 / 2", check=_threshold2_check("half")),
+              tc.perturb(_later, "threshold eta_2 (the aligned value)", check=_threshold2_check("eta"))),
     aliases=("later_thresholds",),
     assumptions=(LOSS, "n = 2, d = 2, non-aligned random Sigma_xx (cond 2-5) and Sigma_yx",
                  "the configuration is drawn where the KKT threshold differs from eta_2 by > 5% (search heuristic)"),

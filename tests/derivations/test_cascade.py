@@ -30,7 +30,10 @@ EXPECTED = {
     "cascade.settle_it", "cascade.settle_crossing", "cascade.onset_nonaligned", "cascade.later_thresholds",
     "cascade.hysteresis",
 }
-ERRATA = {"cascade.minor2", "cascade.top_r_kappa", "cascade.settle_it", "cascade.later_thresholds"}
+ERRATA = {"cascade.minor2", "cascade.top_r_kappa"}
+# natural reading holds; the literal reading is a refuted kind="reading" variant (audit-cascade)
+READING_SETTLED = {"cascade.settle_it", "cascade.later_thresholds", "cascade.landau", "cascade.slowing_riccati",
+                   "cascade.slowing_mode", "cascade.hessian_kappa", "cascade.top_r", "cascade.n2_cascade"}
 
 
 def _claims():
@@ -156,6 +159,15 @@ def test_kkt_threshold_reduces_to_eta2_when_aligned(seed):
 @pytest.mark.parametrize("cid", sorted(ERRATA))
 def test_errata_verdicts(cid):
     assert tc.run_claim(_claims()[cid], seed=0).verdict is tc.Verdict.ERRATUM
+
+
+@pytest.mark.parametrize("cid", sorted(READING_SETTLED))
+def test_natural_reading_holds_and_a_reading_is_refuted(cid):
+    r = tc.run_claim(_claims()[cid], seed=0)
+    assert r.verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED), (cid, r.verdict)
+    kinds = {v.name: v.kind for v in _claims()[cid].variants}
+    refuted = [s.name for s in r.variants if s.verdict is tc.Verdict.REFUTED]
+    assert refuted and all(kinds[n] == "reading" for n in refuted), (cid, refuted)
 
 
 IDENTITY_CLAIMS = ["cascade.eq17", "cascade.landau", "cascade.hessian_n2", "cascade.hessian_n3", "cascade.hessian_kappa",

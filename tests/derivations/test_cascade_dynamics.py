@@ -1,0 +1,76 @@
+"""Tests of the cascade paper's simulation machinery (the claims themselves run in tests/test_registry.py).
+
+Fast: GD gradients against finite differences of the loss, the Landau predictions (minimum of the
+n = 2 potential, the n = 3 branch, spinodal and level crossing) against brute force on a grid, and
+the per-layer singular values of a 0-balanced network.
+"""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from derivations._sim_cascade import beta_det, beta_star, gradients, landau_min_n2, n3_branch, per_layer_s
+
+
+def _loss(Ws, Sxx, Syx, beta):
+    P = Ws[0]
+    for W in Ws[1:]:
+        P = W @ P
+    T = lambda a: np.swapaxes(a, -1, -2)   # noqa: E731
+    val = np.trace(P @ Sxx @ T(P), axis1=1, axis2=2) - 2 * np.trace(P @ T(Syx), axis1=1, axis2=2)
+    return val + beta * sum(np.sum(W * W, axis=(1, 2)) for W in Ws)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(2, 4))
+@settings(max_examples=20)
+def test_gradients_match_finite_differences(seed, n):
+    rng = np.random.default_rng(seed)
+    widths = list(rng.integers(1, 4, size=n + 1))
+    Ws = [rng.normal(size=(2, widths[i + 1], widths[i])) for i in range(n)]
+    A = rng.normal(size=(widths[0], widths[0]))
+    Sxx = np.broadcast_to(A @ A.T, (2,) + A.shape).copy()
+    Syx = rng.normal(size=(2, widths[-1], widths[0]))
+    beta = rng.uniform(0, 1, 2)
+    gs = gradients(Ws, Sxx, Syx, beta)
+    e = 1e-6
+    for i in range(n):
+        D = np.zeros_like(Ws[i])
+        D[:, rng.integers(widths[i + 1]), rng.integers(widths[i])] = e
+        plus = [W + D if k == i else W for k, W in enumerate(Ws)]
+        minus = [W - D if k == i else W for k, W in enumerate(Ws)]
+        fd = (_loss(plus, Sxx, Syx, beta) - _loss(minus, Sxx, Syx, beta)) / (2 * e)
+        assert np.allclose(fd, np.sum(gs[i] * D / e, axis=(1, 2)), atol=1e-5, rtol=1e-5)
+
+
+@given(st.floats(0.1, 2.0), st.floats(0.2, 3.0), st.floats(0.0, 2.5))
+@settings(max_examples=40)
+def test_n2_landau_minimum_is_global(eta, kappa, beta):
+    s = np.linspace(0, 3, 30001)
+    L = kappa * s ** 4 - 2 * eta * s ** 2 + 2 * beta * s ** 2
+    s_star = landau_min_n2(eta, kappa, beta)
+    L_star = kappa * s_star ** 4 - 2 * eta * s_star ** 2 + 2 * beta * s_star ** 2
+    assert L_star <= L.min() + 1e-12
+
+
+@given(st.floats(0.2, 2.0), st.floats(0.3, 3.0))
+@settings(max_examples=40)
+def test_n3_spinodal_and_level_crossing(eta, kappa):
+    L = lambda s, b: kappa * s ** 6 - 2 * eta * s ** 3 + 3 * b * s ** 2   # noqa: E731
+    bd, bs = beta_det(eta, kappa), beta_star(eta, kappa)
+    assert bs < bd                                            # the minimum appears before it becomes global
+    assert n3_branch(eta, kappa, bd * (1 - 1e-4)) > 0 and n3_branch(eta, kappa, bd * (1 + 1e-4)) == 0
+    s = n3_branch(eta, kappa, bs)
+    assert abs(L(s, bs)) < 1e-9 * (1 + eta)                   # level crossing with the origin
+    for b in (0.5 * bs, 0.9 * bd):
+        s = n3_branch(eta, kappa, b)
+        grid = np.linspace(max(0, s - 0.05), s + 0.05, 2001)
+        assert L(s, b) <= L(grid, b).min() + 1e-12            # a local minimum
+
+
+def test_per_layer_singular_values_of_balanced_net():
+    rng = np.random.default_rng(0)
+    s = np.array([0.9, 0.4])
+    Q = [np.linalg.qr(rng.normal(size=(3, 3)))[0][:, :2] for _ in range(2)]
+    R = np.linalg.qr(rng.normal(size=(2, 2)))[0]
+    Ws = [(Q[0] * s) @ R.T, (Q[1] * s) @ Q[0].T, (np.eye(2) * s) @ Q[1].T]
+    assert np.allclose(per_layer_s([W[None] for W in Ws])[0], s)
