@@ -19,7 +19,8 @@ load_builtin()
 from derivations import _noise_models as M  # noqa: E402
 from derivations._noise_common import MF_DIMS, mf, sample_mf  # noqa: E402
 
-NOISE = REGISTRY.by_paper("noise")
+# derivations/noise.py only: the slow simulations of noise_dynamics.py are tested in test_noise_dynamics.py
+NOISE = [c for c in REGISTRY.by_paper("noise") if not c.slow]
 
 EXPECTED = {
     "noise.eq2": "VERIFIED", "noise.eq10": "VERIFIED", "noise.ex_rescaling": "VERIFIED",
