@@ -16,6 +16,7 @@ end-to-end map's ("macrostate").
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -25,6 +26,7 @@ import sympy as sp
 
 import theorem_check as tc
 from theorem_check import dln, sampling
+from theorem_check.verdicts import combine_outcomes
 
 from . import _cascade_sims as sims
 from . import _cascade_theory as th
@@ -231,14 +233,18 @@ def _fmt(v) -> str:
     return "(" + ", ".join(f"{x:.4g}" for x in np.atleast_1d(v)) + ")"
 
 
-def _aligned_problem(rng, dx, dy, *, kappa_one=False, eta=None, beta_range=(0.2, 1.2), margin=0.15):
-    """Random aligned moments with distinct eta_j and |eta_j - beta| >= margin; returns a dict."""
+def _aligned_problem(rng, dx, dy, *, kappa_one=False, eta=None, beta_range=(0.2, 1.2), margin=0.15, active=False):
+    """Random aligned moments with distinct eta_j and |eta_j - beta| >= margin; returns a dict.
+
+    ``active=True`` also requires ``eta_1 - beta >= margin`` (at least one direction above threshold).
+    """
     k = min(dx, dy)
     for _ in range(1000):
         e = np.sort(rng.uniform(0.1, 2.2, size=k))[::-1] if eta is None else np.asarray(eta, float)
         beta = rng.uniform(*beta_range)
         gaps = np.abs(e - beta)
-        if np.all(gaps >= margin) and (k < 2 or np.min(-np.diff(e)) >= margin):
+        if (np.all(gaps >= margin) and (k < 2 or np.min(-np.diff(e)) >= margin)
+                and (not active or e[0] - beta >= margin)):
             break
     kappa = np.ones(dx) if kappa_one else np.exp(rng.uniform(-0.8, 0.8, size=dx))
     R, L = sampling.orthogonal(rng, dx), sampling.orthogonal(rng, dy)
@@ -256,14 +262,17 @@ def _n2_check(which: str, *, exponent: float = 0.5, factor: float = 1.0):
     """Check factory: minimise the full n = 2 network and compare singular values with a prediction.
 
     ``which`` = ``"layer"`` (singular values of W_1 and of W_2) or ``"product"`` (of W_2 W_1); the
-    prediction is ``factor * ((eta_j - beta)_+ / kappa_j)^exponent``.  Refinement: optimiser
-    gradient tolerance ``1e-4 -> 1e-7 -> 1e-10``; floors ``gtol / mu`` with ``mu`` the smallest
-    nonzero Hessian eigenvalue at the predicted minimum (closed form of cascade.hessian_*).
+    prediction is ``factor * ((eta_j - beta)_+ / kappa_j)^exponent``.  Each instance is checked at two
+    aligned problems: one as drawn (beta may leave every direction off, testing the zero branch) and one
+    with ``beta <= eta_1 - 0.15`` (at least one direction on, so the nonzero branch, where the exponent and
+    the factor matter, is tested on every instance).  Refinement: optimiser
+    gradient tolerance ``1e-4 -> 1e-7 -> 1e-10``; floors ``gtol / mu`` with ``mu`` the smallest nonzero
+    Hessian eigenvalue at the predicted minimum (closed form of cascade.hessian_*); the instance fails if
+    either beta fails, and reports the worse one (residual / floor).
     """
-    def check(rng, d):
+    def one(rng, d, pb):
         dx, dy = d["dx"], d["dy"]
         dh = max(d["dh"], min(dx, dy))
-        pb = _aligned_problem(rng, dx, dy)
         eta, kappa, beta = pb["eta"], pb["kappa"], pb["beta"]
         k = len(eta)
         pred = factor * (np.maximum(eta - beta, 0.0) / kappa[:k]) ** exponent
@@ -286,7 +295,19 @@ def _n2_check(which: str, *, exponent: float = 0.5, factor: float = 1.0):
                 res.append(float(np.max(np.abs(meas - pred))))
         floors = [g / mu for g in _GTOLS]
         return _measure([f"gtol={g:g}" for g in _GTOLS], res, floors, predicted=_fmt(pred), measured=_fmt(meas),
-                        detail=f"beta={beta:.3g}, eta={_fmt(eta)}, kappa={_fmt(kappa[:k])}, mu={mu:.3g}")
+                        detail=f"beta={beta:.3g}, eta={_fmt(eta)}, kappa={_fmt(kappa[:k])}, mu={mu:.3g}"), res[-1] / floors[-1]
+
+    def check(rng, d):
+        pb = _aligned_problem(rng, d["dx"], d["dy"])
+        on = _aligned_problem(rng, d["dx"], d["dy"], active=True)
+        runs = [one(rng, d, p) for p in (pb, on)]
+        outcome = combine_outcomes([m.outcome for m, _ in runs])
+        # evidence: the run that decided (worst residual / floor among those with the combined outcome);
+        # when both hold, the run with a direction on (its prediction is not all zeros)
+        shown = runs[1][0] if outcome is tc.Outcome.HOLDS else max(runs, key=lambda r: (r[0].outcome is outcome, r[1]))[0]
+        other = runs[0][0] if shown is runs[1][0] else runs[1][0]
+        return dataclasses.replace(shown, outcome=outcome,
+                                   detail=f"{shown.detail}; other beta ({other.detail.split(',')[0]}): {other.outcome.value}")
     return check
 
 
