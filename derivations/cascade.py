@@ -454,6 +454,8 @@ def _f_star(eta, kappa, n, *, expo=None, factor=1.0):
 
 
 _thr_dims = tc.DimSpace({"n": (3, 6)})
+_thr_dims_expo = tc.DimSpace({"n": (4, 6)})
+"""For the 'exponent 1/n' controls: at n = 3, 1/n = (n-2)/n, so the control IS the statement there."""
 _bif = tc.Statement(
     r"\beta^{(\mathrm{det})}_j=\frac{n\,\eta_j}{2(n-1)}\Big(\frac{(n-2)\eta_j}{2(n-1)\kappa_j}\Big)^{\frac{n-2}{n}}\quad(n\ge 3)",
     dims=_thr_dims, check=_threshold_check("det", _f_det), derivation=_bifurcation_derivation,
@@ -462,7 +464,8 @@ tc.register(tc.Claim(
     id="cascade.bifurcation", title="n >= 3: strength where a nonzero minimum of L_j first appears (bifurcation), closed form in n, eta, kappa",
     source=_src("III.B", "(25)", r"\beta^{(\mathrm{det})}_j\ \text{(bifurcation: a nontrivial minimum appears)},\ n\ge 3"),
     statement=_bif,
-    controls=(tc.perturb(_bif, "exponent 1/n", check=_threshold_check("det", lambda e, k, n: _f_det(e, k, n, expo=lambda m: 1 / m))),
+    controls=(tc.perturb(_bif, "exponent 1/n", dims=_thr_dims_expo,
+                            check=_threshold_check("det", lambda e, k, n: _f_det(e, k, n, expo=lambda m: 1 / m))),
               tc.perturb(_bif, "factor 2", check=_threshold_check("det", lambda e, k, n: _f_det(e, k, n, factor=2.0))),
               tc.perturb(_bif, "swapped with the level crossing", check=_threshold_check("det", lambda e, k, n: _f_star(e, k, n)[:1]))),
     aliases=("eq25",),
@@ -480,7 +483,8 @@ tc.register(tc.Claim(
     title="n >= 3: strength where the nonzero minimum becomes global (level crossing) and the jump of the order parameter",
     source=_src("III.B", "(26)", r"\beta^{*}_j\ \text{(level crossing: the nontrivial minimum becomes global)},\ n\ge 3"),
     statement=_lc,
-    controls=(tc.perturb(_lc, "exponent 1/n", check=_threshold_check("star", lambda e, k, n: _f_star(e, k, n, expo=lambda m: 1 / m))),
+    controls=(tc.perturb(_lc, "exponent 1/n", dims=_thr_dims_expo,
+                            check=_threshold_check("star", lambda e, k, n: _f_star(e, k, n, expo=lambda m: 1 / m))),
               tc.perturb(_lc, "factor 2", check=_threshold_check("star", lambda e, k, n: _f_star(e, k, n, factor=2.0))),
               tc.perturb(_lc, "swapped with the bifurcation",
                          check=_threshold_check("star", lambda e, k, n: _f_det(e, k, n) + (th.u_det(e, k, n),)))),
