@@ -210,12 +210,14 @@ def eq31() -> Derivation:
     lam, t, A3, B3, Td, Ex = _trace_forms()
     f = (Ex(-2 * lam) * A3).trace() + (Ex(2 * lam) * B3).trace()
     A, B = _sym_explicit("A", 2), _sym_explicit("B", 2)
-    D = A - B
+    D = sp.ImmutableMatrix(A - B)
     return Derivation([
         Step(sp.diff(f, lam).subs(lam, 0), 2 * (Td * (B3 - A3)).trace(),
              "stationarity of S along e^{lam T} at a minimum: eq. (28) at lam = 0, "
              "A = E[G_i G_i^T], B = E[G_{i+1}^T G_{i+1}]"),
-        Step((D * D).trace(), sum(x ** 2 for x in D), "T = A - B: Tr[(A-B)^2] = ||A-B||_F^2 = 0 forces A = B"),
+        Step(sp.Trace(sp.MatPow(D, 2)), sum(x ** 2 for x in D),
+             "T = A - B (symmetric): Tr[(A-B)^2] = sum_ab (A-B)_ab (A-B)_ba = ||A-B||_F^2 (the trace is kept "
+             "unevaluated on the left); zero forces A = B"),
     ], general=False, sizes="T 3 x 3 in its eigenbasis; 2 x 2")
 
 

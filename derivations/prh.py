@@ -109,7 +109,7 @@ tc.register(tc.Claim(
     id="prh.eq17", title="Perfect alignment (eq. 17 restates the definition; its constant c is implicit)",
     source=_src("3", "(17)", P17), statement=s17, variants=(r17,),
     controls=(_chk(P17 + r"\ \text{[before minimising S]}", C.check_theorem(3, minimise=False),
-                   name="control: generic global minima (S not minimised)", kind="control", dims=PAIR_DIMS),),
+                   name="control: generic global minima (S not minimised)", kind="control", dims=s17.dims),),
     assumptions=(*_SETUP, "both networks at an S-minimiser over their gauge group; n_in = n_out = rank V* = n"),
 ))
 
@@ -468,11 +468,7 @@ for part, (txt, where) in _parts.items():
         id=f"prh.thm1_{part}", title=f"Theorem 1 part {part}: perfect alignment {where}",
         source=_src("2", f"Theorem 1 ({part})", PT + txt), statement=sT, variants=readings,
         controls=(_chk(PT + txt, C.check_theorem(part, layers="hidden", minimise=False),
-                       name="control: generic global minima (S not minimised)", kind="control", dims=M.pair_dims()),)
-        if part == 3 else
-        (_chk(PT + txt, C.check_theorem(part, layers="hidden", minimise=False),
-              name="control: generic global minima (S not minimised)", kind="control",
-              dims=M.pair_dims(depth=(3, M.DMAX))),),
+                       name="control: generic global minima (S not minimised)", kind="control", dims=dims),),
         aliases=("thm1",),
         assumptions=(*_SETUP, "two networks with their own depth (2..4), hidden widths n + (0..2) (all different), "
                               "random M^O, M^I, Z; same task V* (n x n, rank n), same u and eps; label noise with "
