@@ -124,3 +124,14 @@ def test_claim_latex_block_compiles_alone(tmp_path, pack_claims):
 def test_repr_latex_is_the_show_block(pack_claims):
     (c, *_) = pack_claims("transpose")
     assert c._repr_latex_() == claim_latex(c)
+
+
+@needs_latex
+def test_every_builtin_claim_block_compiles(tmp_path):
+    """Every built-in claim's text (slow simulations included, which the report tests do not run)."""
+    from theorem_check import REGISTRY, load_builtin
+
+    load_builtin()
+    body = "\n\n".join(claim_latex(c) for c in REGISTRY if "." in c.id and c.paper in ("prh", "noise", "cascade"))
+    p = _compile(tmp_path, body)
+    assert p.returncode == 0, p.stdout[-2000:]
