@@ -13,7 +13,7 @@ import textwrap
 import click
 
 from . import __version__
-from .errors import TheoremCheckError, UnknownClaim
+from .errors import TheoremCheckError
 from .registry import REGISTRY, load_builtin, load_pack, resolve
 
 __all__ = ["main", "cli"]
@@ -149,8 +149,6 @@ def _progress_fn(enabled: bool):
 
     def progress(k, n, claim):
         click.echo(f"\r[{k + 1}/{n}] {claim.id:<40}", err=True, nl=False)
-        if k + 1 == n:
-            pass
 
     return progress
 
@@ -305,7 +303,7 @@ def main(argv=None) -> None:
         else:
             click.echo(f"theorem-check: error: {_one_line(exc)}", err=True)
         sys.exit(2)
-    except (TheoremCheckError, UnknownClaim) as exc:
+    except TheoremCheckError as exc:
         click.echo(f"theorem-check: error: {exc}", err=True)
         sys.exit(2)
     except SystemExit:

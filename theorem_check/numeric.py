@@ -202,8 +202,8 @@ def _one(statement: Statement, dims, seed: int, batch: int) -> list[InstanceResu
     return [_check_instance(statement, dims, seed)]
 
 
-def _shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill_posed: bool):
-    """Smallest configuration that still fails (or is ill-posed); returns (InstanceResult|None, message)."""
+def _shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill_posed: bool) -> InstanceResult | None:
+    """Smallest configuration that still fails (or is ill-posed, with the shape message as detail); None if none."""
     t0 = time.perf_counter()
     for k, dims in enumerate(statement.dims.smaller(failing.dims)):
         if time.perf_counter() - t0 > _SHRINK_SECONDS:
@@ -214,14 +214,14 @@ def _shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, il
                 results = _one(statement, dims, seed, 2)
             except ShapeMismatch as exc:
                 if ill_posed:
-                    return InstanceResult(dict(dims), seed, 0, {}, {}, Outcome.FAILS, str(exc)), str(exc)
+                    return InstanceResult(dict(dims), seed, 0, {}, {}, Outcome.FAILS, str(exc))
                 continue
             except Exception:  # noqa: BLE001 - an instance that cannot be evaluated is no counterexample
                 continue
             bad = [r for r in results if r.outcome is Outcome.FAILS]
             if bad and not ill_posed:
-                return bad[0], ""
-    return None, ""
+                return bad[0]
+    return None
 
 
 def run_numeric(statement: Statement, *, seed: int, trials: int = 16) -> NumericResult:
@@ -244,7 +244,6 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16) -> Numeric
         configs, batch = max(1, math.ceil(trials / 8)), 1
     instances: list[InstanceResult] = []
     errors: list[str] = []
-    ill: str | None = None
     ill_inst: InstanceResult | None = None
     for k in range(configs):
         dims = statement.dims.draw(rng)
@@ -253,15 +252,13 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16) -> Numeric
             instances.extend(_one(statement, dims, s, batch))
         except ShapeMismatch as exc:
             ill_inst = InstanceResult(dict(dims), s, 0, {}, {}, Outcome.FAILS, str(exc))
-            ill = f"dims {dict(dims)}: {exc}"
             break
         except Exception as exc:  # noqa: BLE001 - reported, decided GREY
             what = str(exc) if isinstance(exc, SideError) else f"{'check' if not statement.is_identity else ''} raised {type(exc).__name__}: {exc}".lstrip()
             errors.append(f"dims {dict(dims)}: {what}")
             instances.append(InstanceResult(dict(dims), s, 0, {}, {}, Outcome.GREY, f"{what} at dims {dict(dims)}"))
     if ill_inst is not None:
-        small, msg = _shrink(statement, ill_inst, seed, ill_posed=True)
-        cex = small or ill_inst
+        cex = _shrink(statement, ill_inst, seed, ill_posed=True) or ill_inst
         ill = f"dims {dict(cex.dims)}: {cex.detail}"
         return NumericResult(Outcome.FAILS, tuple(instances), ill, cex, time.perf_counter() - t0,
                              errors=tuple(errors))
@@ -269,8 +266,7 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16) -> Numeric
     cex = None
     if outcome is Outcome.FAILS:
         first = next(i for i in instances if i.outcome is Outcome.FAILS)
-        small, _ = _shrink(statement, first, seed, ill_posed=False)
-        cex = small or first
+        cex = _shrink(statement, first, seed, ill_posed=False) or first
     note = ""
     if statement.is_identity:
         note = (f"floors eps*size*cond with cond={statement.cond:g}; precisions "

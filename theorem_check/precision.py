@@ -14,7 +14,7 @@ two axes.  In the mpmath context arrays are NumPy ``object`` arrays of ``mpmath.
 >>> A = np.array([[[2.0, 1.0], [1.0, 3.0]]])          # batch of one 2x2 matrix
 >>> for ctx in (FLOAT32, FLOAT64, MP50):
 ...     X = ctx.asarray(A)
-...     r = ctx.norm(X @ ctx.inv(X) - ctx.eye(2, like=X))
+...     r = ctx.norm(X @ ctx.inv(X) - ctx.eye(2))
 ...     assert float(r[0]) < 10 * ctx.eps
 """
 
@@ -87,7 +87,7 @@ class Ctx:
                 yield self
 
     # -- constructors --------------------------------------------------------------------
-    def eye(self, n: int, *, like: np.ndarray | None = None) -> np.ndarray:
+    def eye(self, n: int) -> np.ndarray:
         """Identity of size ``n`` (broadcastable against a batch)."""
         return self.asarray(np.eye(n))
 
