@@ -352,7 +352,7 @@ def _perturbed_check(check: Callable, fn: Callable, name: str) -> Callable:
 
 def _map_side(statement: Statement, fn: Callable) -> dict:
     """The fields of a control that maps the right side (identity) or the prediction (custom check)."""
-    if statement.is_identity:
+    if statement.is_identity or statement.check is None:
         return {"rhs": lambda v, inst, ctx: fn(v)}
     return {"predicted": lambda p: fn(np.asarray(p, dtype=object) if np.asarray(p).dtype == object else np.asarray(p))}
 
