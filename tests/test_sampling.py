@@ -1,10 +1,15 @@
 """Random structured matrices: the property each family promises, over sizes and seeds."""
 
+import copy
+import pickle
+
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 from theorem_check import InvalidArgument, sampling
+from theorem_check.precision import FLOAT32, FLOAT64, MP50, to_float
 
 sizes = st.integers(1, 6)
 conds = st.floats(1.0, 1e4)
@@ -55,6 +60,8 @@ def test_antisymmetric_strategy(T):
     (lambda r: sampling.invertible(r, 3, cond=float("nan")), "cond=nan must be"),
     (lambda r: sampling.orthonormal_columns(r, 2, 3), "k=3 must be <= m=2"),
     (lambda r: sampling.rank_r(r, 2, 2, 3), "r=3 must be <= 2"),
+    (lambda r: sampling.with_singular_values(r, 3, 2, np.ones(3)), "k=3 must be <= n=2"),
+    (lambda r: sampling.with_singular_values(r, 3, 2, np.ones(0)), "k=0 must be >= 1"),
     (lambda r: sampling.gaussian(r, 2.5), "m=2.5 must be an integer"),
 ])
 def test_bad_arguments(call, message):
@@ -65,12 +72,6 @@ def test_bad_arguments(call, message):
 # ---------------------------------------------------------------------------------------
 # Exact structure at every precision (issue 9, item 4)
 # ---------------------------------------------------------------------------------------
-import copy
-import pickle
-
-import mpmath
-
-from theorem_check.precision import FLOAT32, FLOAT64, MP50, to_float
 
 CTXS = pytest.mark.parametrize("ctx", [FLOAT32, FLOAT64, MP50], ids=lambda c: c.name)
 small = st.integers(1, 4)

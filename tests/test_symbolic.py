@@ -1,8 +1,16 @@
 """The symbolic stage: simplify, random rational points, shape mismatches."""
 
+import math
+import random
+import signal
+import threading
+import time
+
+import pytest
 import sympy as sp
 
-from theorem_check import Derivation, Step, check_derivation
+import theorem_check as tc
+from theorem_check import Derivation, Step, check_derivation, symbolic
 from theorem_check.symbolic import check_step
 
 x, y = sp.symbols("x y", positive=True)
@@ -81,17 +89,6 @@ def test_domain_coordinates_are_kept():
 # ---------------------------------------------------------------------------------------
 # Limits: time limit per step, errors named, bounded-height points (issue 9, item 9)
 # ---------------------------------------------------------------------------------------
-import math
-import random
-import signal
-import threading
-import time
-
-import numpy as np
-import pytest
-
-import theorem_check as tc
-from theorem_check import symbolic
 
 
 class Hang(sp.Function):
