@@ -115,6 +115,17 @@ def test_hanging_step_times_out_within_the_limit_and_leaves_no_alarm():
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(signal.SIGALRM) is before
 
 
+def test_an_alarm_that_fires_after_its_step_stops_itself():
+    """If the step has ended but the alarm was not stopped (a signal slipped in before the cleanup), the
+    next tick finds no step on the stack, stops the alarm and restores the previous handler: nothing is raised."""
+    before = signal.getsignal(signal.SIGALRM)
+    alarm = symbolic._Alarm(0.05)
+    alarm.start()               # armed, but no step is running
+    time.sleep(0.3)             # the tick arrives here, outside any step
+    assert not alarm.active and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is before and symbolic._Alarm.current is None
+
+
 def test_an_outer_alarm_survives_a_step():
     fired = []
     old = signal.signal(signal.SIGALRM, lambda *a: fired.append(1))

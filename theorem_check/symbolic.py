@@ -52,6 +52,7 @@ import pickle
 import random
 import select
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -338,36 +339,66 @@ _REPEAT_SECONDS = 0.25
 
 
 class _Alarm:
-    """Context manager: raise :class:`_Timeout` in the main thread after ``seconds``.
+    """Raise :class:`_Timeout` in the main thread when ``fn`` runs longer than ``seconds`` (:meth:`run`).
 
-    Uses ``signal.setitimer(ITIMER_REAL)``; on exit (normal, exception or timeout) the timer is
-    disarmed, the previous SIGALRM handler restored, and a previously armed timer re-armed with
-    its remaining time, so no alarm of ours stays pending.
+    Uses ``signal.setitimer(ITIMER_REAL)``.  :meth:`stop` (run however ``fn`` ends) disarms the
+    timer, restores the previous SIGALRM handler and re-arms a previously armed timer with its
+    remaining time.  The handler raises only while the step's own frame (:func:`_run_marked`) is on
+    the stack; fired anywhere else (the step has ended but a signal slipped in before
+    :meth:`stop`) it stops the alarm instead, so no alarm of ours can stay pending or hit other code.
     """
+
+    current: "_Alarm | None" = None
 
     def __init__(self, seconds: float):
         self.seconds = seconds
-        self.armed = False
+        self.active = False
+
+    def _inside(self, frame) -> bool:
+        while frame is not None:
+            if frame.f_code is _run_marked.__code__ and frame.f_locals.get("alarm") is self:
+                return True
+            frame = frame.f_back
+        return False
 
     def _handler(self, signum, frame):
-        if self.armed:
+        if self.active and self._inside(frame):
             raise _Timeout()
+        self.stop()
 
-    def __enter__(self):
+    def start(self) -> None:
+        stale = _Alarm.current
+        if stale is not None and stale.active and not stale._inside(sys._getframe()):
+            stale.stop()
         self.t0 = time.monotonic()
+        self.outer = _Alarm.current
         self.old_handler = signal.signal(signal.SIGALRM, self._handler)
-        self.armed = True
+        self.active = True
+        _Alarm.current = self
         self.old_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds, _REPEAT_SECONDS)
-        return self
 
-    def __exit__(self, *exc):
-        self.armed = False
+    def stop(self) -> None:
+        if not self.active:
+            return
+        self.active = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, self.old_handler)
+        _Alarm.current = self.outer
         delay, interval = self.old_timer
         if delay > 0:
             signal.setitimer(signal.ITIMER_REAL, max(delay - (time.monotonic() - self.t0), 1e-6), interval)
-        return False
+
+    def run(self, fn: Callable[[], object]):
+        self.start()
+        try:
+            return _run_marked(self, fn)
+        finally:
+            self.stop()
+
+
+def _run_marked(alarm: _Alarm, fn: Callable[[], object]):
+    """Call ``fn``; this frame marks "inside the step" for ``alarm``'s handler."""
+    return fn()
 
 
 def _describe(exc: BaseException) -> str:
@@ -440,8 +471,7 @@ def _limited(fn: Callable[[], object], seconds: float | None):
     if seconds is None:
         return fn()
     if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-        with _Alarm(seconds):
-            return fn()
+        return _Alarm(seconds).run(fn)
     if hasattr(os, "fork"):
         return _in_child(fn, seconds)
     return fn()  # pragma: no cover - no SIGALRM and no fork (Windows): documented, runs without a limit
