@@ -6,7 +6,7 @@ import pickle
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from theorem_check import InvalidArgument, sampling
 from theorem_check.precision import FLOAT32, FLOAT64, MP50, to_float
@@ -204,8 +204,10 @@ def test_float64_values_are_the_previous_samples():
     lambda r: sampling.with_singular_values(r, 3, 4, np.array([2.0, 1.0]), batch=4),
     lambda r: sampling.rank_r(r, 4, 4, 2, batch=4),
 ], ids=["orthogonal", "orthonormal_columns", "spd", "with_singular_values", "rank_r"])
-def test_take_matches_at(make):
-    X = make(np.random.default_rng(3))
+@given(seed=sampling.seeds())
+@settings(max_examples=10)
+def test_take_matches_at(make, seed):
+    X = make(np.random.default_rng(seed))
     full = X.at(MP50)
     for b in range(4):
         one = X.take(b)
