@@ -22,7 +22,10 @@ so by the Schwartz-Zippel-DeMillo-Lipton lemma (which needs only independent coo
 single values have probability ``<= 1/N``) a nonzero rational function whose numerator and
 denominator have total degree ``<= deg`` vanishes, or is undefined, at one point with
 probability ``<= deg / N``, and at all ``6`` independent points with probability
-``<= (deg / N)^6 = (1.64e-6 * deg)^6``.
+``<= (deg / N)^6 = (1.64e-6 * deg)^6``.  This counts the real coordinates; an integer symbol
+(2..9, probability 1/8 each) or a coordinate from a ``Derivation.domain`` adds ``d_i * mu_i``
+to the one-point bound (``d_i`` its degree, ``mu_i`` the largest probability of one of its
+values), the per-variable form of the same lemma.
 
 Limits (never a hang, never a silent give-up): each step runs under a time limit
 (``time_limit`` seconds, else the environment variable ``THEOREM_CHECK_SYMPY_TIMEOUT``, else
