@@ -16,6 +16,7 @@ holds, a mutant also holds    any                          INCONCLUSIVE (INSENSI
 grey                          any                          INCONCLUSIVE
 none                          closed, general / fixed      PROVED / VERIFIED
 none                          refuted / undecided          REFUTED / INCONCLUSIVE
+not ill-posed                 a step timed out / raised    INCONCLUSIVE
 ============================  ===========================  =============
 
 Claim verdict: the printed statement's verdict when it passes; ERRATUM when it is REFUTED or
@@ -227,13 +228,17 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
                 parts.append(f"grey: {grey[0].detail or 'residual neither at floor nor stalled'}" if grey else "grey")
     if num is not None and "fuzz" in num.note:
         parts.append(num.note.split("; ")[-1])
-    if sym is not None and not sym.closed:
+    if sym is not None and sym.undecided:
+        parts.append(sym.undecided)
+    elif sym is not None and not sym.closed:
         bad = next(s for s in sym.steps if not s.closed)
         parts.append(f"step '{bad.why}' {bad.method}" + (f" at {bad.point}" if bad.point else ""))
     return "; ".join(parts)
 
 
 def _statement_verdict(sym: SymbolicResult | None, num: NumericResult | None) -> Verdict:
+    if sym is not None and sym.undecided and not (num is not None and num.ill_posed):
+        return Verdict.INCONCLUSIVE  # a SymPy step timed out or raised: never silent, never decided
     if num is not None:
         if num.ill_posed:
             return Verdict.ILL_POSED
