@@ -305,15 +305,20 @@ class Ctx:
         return np.swapaxes(a, -1, -2).reshape(a.shape[:-2] + (m * n, 1))
 
     def unvec(self, v, m: int, n: int):
-        """Inverse of :meth:`vec`: ``(..., m*n, 1)`` (or ``(..., m*n)``) ``-> (..., m, n)``.
+        """Inverse of :meth:`vec`: ``(..., m*n, 1)`` (or flat ``(batch, m*n)``) ``-> (..., m, n)``.
+
+        A 2-d array ``(b, m*n)`` is read as ``b`` flat vectors (the batch convention).
 
         Raises ShapeMismatch if the last axes do not hold ``m*n`` entries.
         """
         v = np.asarray(v)
-        if v.ndim >= 2 and v.shape[-1] == 1 and v.shape[-2] == m * n:
+        mn = m * n
+        if v.ndim >= 3 and v.shape[-2:] == (mn, 1):
             lead = v.shape[:-2]
-        elif v.ndim >= 1 and v.shape[-1] == m * n:
+        elif v.ndim >= 1 and v.shape[-1] == mn:          # (batch, m*n): flat vectors
             lead = v.shape[:-1]
+        elif v.shape == (mn, 1):
+            lead = ()
         else:
             raise ShapeMismatch(f"unvec(v, m={m}, n={n}) needs v of shape (..., {m * n}, 1), got {v.shape}")
         return np.swapaxes(v.reshape(lead + (n, m)), -1, -2)
@@ -475,7 +480,12 @@ class Ctx:
         a = self._square(a, "cholesky")
         if not self.is_mp:
             return np.linalg.cholesky(a)
+        a = self._hermitian_from_lower(a)
         return self._batched(lambda m: self._from_mp(mpmath.cholesky(self._to_mp(m))), a)
+
+    def _hermitian_from_lower(self, a):
+        """The Hermitian matrix whose lower triangle is that of ``a`` (NumPy's ``UPLO='L'`` reading)."""
+        return self.tril(a) + self.H(self.tril(a, -1))
 
     def expm(self, a: np.ndarray) -> np.ndarray:
         """Matrix exponential ``sum_k A^k / k!`` of square matrices, ``(..., n, n) -> (..., n, n)``
@@ -530,13 +540,15 @@ class Ctx:
         """Eigen-decomposition of symmetric (Hermitian) matrices: ``(w, V)`` with ``A = V diag(w) V^H``.
 
         ``w`` of shape ``(..., n)``, ascending; ``V`` of shape ``(..., n, n)``, orthonormal
-        eigenvectors as columns (each determined up to sign/phase).  ``numpy.linalg.eigh``;
+        eigenvectors as columns (each determined up to sign/phase).  Only the lower triangle of ``A``
+        is read (as NumPy does).  ``numpy.linalg.eigh``;
         ``mpmath.eigsy`` (real) / ``mpmath.eighe`` (complex) at mp50.
         """
         a = self._square(a, "eigh")
         if not self.is_mp:
             return np.linalg.eigh(a)
         cplx = _is_complex(a)
+        a = self._hermitian_from_lower(a)
 
         def one(m):
             ev, q = (mpmath.eighe if cplx else mpmath.eigsy)(self._to_mp(m))
