@@ -201,3 +201,27 @@ def test_engine_verifies_true_and_refutes_wrong_derivatives(claim, seed):
     assert res.verdict is tc.Verdict.VERIFIED, res.evidence
     for c in res.controls:
         assert c.verdict is tc.Verdict.REFUTED, (c.name, c.evidence)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=sampling.seeds(), m=st.integers(1, 3), n=st.integers(1, 3))
+def test_oracles_agree_with_each_other(seed, m, n):
+    """<grad f, V> = directional(f, X, V); hessian = jacobian of grad (row-major); F-order = permuted C-order."""
+    rng = np.random.default_rng(seed)
+    X, V, A = rng.standard_normal((2, m, n)), rng.standard_normal((2, m, n)), rng.standard_normal((2, n, m))
+    c = FLOAT64
+    with c.active():
+        f = lambda Y: c.trace(c.tanh(Y @ A) @ Y @ A) + np.sum(c.softplus(Y), axis=(1, 2))  # noqa: E731
+        G = c.grad(f, X)
+        d = c.directional(f, X, V)
+        scale = np.sqrt(np.sum(G * G, axis=(1, 2)) * np.sum(V * V, axis=(1, 2)))
+        assert np.all(np.abs(np.sum(G * V, axis=(1, 2)) - d) <= 1e-9 * scale)
+        H = c.hessian(f, X)
+        HJ = c.jacobian(lambda Y: c.grad(f, Y), X)
+        assert np.max(np.abs(H - HJ)) <= 1e-5 * np.max(np.abs(H)) + 1e-8
+        assert np.array_equal(H, np.swapaxes(H, 1, 2))
+        p = np.arange(m * n).reshape(m, n).ravel(order="F")
+        assert np.array_equal(c.hessian(f, X, order="F"), H[:, p][:, :, p])

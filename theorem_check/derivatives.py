@@ -154,7 +154,7 @@ class _Stepper:
     def _per_batch(self, t, out):
         return t.reshape((self.batch,) + (1,) * (out.ndim - 1))
 
-    def d1(self, V, f0=None):
+    def d1(self, V):
         """``d/dt F(X + tV)`` at 0 (4th-order central difference)."""
         t = self._t(V)
         X = self.X
@@ -182,7 +182,8 @@ def _run(ctx, body):
         return body()
 
 
-def _unit(ctx, shape, j: int, like: np.ndarray):
+def _unit(ctx, shape, j: int):
+    """The unit direction ``E_j`` (row-major index ``j``) of shape ``(1, *shape)`` in the context."""
     e = np.zeros((1,) + tuple(shape))
     e.reshape(-1)[j] = 1.0
     return ctx.asarray(e)
@@ -237,7 +238,7 @@ def grad(ctx, f: Callable, X) -> np.ndarray:
 
     def body():
         st = _Stepper(ctx, fs, X, 1)
-        cols = [st.d1(_unit(ctx, shape, j, X)) for j in range(int(np.prod(shape)) if shape else 1)]
+        cols = [st.d1(_unit(ctx, shape, j)) for j in range(int(np.prod(shape)) if shape else 1)]
         return np.stack(cols, axis=1).reshape(X.shape)
 
     return _run(ctx, body)
@@ -259,7 +260,7 @@ def jacobian(ctx, F: Callable, x, *, order: str = "C") -> np.ndarray:
 
     def body():
         st = _Stepper(ctx, F, x, 1)
-        cols = [st.d1(_unit(ctx, shape, j, x)) for j in range(n_in)]
+        cols = [st.d1(_unit(ctx, shape, j)) for j in range(n_in)]
         out_shape = cols[0].shape[1:]
         J = np.stack([c.reshape(batch, -1) for c in cols], axis=2)
         if order == "F":
@@ -285,7 +286,7 @@ def hessian(ctx, f: Callable, x, *, order: str = "C") -> np.ndarray:
     def body():
         st = _Stepper(ctx, fs, x, 2)
         f0 = st._eval(x)
-        units = [_unit(ctx, shape, j, x) for j in range(n)]
+        units = [_unit(ctx, shape, j) for j in range(n)]
         H = np.empty((batch, n, n), dtype=object if ctx.is_mp else f0.dtype)
         for i in range(n):
             H[:, i, i] = st.d2(units[i], f0)

@@ -35,7 +35,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from .errors import InvalidArgument, ShapeMismatch
+from .errors import ShapeMismatch
 
 __all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "CONTEXTS", "to_float"]
 
@@ -492,9 +492,9 @@ class Ctx:
         (``scipy.linalg.expm``; ``mpmath.expm`` at mp50)."""
         a = self._square(a, "expm")
         if not self.is_mp:
-            from scipy.linalg import expm
+            from scipy.linalg import expm  # batched over leading axes since SciPy 1.9
 
-            return self._float_loop(expm, a)
+            return expm(a).astype(self.complex_dtype if np.iscomplexobj(a) else self.dtype)
         return self._batched(lambda m: self._from_mp(mpmath.expm(self._to_mp(m))), a)
 
     def logm(self, a: np.ndarray) -> np.ndarray:
