@@ -36,8 +36,8 @@ to the working precision: 4th order (``[f(-2h) - 8 f(-h) + 8 f(h) - f(2h)] / 12h
 extrapolation of two central differences) for first derivatives, ``h ~ eps^(1/5)``; 4th order
 (``[-f(-2h) + 16 f(-h) - 30 f(0) + 16 f(h) - f(2h)] / 12h^2``) for second derivatives,
 ``h ~ eps^(1/6)``; Hessian entries off the diagonal by polarisation,
-``H_ij = [D^2 f(e_i + e_j) - D^2 f(e_i - e_j)] / 4``.  The step is a power of two times
-``max(1, max|X|)`` (per batch element).  The error is ``O(eps^(4/5))`` (first) and ``O(eps^(2/3))``
+``H_ij = [D^2 f(e_i + e_j) - D^2 f(e_i - e_j)] / 4``.  The step scales with ``max(1, max|X|)`` (per
+batch element; see Limits).  The error is ``O(eps^(4/5))`` (first) and ``O(eps^(2/3))``
 (second derivatives) relative to the derivative's scale: both fall faster than the half rate the
 refinement rule asks for (``eps^(1/2)``).  At mp50 the function is evaluated with ``dps + 40`` working
 digits (``mpmath.workdps``), so the difference quotient is accurate far beyond the 50 digits of
@@ -65,12 +65,14 @@ at ~1e-70).  So a true first-derivative identity leaves ~1e-5 at float32, ~1e-12
 < 1e-50 at mp50; a Hessian ~3e-4, ~2e-10 and < 1e-55.  Float32 -> float64 falls by ~1e7 (the
 rule asks for ~2e4, and ``r64 <= sqrt(f64) ~ 1.5e-7``) and float64 -> mp50 by > 1e38 (the rule
 asks for ~5e16).  A derivative wrong by a relative ``delta`` stalls at ``delta`` and is refuted
-once ``delta`` exceeds ``~5e-31 x size x cond`` (the mp50 stall threshold), e.g. ``1 + 1e-6``.
+once ``delta`` exceeds ``~5e-33 x size x cond`` (the mp50 stall threshold), e.g. ``1 + 1e-6``.
 
-Limits: ``f`` must be defined on a neighbourhood of width ``~2h`` around ``X`` (``h ~ 0.04`` at
-float32, ``7e-4`` at float64, ``1e-18`` at mp50, times ``max(1, max|X|)``); a function with a kink
-(``abs``, ``max``) at ``X`` has no derivative there and gives garbage.  ``X`` is real; complex
-outputs are differentiated linearly (real and imaginary parts).
+Limits: ``f`` must be smooth on a neighbourhood of half-width ``2h`` around ``X``, with
+``h = c eps^(1/(4+d)) max(1, max|X|)`` (``c = 1/4`` for first, ``1/2`` for second derivatives; rounded to a
+power of two at float): first derivatives ``h ~ 8e-3`` at float32, ``2e-4`` at float64, ``4e-19`` at
+mp50; second derivatives ``3e-2``, ``1e-3``, ``7e-16``.  A function with a kink (``abs``, ``max``) or a
+singularity within that distance (``log det`` of a nearly singular ``X``) gives a wrong value.
+``X`` is real; complex outputs are differentiated linearly (real and imaginary parts).
 
 Source: finite-difference coefficients from Fornberg (1988), "Generation of finite difference
 formulas on arbitrarily spaced grids", Math. Comp. 51, 699-706.
