@@ -300,3 +300,25 @@ def test_to_float_of_complex_residual_is_real():
         with ctx.active():
             r = ctx.norm(ctx.asarray(z))
         assert np.allclose(to_float(r), [np.sqrt(7)])
+
+
+def test_engine_decides_identities_over_C():
+    """Through the engine: (AB)^H = B^H A^H VERIFIED; the conjugate forgotten, B^T A^T, REFUTED."""
+    import theorem_check as tc
+
+    dims = tc.DimSpace({"n": (2, 3)})
+
+    def sample(rng, d, batch):
+        n = d["n"]
+        return {k: sampling.gaussian(rng, n, batch=batch) + 1j * sampling.gaussian(rng, n, batch=batch)
+                for k in ("A", "B")}
+
+    s = tc.Statement(r"(AB)^H = B^H A^H", dims=dims, sample=sample, lhs=lambda i, c: c.H(i.A @ i.B),
+                     rhs=lambda i, c: c.H(i.B) @ c.H(i.A))
+    wrong = tc.perturb(s, "no conjugate", rhs=lambda v, i, c: c.T(i.B) @ c.T(i.A))
+    claim = tc.Claim(id="cplx.adjoint", title="adjoint of a product", source=tc.Source("cplx", "t", "1", "(AB)^H"),
+                     statement=s, controls=(wrong, tc.perturb(s, "1 + 1e-6", rhs=lambda v, i, c: v * (1 + 1e-6))))
+    for seed in (0, 1):
+        res = tc.run_claim(claim, seed=seed, trials=8, controls=True)
+        assert res.verdict is tc.Verdict.VERIFIED, res.evidence
+        assert all(c.verdict is tc.Verdict.REFUTED for c in res.controls), [c.evidence for c in res.controls]
