@@ -95,9 +95,14 @@ def side_stats(u: np.ndarray, v: np.ndarray, *, batch_axes: int = 1, scale=None)
 
     if u.dtype.kind == "c" or v.dtype.kind == "c" or (u.dtype == object and _has_complex(u, v)):
         conj = np.conj
-        L, R, D = tot((u * conj(u))), tot(v * conj(v)), tot(d * conj(d))
-        X = tot((d * conj(v)))
-        Sd, Re = tot(d) * e, tot(v) * e
+
+        def re(x):  # real parts: the mutant algebra needs Re<., .> (float and mpc arrays alike)
+            x = np.asarray(x)
+            return np.vectorize(lambda z: z.real, otypes=[object])(x) if x.dtype == object else x.real
+
+        L, R, D = tot(re(u * conj(u))), tot(re(v * conj(v))), tot(re(d * conj(d)))
+        X = tot(re(d * conj(v)))
+        Sd, Re = tot(re(d)) * e, tot(re(v)) * e
     else:
         L, R, D, X = tot(u * u), tot(v * v), tot(d * d), tot(d * v)
         Sd, Re = tot(d) * e, tot(v) * e
