@@ -138,7 +138,7 @@ class NumericResult:
             return self.bad
         if self.ill_posed or not self.instances:
             return None
-        if all(i.outcome is Outcome.GREY and (not i.residuals or all(math.isnan(v) for v in i.residuals.values()))
+        if all(i.outcome is Outcome.GREY and (not i.residuals or any(math.isnan(v) for v in i.residuals.values()))
                for i in self.instances):
             return self.instances[0].detail or "no instance could be evaluated"
         return None
