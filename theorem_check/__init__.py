@@ -8,7 +8,7 @@ lives in the submodules.  See ``docs/writing-claims.md`` for a worked example.
 ['ERRATUM', 'ILL_POSED', 'INCONCLUSIVE']
 """
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 from . import sampling
 from .checks import Level, MonteCarlo, Refinement

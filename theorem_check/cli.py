@@ -12,7 +12,7 @@ import textwrap
 
 import click
 
-from . import __version__
+from ._version import __version__
 from .errors import TheoremCheckError
 from .registry import REGISTRY, load_builtin, load_pack, resolve
 

@@ -35,7 +35,10 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from .claims import Claim
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # no runtime import: claims imports latex lazily for _repr_latex_
+    from .claims import Claim
 
 __all__ = ["Tex", "MathTex", "escape", "text", "math", "display", "fmt_sci", "control_words", "provide_macros",
            "claim_latex", "MATH_ENVS"]
