@@ -297,8 +297,11 @@ class Hessian(_MatNode):
         return rf"\nabla^2_{{{printer._print(self.args[1])}}}\left({printer._print(self.args[0])}\right)"
 
 
-def grad(f, X) -> Grad:
-    """The node ``grad(f, X)`` (see :class:`Grad`)."""
+def grad(f, X):
+    """The node ``grad(f, X)`` (see :class:`Grad`); for a scalar variable ``x``, ``df/dx`` (a 1x1
+    :class:`Jacobian`, compared as a scalar)."""
+    if isinstance(X, sp.Symbol):
+        return Jacobian(f, X)
     return Grad(f, X)
 
 
@@ -427,6 +430,18 @@ def _size(e, env: Env) -> int:
 _ELEMENTWISE = {"sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "exp": "exp", "log": "log",
                 "Abs": "abs", "sigmoid": "sigmoid", "softplus": "softplus", "log1p": "log1p", "expm1": "expm1"}
 """SymPy function class name -> ``ctx`` method (elementwise on any shape)."""
+
+
+class _Lazy:
+    """A message formatted on first use (SymPy's ``str`` is slow: not on the oracle's hot path)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __str__(self):
+        return self.fn()
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
 
 
 class _Compiler:
@@ -693,6 +708,7 @@ class _Compiler:
         f, x = e.args
         body, name = self.compile(f), x.name
         scalar_out = method != "jacobian"
+        label = _Lazy(lambda: f"{method}({f}, {x})")  # formatted only for an error message
 
         def run(env):
             x0 = env.values.get(name)
@@ -701,7 +717,7 @@ class _Compiler:
 
             def fn(xv):
                 out = body(env.bind(name, xv))
-                return _as_scalar(out, f"{method}({f}, {x})") if scalar_out else out
+                return _as_scalar(out, label) if scalar_out else out
 
             op = method
             if method == "grad" and env.structure.get(name) in ("symmetric", "spd"):
@@ -830,7 +846,7 @@ FUNCTIONS: dict[str, Any] = {
     "grad": grad, "jacobian": jacobian, "hessian": hessian,
     "softmax": Softmax, "logsumexp": LogSumExp, "vec": Vec, "kron": _kron, "diag": _diag,
     "hadamard": _hadamard, "expm": Expm, "logm": Logm, "sqrtm": Sqrtm, "cholesky": Cholesky,
-    "tril": Tril, "triu": Triu, "eye": sp.Identity, "zeros": sp.ZeroMatrix,
+    "tril": Tril, "triu": Triu, "eye": sp.Identity, "zeros": sp.ZeroMatrix, "ones": sp.OneMatrix,
     "sin": _elementwise_fn("sin", sp.sin), "cos": _elementwise_fn("cos", sp.cos),
     "tan": _elementwise_fn("tan", sp.tan), "tanh": _elementwise_fn("tanh", sp.tanh),
     "exp": _elementwise_fn("exp", sp.exp), "log": _elementwise_fn("log", sp.log),
@@ -850,6 +866,7 @@ def size_symbol(name: str) -> sp.Symbol:
 
 
 def _tokens(text: str, what: str):
+    what = f"{what}=" if what else ""
     try:
         return [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
                 if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT,
@@ -858,34 +875,37 @@ def _tokens(text: str, what: str):
         msg = str(exc.args[0]) if exc.args else str(exc)
         if "EOF" in msg:
             opens = sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
-            raise ParseError(f"{what}={text!r}: unbalanced parenthesis ({opens} '(' not closed)") from None
-        raise ParseError(f"{what}={text!r}: cannot tokenize: {msg}") from None
+            raise ParseError(f"{what}{text!r}: unbalanced parenthesis ({opens} '(' not closed)") from None
+        raise ParseError(f"{what}{text!r}: cannot tokenize: {msg}") from None
     except (SyntaxError, IndentationError) as exc:
-        raise ParseError(f"{what}={text!r}: cannot tokenize: {exc.msg}") from None
+        raise ParseError(f"{what}{text!r}: cannot tokenize: {exc.msg}") from None
 
 
 def _names(text: str, what: str) -> list[tuple[str, bool, bool]]:
     """(name, called, used_as_matrix) for each NAME token that is not an attribute."""
     toks = _tokens(text, what)
+    what = f"{what}=" if what else ""
     out = []
     for i, t in enumerate(toks):
         if t.type == tokenize.OP and t.string not in "()[]{},+-*/@.=^" and t.string not in ("**",):
-            raise ParseError(f"{what}={text!r}: unexpected token {t.string!r} at column {t.start[1] + 1}")
+            raise ParseError(f"{what}{text!r}: unexpected token {t.string!r} at column {t.start[1] + 1}")
         if t.type == tokenize.ERRORTOKEN and t.string.strip():
-            raise ParseError(f"{what}={text!r}: unexpected token {t.string!r} at column {t.start[1] + 1}")
+            raise ParseError(f"{what}{text!r}: unexpected token {t.string!r} at column {t.start[1] + 1}")
         if t.type != tokenize.NAME:
             continue
         if i > 0 and toks[i - 1].string == ".":
             continue
         if keyword.iskeyword(t.string):
-            raise ParseError(f"{what}={text!r}: unexpected token {t.string!r} at column {t.start[1] + 1}")
+            raise ParseError(f"{what}{text!r}: unexpected token {t.string!r} at column {t.start[1] + 1}")
         nxt = toks[i + 1].string if i + 1 < len(toks) else ""
         out.append((t.string, nxt == "(", nxt == "."))
     return out
 
 
 def _syntax_error_token(text: str, exc: SyntaxError) -> str:
-    off = (exc.offset or 1) - 1
+    if not exc.offset or exc.offset - 1 >= len((exc.text or text).rstrip()):
+        return "end of input"
+    off = exc.offset - 1
     line = exc.text or text
     tok = line[off:off + 1].strip() or line[max(0, off - 1):off].strip()
     try:
@@ -930,7 +950,11 @@ def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None
     ShapeMismatch
         The expression does not conform (with concrete dims, or a structural mismatch).
     """
-    return _parse(text, _freeze(shapes), _freeze(dims) if dims is not None else None, what)
+    try:
+        return _parse(text, _freeze(shapes), _freeze(dims) if dims is not None else None)
+    except (ParseError, ShapeMismatch) as exc:
+        msg = str(exc)
+        raise type(exc)(f"{what}={msg}" if msg.startswith("'") else msg) from None
 
 
 def _freeze(m):
@@ -938,54 +962,55 @@ def _freeze(m):
 
 
 @functools.lru_cache(maxsize=2048)
-def _parse(text: str, shapes: tuple, dims: tuple | None, what: str):
+def _parse(text: str, shapes: tuple, dims: tuple | None):
+    """Cached parse; error messages start with ``repr(text)`` (:func:`parse` prefixes the side's name)."""
     shapes_d = dict(shapes)
     dims_d = dict(dims) if dims is not None else None
     if not text.strip():
-        raise ParseError(f"{what}={text!r}: empty side")
+        raise ParseError(f"{text!r}: empty side")
     letters = {v for s in shapes_d.values() for v in s if isinstance(v, str)}
     local: dict[str, Any] = {}
-    for name, called, dotted in _names(text, what):
+    for name, called, dotted in _names(text, ""):
         if name in shapes_d:
             r, c = (_shape_value(v, dims_d) for v in shapes_d[name])
             local[name] = sp.MatrixSymbol(name, r, c)
         elif name in FUNCTIONS:
             if name not in ("pi", "E") and not called:
-                raise ParseError(f"{what}={text!r}: function {name!r} must be called, as {name}(...)")
+                raise ParseError(f"{text!r}: function {name!r} must be called, as {name}(...)")
             local[name] = FUNCTIONS[name]
         elif called:
-            raise ParseError(f"{what}={text!r}: unknown function {name!r} (known: "
+            raise ParseError(f"{text!r}: unknown function {name!r} (known: "
                              f"{', '.join(sorted(k for k in FUNCTIONS if k not in ('pi', 'E')))})")
         elif name in letters:
             local[name] = sp.Integer(dims_d[name]) if dims_d is not None else size_symbol(name)
         else:
             if dotted:
-                raise ParseError(f"{what}={text!r}: {name!r} is used as a matrix ({name}.…) but has no shape "
+                raise ParseError(f"{text!r}: {name!r} is used as a matrix ({name}.…) but has no shape "
                                  f"(declare it, e.g. --shape {name}=n,n)")
             local[name] = sp.Symbol(name, real=True)
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ParseError(f"{what}={text!r}: parse error at {_syntax_error_token(text.strip(), exc)!r}") from None
+        raise ParseError(f"{text!r}: parse error at {_syntax_error_token(text.strip(), exc)!r}") from None
     tree = ast.fix_missing_locations(_Rewrite(text.strip()).visit(tree))
     env = {"__builtins__": {}, "_T": sp.Transpose, "_num": _num, **local}
     try:
         expr = eval(compile(tree, "<statement>", "eval"), env)  # noqa: S307 - names restricted to `env`
     except ShapeError as exc:
-        raise ShapeMismatch(f"{what} {text!r} does not conform: {_shape_msg(exc)}") from None
+        raise ShapeMismatch(f"{text!r} does not conform: {_shape_msg(exc)}") from None
     except ExprError:
         raise
     except TypeError as exc:
         msg = str(exc)
         if "Mix of Matrix and Scalar" in msg:
-            raise ShapeMismatch(f"{what} {text!r} adds a matrix to a scalar (a 1x1 product x.T*x is a matrix to "
+            raise ShapeMismatch(f"{text!r} adds a matrix to a scalar (a 1x1 product x.T*x is a matrix to "
                                 "SymPy: wrap it in trace(...) to add it to a scalar)") from None
-        raise ParseError(f"{what}={text!r}: cannot interpret: {msg.splitlines()[0]}") from None
+        raise ParseError(f"{text!r}: cannot interpret: {msg.splitlines()[0]}") from None
     except (AttributeError, ValueError, IndexError, KeyError, NameError, ZeroDivisionError) as exc:
-        raise ParseError(f"{what}={text!r}: cannot interpret: {str(exc).splitlines()[0] or type(exc).__name__}") \
+        raise ParseError(f"{text!r}: cannot interpret: {str(exc).splitlines()[0] or type(exc).__name__}") \
             from None
     if isinstance(expr, (tuple, list)):
-        raise ParseError(f"{what}={text!r}: a side is one expression (found a tuple: a stray ',')")
+        raise ParseError(f"{text!r}: a side is one expression (found a tuple: a stray ',')")
     if not isinstance(expr, sp.Basic):
         expr = sp.sympify(expr)
     return expr
@@ -1010,7 +1035,7 @@ class _Rewrite(ast.NodeTransformer):
         if not isinstance(node, self._ALLOWED):
             col = getattr(node, "col_offset", 0)
             seg = ast.get_source_segment(self.text, node) or type(node).__name__
-            raise ParseError(f"expression={self.text!r}: unexpected {seg!r} at column {col + 1}")
+            raise ParseError(f"{self.text!r}: unexpected {seg!r} at column {col + 1}")
         return super().generic_visit(node)
 
     def visit_Attribute(self, node):
@@ -1021,7 +1046,7 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Constant(self, node):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-            raise ParseError(f"expression={self.text!r}: unexpected {node.value!r} at column {node.col_offset + 1}")
+            raise ParseError(f"{self.text!r}: unexpected {node.value!r} at column {node.col_offset + 1}")
         seg = ast.get_source_segment(self.text, node) or repr(node.value)
         return ast.copy_location(ast.Call(ast.Name("_num", ast.Load()), [ast.Constant(seg)], []), node)
 

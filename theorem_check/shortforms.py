@@ -29,6 +29,7 @@ Frobenius inner product, and is the classic wrong variant.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -39,7 +40,10 @@ from .claims import Claim, Instance, Source, Statement, double, negate, perturb
 from .dims import DimSpace
 from .errors import ClaimDefinitionError, ShapeMismatch
 from .sampling import antisymmetric, invertible, spd, symmetric
-from .symbolic import Derivation, Step
+from .symbolic import Derivation, Step, _simplify_zero
+
+_MAX_OPS = 120
+"""Larger sides get no derivation attempt (SymPy's simplify time grows fast with size)."""
 
 __all__ = ["identity", "gradient", "erratum", "STRUCTURES", "DEFAULT_SIZE"]
 
@@ -82,11 +86,11 @@ class _Spec:
         return v if isinstance(v, int) else int(d[v])
 
 
-def _collect(side: Side, mats: dict, scalars: dict, shapes: Mapping) -> None:
+def _collect(side: Side, mats: dict, scalars: dict, shapes: Mapping, which: str = "side") -> None:
     """Add the matrix and scalar names a SymPy/string side uses."""
     if isinstance(side, str):
         letters = {v for s in shapes.values() for v in (s or ()) if isinstance(v, str)}
-        for name, called, _ in ex._names(side, "side"):
+        for name, called, _ in ex._names(side, which):
             if name in shapes or name in ex.FUNCTIONS or called or name in letters:
                 continue
             scalars.setdefault(name, False)
@@ -115,9 +119,9 @@ def _spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> _Spec:
         if not isinstance(shp, (tuple, list)) or len(shp) != 2:
             raise ClaimDefinitionError(f"{where}: shapes[{name!r}]={shp!r} must be (rows, cols)")
         mats[name] = tuple(_dim_token(v, f"{where}: shapes[{name!r}]") for v in shp)
-    for s in sides:
+    for s, which in zip(sides, ("lhs", "rhs", "rhs")):
         if isinstance(s, (str, sp.Basic)):
-            _collect(s, mats, scalars, {**shapes, **{k: v for k, v in mats.items()}})
+            _collect(s, mats, scalars, {**shapes, **{k: v for k, v in mats.items()}}, which)
     for name, kind in structure.items():
         if name in mats:
             if kind not in STRUCTURES:
@@ -156,8 +160,9 @@ def _draw(rng, kind, r, c, batch):
         return symmetric(rng, n, batch=batch)
     if kind == "antisymmetric":
         return antisymmetric(rng, n, batch=batch)
-    if kind == "spd":
-        return spd(rng, n, cond=10.0, batch=batch)
+    if kind == "spd":  # Q diag Q^T rounds to a slightly non-symmetric matrix: symmetrise (exact in float64)
+        m = spd(rng, n, cond=10.0, batch=batch)
+        return 0.5 * (m + np.swapaxes(m, -1, -2))
     if kind == "invertible":
         return invertible(rng, n, cond=10.0, batch=batch)
     if kind == "diagonal":
@@ -257,6 +262,7 @@ def _diff_safe(e) -> bool:
     return isinstance(e, _DIFF_SAFE) and all(_diff_safe(a) for a in e.args)
 
 
+@functools.lru_cache(maxsize=512)
 def _replace_grads(e):
     """``grad(f, X)`` nodes replaced by SymPy's ``diff(f, X)`` where that is known to be right
     (traces of products, sums, transposes and inverses of matrix symbols); None otherwise."""
@@ -297,11 +303,13 @@ def _derivation(lhs: Side, rhs: Side, spec: _Spec, names_used: set):
         return None
     if ex.is_matrix(l) and tuple(l.shape) != tuple(r.shape):
         return None
+    if sp.count_ops(l) + sp.count_ops(r) > _MAX_OPS:
+        return None
     try:
-        d = sp.simplify(l - r)
+        closes = _simplify_zero(l - r)  # the test check_step applies: what closes here closes there
     except Exception:  # noqa: BLE001 - SymPy cannot decide: numeric evidence only
         return None
-    if not (d == 0 or getattr(d, "is_ZeroMatrix", False)):
+    if not closes:
         return None
     why = "SymPy matrix-expression algebra" + (" (gradient by sympy.diff)" if diffed else "")
     return lambda: Derivation([Step(l, r, why)], general=True)
@@ -571,7 +579,10 @@ def erratum(id: str, *, printed: Side, corrected: Side, lhs: Side, shapes: Mappi
     where = f"claim {id}"
     spec = _spec((lhs, printed, corrected), shapes, structure, sizes, where)
     common = dict(cond=cond, contexts=contexts, scale=scale, derive=derive, where=where)
-    st = _statement(lhs, printed, spec, name="as printed", kind="printed", latex=None, note=note, **common)
+    # the printed form is the wrong one: a derivation is attached only when SymPy closes it, never
+    # here, so no attempt is made (it would cost a failed simplify)
+    st = _statement(lhs, printed, spec, name="as printed", kind="printed", latex=None, note=note,
+                    **{**common, "derive": False})
     fix = _statement(lhs, corrected, spec, name="corrected", kind="corrected", latex=None, note=corrected_note,
                      **common)
     src = _source(id, source, paper, section, equation, printed_latex, st.latex)
