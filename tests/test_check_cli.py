@@ -105,3 +105,13 @@ def test_bad_input_one_line_exit_2(capsys, args, message):
     assert code == 2, out + err
     assert message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+def test_latex_input_reads_scalar_statements_or_says_why_not(capsys):
+    """--latex is optional: with a backend of SymPy's LaTeX parser installed it checks the statement, without
+    one it is a one-line error naming the packages (exit 2); matrix statements are refused either way."""
+    code, out, err = run_main(capsys, "check", "--latex", r"\sin(x)^2 + \cos(x)^2 = 1")
+    assert (code == 0 and "VERIFIED" in out) or (code == 2 and "antlr4-python3-runtime" in err
+                                                 and len(err.strip().splitlines()) == 1)
+    code, _, err = run_main(capsys, "check", "--latex", "A B = B A", "--shape", "A=n,n", "--shape", "B=n,n")
+    assert code == 2 and "scalar statements only" in err

@@ -137,11 +137,17 @@ def _latex_statement(text: str) -> str:
     if text.count("=") != 1:
         raise _IA(f"statement={text!r} must have exactly one '='")
     left, right = text.split("=")
+    def read(s):
+        try:
+            return parse_latex(s)  # ANTLR backend (antlr4-python3-runtime 4.11)
+        except ImportError:
+            return parse_latex(s, backend="lark")  # SymPy >= 1.13's Lark backend (package lark)
+
     try:
-        sides = [parse_latex(s) for s in (left, right)]
+        sides = [read(s) for s in (left, right)]
     except ImportError as exc:
-        raise _IA(f"--latex needs SymPy's LaTeX parser and its antlr4 runtime "
-                  f"(pip install antlr4-python3-runtime==4.11): {exc}") from None
+        raise _IA(f"--latex needs a backend of SymPy's LaTeX parser: antlr4-python3-runtime==4.11 or lark "
+                  f"({' '.join(str(exc).split())})") from None
     except Exception as exc:  # noqa: BLE001 - the parser's own error type varies by backend
         raise _IA(f"statement={text!r}: LaTeX parse error: {str(exc).splitlines()[0]}") from None
     return f"{sides[0]} = {sides[1]}"
