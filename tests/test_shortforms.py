@@ -162,22 +162,26 @@ def test_unsupported_sympy_node_fails_at_definition_time():
 # ------------------------------------------------------------------------------------------------
 # the gallery
 # ------------------------------------------------------------------------------------------------
-def _gallery():
+@pytest.fixture(scope="module")
+def gallery():
+    """The gallery's claims, loaded once and unregistered afterwards (other tests iterate the registry)."""
     mine = [c for c in REGISTRY if c.paper == "calculus"]
-    return mine or load_pack(GALLERY)
+    yield mine or load_pack(GALLERY)
+    if not mine:
+        REGISTRY.unregister_paper("calculus")
 
 
-def test_gallery_has_25_cases_of_at_most_5_lines_each():
+def test_gallery_has_25_cases_of_at_most_5_lines_each(gallery):
     tree = ast.parse(GALLERY.read_text())
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "case"]
     assert len(calls) >= 25
     assert all(c.end_lineno - c.lineno + 1 <= 5 for c in calls)
-    assert len(_gallery()) == len(calls)
+    assert len(gallery) == len(calls)
 
 
-def _check_gallery(seed):
+def _check_gallery(claims, seed):
     bad = []
-    for c in _gallery():
+    for c in claims:
         r = tc.run_claim(c, seed=seed)
         fix = r.variants[0]
         if not (r.verdict is tc.Verdict.ERRATUM and r.printed.verdict.fails and fix.verdict.ok):
@@ -186,13 +190,13 @@ def _check_gallery(seed):
     return bad
 
 
-def test_gallery_seed_0():
+def test_gallery_seed_0(gallery):
     """Every gallery identity VERIFIED/PROVED, every wrong variant REFUTED/ILL-POSED (one seed, fast)."""
-    assert _check_gallery(0) == []
+    assert _check_gallery(gallery, 0) == []
 
 
 @pytest.mark.slow
-def test_gallery_50_seeds():
+def test_gallery_50_seeds(gallery):
     """The same on 50 seeds (about 5 minutes on 2 cores: marked slow)."""
-    bad = [f"seed {s}: {line}" for s in range(1, 51) for line in _check_gallery(s)]
+    bad = [f"seed {s}: {line}" for s in range(1, 51) for line in _check_gallery(gallery, s)]
     assert bad == []

@@ -390,8 +390,16 @@ def _names_used(sides, spec: _Spec) -> set:
     return out
 
 
+def _space(ranges: dict) -> DimSpace:
+    """The DimSpace of the size letters; a statement with no size above 1 (scalars, 1x1 matrices) is
+    declared scalar on purpose where the engine asks for it (``DimSpace(scalar=True)``)."""
+    if all(hi <= 1 for _, hi in ranges.values()) and "scalar" in getattr(DimSpace, "__dataclass_fields__", {}):
+        return DimSpace(ranges, scalar=True)
+    return DimSpace(ranges)
+
+
 def _statement(lhs, rhs, spec, *, name, kind, latex, cond, contexts, scale, note, derive, where) -> Statement:
-    space = DimSpace(dict(spec.ranges))
+    space = _space(dict(spec.ranges))
     used = _names_used((lhs, rhs), spec)
     deriv = _derivation(lhs, rhs, spec, used) if derive else None
     return Statement(
