@@ -317,6 +317,11 @@ def _one_line(exc: click.ClickException) -> str:
     return msg
 
 
+from .check_cmd import check as _check_cmd  # noqa: E402 - `theorem-check check` (issue 11) lives in its own module
+
+cli.add_command(_check_cmd)
+
+
 def main(argv=None) -> None:
     """Console-script entry point: runs the CLI, turning package errors into one line + exit 2."""
     try:
