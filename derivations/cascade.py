@@ -1526,7 +1526,7 @@ def _nonaligned_problem(rng):
     raise RuntimeError("no configuration")  # pragma: no cover
 
 
-_DELTAS = (0.08, 0.04, 0.02)
+_DELTAS = (0.04, 0.01, 0.0025)
 
 
 def _threshold2_check(which: str):
@@ -1534,12 +1534,15 @@ def _threshold2_check(which: str):
 
     Below a second-order threshold beta_c, s_2(beta) = c (beta_c - beta) + O((beta_c - beta)^2): from the two points
     beta_c (1 - delta), beta_c (1 - 2 delta) the linear extrapolation of s_2 to zero lands within O(delta^2) of
-    beta_c.  Residual |extrapolated - beta_c| / beta_c, refined delta = 0.08 -> 0.04 -> 0.02 (floors delta^2).
+    beta_c.  Measured: the extrapolated threshold; predicted: beta_c; the engine computes the relative gap.
+    Refined delta = 0.04 -> 0.01 -> 0.0025, floors delta^2 (geometric mean of the first and last 1e-4, so the
+    1 + 1e-3 mutant is resolved).  Where s_2 does not switch on inside the probed window (it is zero at both
+    points: the threshold lies below it) the threshold is not located and the check reports 0 (a gap of 1).
     """
     def check(rng, d):
         Sxx, Syx, b2, eta2 = _nonaligned_problem(rng)
         bc = {"kkt": b2, "eta": eta2, "half": eta2 / 2}[which]
-        res, ext = [], []
+        ext = []
         for delta in _DELTAS:
             s2 = []
             for beta in (bc * (1 - delta), bc * (1 - 2 * delta)):
@@ -1552,15 +1555,13 @@ def _threshold2_check(which: str):
                 s2.append(best[1])
             ba, bb = bc * (1 - delta), bc * (1 - 2 * delta)
             if s2[1] - s2[0] <= 1e-9:
-                res.append(1.0)                                      # s_2 not switching on below beta_c
-                ext.append(float("nan"))
+                ext.append(0.0)                                      # s_2 not switching on below beta_c
                 continue
-            beta_hat = ba + s2[0] * (ba - bb) / (s2[1] - s2[0])
-            ext.append(beta_hat)
-            res.append(abs(beta_hat - bc) / bc)
-        return _measure([f"delta={x:g}" for x in _DELTAS], res, [x * x for x in _DELTAS],
-                        predicted=f"{bc:.6g}", measured=_fmt(ext),
-                        detail=f"eta_2 = {eta2:.4g}, KKT beta_2 = {b2:.4g}, ||Sigma_yx|| = {np.linalg.norm(Syx, 2):.4g}")
+            ext.append(ba + s2[0] * (ba - bb) / (s2[1] - s2[0]))
+        return tc.Refinement.of([f"delta={x:g}" for x in _DELTAS], measured=ext, predicted=bc,
+                                floors=[x * x for x in _DELTAS], resolution=1e-3,
+                                detail=f"extrapolated {_fmt(ext)}; eta_2 = {eta2:.4g}, KKT beta_2 = {b2:.4g}, "
+                                       f"||Sigma_yx|| = {np.linalg.norm(Syx, 2):.4g}")
     return check
 
 
