@@ -77,7 +77,10 @@ def _load(packs: tuple[str, ...]) -> list:
     load_builtin()
     new, seen = [], set()
     for p in packs:
-        key = Path(p).resolve() if Path(p).is_file() else p
+        try:
+            key = Path(p).resolve() if Path(p).is_file() else p
+        except OSError:  # load_pack names the problem
+            key = p
         if key in seen:  # the same pack named twice is loaded once
             continue
         seen.add(key)
@@ -293,10 +296,10 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, qu
         click.echo(dumps(run_record(result)))
     else:
         colour = use_colour()
-        click.echo(_table(result, colour=colour))
+        click.echo(_table(result, colour=colour), color=colour)
         counts = ", ".join(f"{n} {terminal.style_verdict(v, colour)}" for v, n in result.counts().items())
         skip = f"; {len(skipped)} slow skipped (--slow)" if skipped else ""
-        click.echo(f"{_plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed}){skip}")
+        click.echo(f"{_plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed}){skip}", color=colour)
     _report_broken(result)
     sys.exit(result.exit_code)
 
@@ -362,6 +365,8 @@ def _prepare_out_dir(out_dir: str) -> None:
     if not out_dir.strip():
         raise click.BadParameter(f"{out_dir!r} must name a directory", param_hint="'-o' / '--out'")
     path = Path(out_dir)
+    if path.exists() and not path.is_dir():
+        raise click.BadParameter(f"{out_dir!r} exists and is not a directory", param_hint="'-o' / '--out'")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -431,7 +436,7 @@ def _run_main(argv, args) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except OSError as exc:  # the environment (disk full, pipe closed, read-only), not the mathematics
-        _error(terminal.environment_error(exc, "output" if exc.filename is None else "file"), args)
+        _error(terminal.environment_error(exc), args)
         return 2
     except UnicodeEncodeError as exc:  # a stream the ASCII fallback could not be installed on
         _error(f"cannot write output in encoding {exc.encoding!r} (set PYTHONIOENCODING=utf-8)", args)

@@ -123,7 +123,11 @@ def load_pack(path: str | Path) -> list[Claim]:
     no claim, and ClaimDefinitionError if a claim in it is malformed.
     """
     path = Path(path)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError as exc:  # a name too long for the file system, ...
+        raise PackError(f"pack={shorten(str(path))!r} must be an existing .py file ({exc.strerror})") from None
+    if not is_file:
         raise PackError(f"pack={shorten(str(path))!r} must be an existing .py file")
     before = set(c.id for c in REGISTRY)
     mod_name = f"_theorem_check_pack_{abs(hash(str(path.resolve())))}"

@@ -373,12 +373,15 @@ def install_ascii_fallback(*streams) -> None:
 
 
 def environment_error(exc: OSError, what: str = "output") -> str:
-    """One line for an ``OSError`` met while writing ``what`` (full disk, closed pipe, read-only).
+    """One line for an ``OSError`` from the environment (full disk, closed pipe, read-only, bad path).
+
+    With a file name: ``"<file>: <reason> (errno X)"``; without: ``"cannot write <what>: ..."``.
 
     >>> environment_error(OSError(errno.ENOSPC, "No space left on device"))
     'cannot write output: No space left on device (errno ENOSPC)'
     """
     code = errno.errorcode.get(exc.errno, "") if exc.errno else ""
-    where = f" {exc.filename!s}" if getattr(exc, "filename", None) else ""
-    reason = exc.strerror or str(exc) or type(exc).__name__
-    return f"cannot write {what}{where}: {reason}" + (f" (errno {code})" if code else "")
+    reason = (exc.strerror or str(exc) or type(exc).__name__) + (f" (errno {code})" if code else "")
+    if getattr(exc, "filename", None):
+        return f"{shorten(str(exc.filename))}: {reason}"
+    return f"cannot write {what}: {reason}"
