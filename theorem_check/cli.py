@@ -434,8 +434,13 @@ def _run_main(argv, args) -> int:
         _error(str(exc), args)
         return 2
     except SystemExit as exc:
+        if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):  # Click met EPIPE (`| head`) and exits 1
+            return 2
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except OSError as exc:  # the environment (disk full, pipe closed, read-only), not the mathematics
+    except BrokenPipeError:  # the reader of stdout left (`| head`): exit quietly
+        _silence_stdout()
+        return 2
+    except OSError as exc:  # the environment (disk full, read-only, bad path), not the mathematics
         _error(terminal.environment_error(exc), args)
         return 2
     except UnicodeEncodeError as exc:  # a stream the ASCII fallback could not be installed on
@@ -453,17 +458,25 @@ def _run_main(argv, args) -> int:
 
 
 def _flush_stdout(code: int) -> int:
-    """Flush stdout; a write error (ENOSPC, EPIPE) becomes one line on stderr and exit code 2."""
-    import os
-
+    """Flush stdout; a write error (ENOSPC) becomes one line on stderr and exit code 2 (EPIPE: no line)."""
     try:
         sys.stdout.flush()
+    except BrokenPipeError:  # the reader left (`| head`): nothing to tell it
+        _silence_stdout()
+        return 2
     except OSError as exc:
-        try:  # keep the interpreter's own flush at exit from failing a second time
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
+        _silence_stdout()
         _error(terminal.environment_error(exc), [])
         return 2
     return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's own flush at exit cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -34,7 +34,7 @@ _DEFAULT_SEED = 0
 _DEFAULT_TRIALS = 16
 _PACKS_KEY = pytest.StashKey[list]()
 _RUN_KEY = pytest.StashKey[tuple]()  # (seed, trials)
-_loaded: dict[Path, list] = {}  # pack path -> its claims, so that a pack imports once per process
+_LOADED_KEY = pytest.StashKey[dict]()  # pack path -> its claims: a pack imports once per session
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -124,6 +124,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Resolve the packs once; register the markers; validate THEOREM_CHECK_BUDGET when packs run."""
     packs = configured_packs(config)
     config.stash[_PACKS_KEY] = packs
+    config.stash[_LOADED_KEY] = {}
     config.addinivalue_line("markers", "theorem_check: a theorem-check claim (from --tc-pack)")
     config.addinivalue_line("markers", "theorem_check_slow: a slow theorem-check claim (a simulation)")
     if packs:
@@ -136,6 +137,18 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(exc)) from None
         config.stash[_RUN_KEY] = (_setting(config, "seed", _DEFAULT_SEED, 0),
                                   _setting(config, "trials", _DEFAULT_TRIALS, 1))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Drop the packs' claims from the registry, so that a later session in this process may load them."""
+    loaded = config.stash.get(_LOADED_KEY, {})
+    if loaded:
+        from .registry import REGISTRY
+
+        for claims in loaded.values():
+            for c in claims:
+                REGISTRY.unregister(c.id)
+        loaded.clear()
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config):
@@ -189,13 +202,14 @@ class PackFile(pytest.File):
         from .registry import REGISTRY, load_pack
 
         path = Path(self.path).resolve()
-        claims = _loaded.get(path)
+        loaded = self.config.stash[_LOADED_KEY]
+        claims = loaded.get(path)
         if claims is None or any(c.id not in REGISTRY for c in claims):
             try:
                 claims = load_pack(path)
             except TheoremCheckError as exc:
                 raise self.CollectError(str(exc)) from None
-            _loaded[path] = claims
+            loaded[path] = claims
         for claim in claims:
             try:
                 expected_verdict(claim)

@@ -40,6 +40,10 @@ class Registry:
         self._id2claim[claim.id] = claim
         return claim
 
+    def unregister(self, cid: str) -> None:
+        """Drop the claim with id ``cid`` if registered (the pytest plugin drops its packs' claims at exit)."""
+        self._id2claim.pop(cid, None)
+
     def unregister_paper(self, paper: str) -> None:
         """Drop every claim of ``paper`` (used when a pack is reloaded)."""
         for cid in [c for c in self._id2claim if c.split(".", 1)[0] == paper]:
