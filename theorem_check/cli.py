@@ -157,9 +157,22 @@ def _list_lines(claims, columns: int) -> list[str]:
         extra = f"  [{', '.join(c.aliases)}]" if c.aliases else ""
         extra += "  (slow)" if c.slow else ""
         head = f"{c.id:<{width}}  {eq:<{eq_width}}  "
-        room = columns - len(head) - len(extra)
-        title = c.title if len(c.title) <= room else c.title[: max(room - 3, 0)] + "..."
-        out.append((head + title + extra)[:columns])
+        room = columns - len(head)
+        title_room = max(room - len(extra), min(len(c.title), 40))  # the title first, then aliases
+        title = c.title if len(c.title) <= title_room else c.title[: max(title_room - 3, 0)] + "..."
+        left = room - len(title)
+        if len(extra) > left:  # keep whole aliases that fit, count the others
+            slow_tag = "  (slow)" if c.slow else ""
+            for k in range(len(c.aliases), -1, -1):
+                shown = list(c.aliases[:k]) + ([f"+{len(c.aliases) - k}"] if k < len(c.aliases) else [])
+                extra = f"  [{', '.join(shown)}]{slow_tag}"
+                if len(extra) <= left:
+                    break
+            else:
+                extra = ""
+            if len(extra) > left:
+                extra = ""
+        out.append(head + title + extra)
     return out
 
 
