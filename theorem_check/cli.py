@@ -12,7 +12,8 @@ import textwrap
 
 import click
 
-from . import __version__, terminal
+from . import __version__
+from . import terminal
 from .errors import TheoremCheckError
 from .registry import REGISTRY, load_builtin, load_pack, resolve
 
