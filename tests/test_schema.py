@@ -59,21 +59,26 @@ def test_report_record_validates(validator, run_result):
 
 
 def test_check_record_validates(validator, run_result):
-    """A check record is a run record plus the expression as typed."""
-    rec = json.loads(records.dumps({**records.run_record(run_result), **records.header("check"),
-                                    "expression": "X + X = 2*X"}))
-    assert _errors(validator, rec) == []
-    del rec["expression"]
-    assert any("expression" in e for e in _errors(validator, rec))
+    """A check record is a run record plus the identity as typed (and its shapes, structures, sizes)."""
+    rec = json.loads(records.dumps({**records.run_record(run_result, kind="check"), "statement": "X + X = 2*X",
+                                    "shapes": {"X": ["n", "n"]}, "assume": {"X": "spd"}, "sizes": {"n": [2, 4]}}))
+    assert rec["kind"] == "check" and _errors(validator, rec) == []
+    del rec["statement"]
+    assert any("statement" in e for e in _errors(validator, rec))
 
 
 def test_sweep_record_validates(validator):
-    rec = {**records.header("sweep"), "seeds": [0, 1, 2], "claims": [
-        {"id": "prh.eq31", "verdicts": {"ERRATUM": 3}, "disagreements": [],
-         "statements": [{"name": "as printed", "verdicts": {"ILL-POSED": 3}, "disagreements": [],
-                         "mutant_survivors": []}]}]}
+    dis = [{"seed": 2, "verdict": "INCONCLUSIVE", "evidence": "grey"}]
+    rec = {**records.header("sweep"), "seeds": [0, 1, 2], "seed_range": "0:3", "trials": 16, "controls": False,
+           "scheduler": "local", "jobs": 2, "timeout": None, "stable": False, "exit_code": 1, "skipped_slow": [],
+           "summary": {"claims": 1, "stable": 0, "unstable": 1, "runs": 3},
+           "claims": [{"id": "prh.eq31", "title": "t", "counts": {"ERRATUM": 2, "INCONCLUSIVE": 1}, "stable": False,
+                       "majority": "ERRATUM", "disagreements": dis, "failures": [], "seconds": 1.5,
+                       "statements": [{"name": "as printed", "kind": "printed", "counts": {"ILL-POSED": 3},
+                                       "majority": "ILL-POSED", "stable": True, "disagreements": [],
+                                       "mutant_survivors": [{"name": "rhs * 2", "seeds": [1]}]}]}]}
     assert _errors(validator, json.loads(records.dumps(rec))) == []
-    rec["claims"][0]["verdicts"] = {"MAYBE": 1}
+    rec["claims"][0]["disagreements"] = [2]          # a seed must come with its verdict
     assert _errors(validator, rec)
 
 
