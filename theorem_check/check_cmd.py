@@ -196,9 +196,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     claim = build_claim(statement, shapes, structure, sizes)
     result = run_claims([claim], seed=seed, trials=trials, controls=controls)
     if as_json:
-        rec = {"kind": "check", "statement": statement,
+        rec = {**run_record(result, kind="check"), "statement": statement,
                "shapes": {k: list(v) for k, v in shapes.items()}, "assume": dict(structure),
-               "sizes": {k: list(v) for k, v in claim.statement.dims.ranges.items()}, **run_record(result)}
+               "sizes": {k: list(v) for k, v in claim.statement.dims.ranges.items()}}
         click.echo(dumps(rec))
     else:
         click.echo(_table(result))

@@ -12,14 +12,64 @@ import textwrap
 
 import click
 
+from . import terminal
 from ._version import __version__
 from .errors import TheoremCheckError
 from .registry import REGISTRY, load_builtin, load_pack, resolve
 
-__all__ = ["main", "cli"]
+__all__ = ["main", "cli", "color_option", "use_colour", "check_environment", "EPILOG"]
 
-_VERDICT_COLOURS = {"PROVED": "green", "VERIFIED": "green", "ERRATUM": "yellow", "REFUTED": "red",
-                    "ILL-POSED": "red", "INCONCLUSIVE": "magenta"}
+EPILOG = """\b
+Verdicts:
+  PROVED        the SymPy derivation closes for all sizes and the numerics agree
+  VERIFIED      numeric (or fixed-size symbolic) evidence only
+  REFUTED       a counterexample far above the precision floor, shrunk
+  ERRATUM       as printed it fails; a corrected form holds
+  ILL-POSED     as printed the shapes do not conform
+  INCONCLUSIVE  grey-zone residuals, or a simulation out of budget
+\b
+Exit codes:
+  0  every claim run is PROVED or VERIFIED
+  1  some claim is REFUTED, ERRATUM, ILL-POSED or INCONCLUSIVE (findings,
+     as a linter's: `run eq31` exits 1 because both eq. 31s are errata)
+  2  usage error, bad input or environment (unwritable -o, full disk)
+  3  internal error (THEOREM_CHECK_DEBUG=1 shows the traceback)
+\b
+Environment:
+  THEOREM_CHECK_BUDGET  simulation budget: ci (default), paper, or a number > 0
+  NO_COLOR              set (non-empty) to turn colour off with --color auto
+  THEOREM_CHECK_DEBUG   set to 1 to see tracebacks of internal errors
+"""
+"""The ``--help`` epilog of the group and of the commands that run claims."""
+
+_COLOR_KEY = "theorem_check.color"
+
+
+def _set_colour(ctx, param, value):
+    if value is not None:
+        ctx.meta[_COLOR_KEY] = value
+    return value
+
+
+def color_option(f):
+    """``--color auto|always|never`` for a command (or the group); the value lands in ``ctx.meta``."""
+    return click.option("--color", "--colour", type=click.Choice(terminal.COLOUR_MODES), default=None,
+                        expose_value=False, callback=_set_colour, is_eager=True,
+                        help="Colour verdicts: auto (a terminal, unless NO_COLOR is set), always, never.")(f)
+
+
+def use_colour(stream=None) -> bool:
+    """Whether the current command colours ``stream`` (stdout by default), from ``--color`` and the TTY."""
+    ctx = click.get_current_context(silent=True)
+    mode = ctx.meta.get(_COLOR_KEY, "auto") if ctx is not None else "auto"
+    return terminal.colour_enabled(mode, sys.stdout if stream is None else stream)
+
+
+def check_environment() -> None:
+    """Checks before any claim runs (one line, exit 2): ``THEOREM_CHECK_BUDGET`` parses."""
+    from .validation import check_budget
+
+    check_budget()
 
 
 def _load(packs: tuple[str, ...]) -> list:
@@ -28,7 +78,10 @@ def _load(packs: tuple[str, ...]) -> list:
     load_builtin()
     new, seen = [], set()
     for p in packs:
-        key = Path(p).resolve() if Path(p).is_file() else p
+        try:
+            key = Path(p).resolve() if Path(p).is_file() else p
+        except OSError:  # load_pack names the problem
+            key = p
         if key in seen:  # the same pack named twice is loaded once
             continue
         seen.add(key)
@@ -55,8 +108,9 @@ def _select(ids, paper, all_, pack_claims, *, slow: bool):
     return [c for c in claims if c.id not in skipped], skipped
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
 @click.version_option(version=__version__, prog_name="theorem-check")
+@color_option
 def cli():
     """Check the mathematics of deep-learning-theory papers, claim by claim.
 
@@ -74,39 +128,75 @@ def cli():
 @click.option("--paper", help="Only this paper's claims (prh, noise, cascade, or a pack's key).")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Also load claims from this .py file.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@color_option
 def list_cmd(paper, packs, as_json):
-    """List every claim, one line each."""
-    from .records import claim_record, dumps
+    """List every claim, one line each (at most 100 columns; --json has every field)."""
+    from .records import dumps, list_record
 
     _load(packs)
     claims = REGISTRY.by_paper(paper) if paper is not None else list(REGISTRY)
     if as_json:
-        click.echo(dumps([claim_record(c) for c in claims]))
+        click.echo(dumps(list_record(claims)))
         return
-    width = max([len(c.id) for c in claims] + [2])
-    eq_width = min(max([len(c.source.equation) for c in claims] + [2]), 24)
-    for c in claims:
-        extra = f"  [{', '.join(c.aliases)}]" if c.aliases else ""
-        slow = "  (slow)" if c.slow else ""
-        click.echo(f"{c.id:<{width}}  {c.source.equation:<{eq_width}}  {c.title}{extra}{slow}")
+    for line in _list_lines(claims, min(LIST_COLUMNS, terminal.terminal_width(LIST_COLUMNS))):
+        click.echo(line)
     click.echo(_plural(len(claims), "claim"), err=True)
+
+
+LIST_COLUMNS = 100
+"""``list`` lines never exceed this many columns (fewer on a narrower terminal)."""
+
+
+def _list_lines(claims, columns: int) -> list[str]:
+    """One line per claim: id, equation label (cut at 22 characters), title and aliases cut to fit."""
+    columns = max(columns, 60)
+    width = max([len(c.id) for c in claims] + [2])
+    eq_width = min(max([len(c.source.equation) for c in claims] + [2]), 22)
+    out = []
+    for c in claims:
+        eq = c.source.equation if len(c.source.equation) <= eq_width else c.source.equation[: eq_width - 3] + "..."
+        extra = f"  [{', '.join(c.aliases)}]" if c.aliases else ""
+        extra += "  (slow)" if c.slow else ""
+        head = f"{c.id:<{width}}  {eq:<{eq_width}}  "
+        room = columns - len(head)
+        title_room = max(room - len(extra), min(len(c.title), 40))  # the title first, then aliases
+        title = c.title if len(c.title) <= title_room else c.title[: max(title_room - 3, 0)] + "..."
+        left = room - len(title)
+        if len(extra) > left:  # keep whole aliases that fit, count the others
+            slow_tag = "  (slow)" if c.slow else ""
+            for k in range(len(c.aliases), -1, -1):
+                shown = list(c.aliases[:k]) + ([f"+{len(c.aliases) - k}"] if k < len(c.aliases) else [])
+                extra = f"  [{', '.join(shown)}]{slow_tag}"
+                if len(extra) <= left:
+                    break
+            else:
+                extra = ""
+            if len(extra) > left:
+                extra = ""
+        out.append(head + title + extra)
+    return out
 
 
 @cli.command()
 @click.argument("claim_id")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Also load claims from this .py file.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@click.option("--latex", "as_latex", is_flag=True, help="Print the claim's LaTeX block alone.")
+@click.option("--latex", "as_latex", is_flag=True, help="Print the claim's LaTeX block alone (raw, not wrapped).")
+@color_option
 def show(claim_id, packs, as_json, as_latex):
-    """Statement as printed, assumptions, derivation steps, corrected forms, controls."""
-    from .records import claim_record, dumps
+    """Statement as printed, assumptions, derivation steps, corrected forms, controls.
+
+    Lines are wrapped to the terminal width; derivation steps are shown in SymPy's plain notation
+    (--latex gives the LaTeX block, unwrapped, for pasting).
+    """
+    from .records import dumps, show_record
 
     if as_json and as_latex:
         raise click.UsageError("give --json or --latex, not both")
     _load(packs)
     claims = resolve([claim_id])
     if as_json:
-        click.echo(dumps([claim_record(c) for c in claims]))
+        click.echo(dumps(show_record(claims)))
         return
     if as_latex:
         from .latex import claim_latex
@@ -114,46 +204,54 @@ def show(claim_id, packs, as_json, as_latex):
         for c in claims:
             click.echo(claim_latex(c))
         return
+    columns = max(60, terminal.terminal_width(100))
     for c in claims:
-        click.echo(_describe(c))
+        click.echo(_describe(c, columns=columns))
 
 
-def _describe(c) -> str:
+def _describe(c, *, columns: int = 100) -> str:
+    """The ``show`` text of a claim, every line at most ``columns`` wide (LaTeX wrapped as text)."""
     import sympy as sp
 
+    def para(text: str, indent: int, hang: int = 2) -> list[str]:
+        return textwrap.wrap(" ".join(str(text).split()), width=columns, initial_indent=" " * indent,
+                             subsequent_indent=" " * (indent + hang), break_on_hyphens=False) or [""]
+
     s = c.source
-    lines = [f"{c.id}: {c.title}", f"  source: {s.paper}, section {s.section}, {s.equation}",
-             f"  as printed: {s.printed}"]
+    lines = para(f"{c.id}: {c.title}", 0, 4)
+    lines += para(f"source: {s.paper}, section {s.section}, {s.equation}", 2)
+    lines += para(f"as printed (LaTeX): {s.printed}", 2, 4)
     if c.aliases:
-        lines.append(f"  aliases: {', '.join(c.aliases)}")
+        lines += para(f"aliases: {', '.join(c.aliases)}", 2)
     for a in c.assumptions:
-        lines.append(f"  assume: {a}")
+        lines += para(f"assume: {a}", 2, 4)
     for st in c.statements():
-        lines.append(f"  [{st.kind}] {st.name}: {st.latex}")
+        lines += para(f"[{st.kind}] {st.name}: {st.latex}", 2, 4)
         if st.note:
-            lines.append(textwrap.indent(textwrap.fill(st.note, 96), "      "))
+            lines += para(st.note, 6, 0)
         if st.derivation is not None:
             d = st.derivation()
             scope = "all sizes" if d.general else f"fixed sizes {d.sizes}"
-            lines.append(f"      derivation ({len(d.steps)} steps, {scope}):")
+            lines += para(f"derivation ({len(d.steps)} steps, {scope}):", 6)
             for k, step in enumerate(d.steps, 1):
-                lines.append(f"       {k}. {sp.latex(step.lhs)} = {sp.latex(step.rhs)}" + (f"   [{step.why}]" if step.why else ""))
+                why = f"   [{step.why}]" if step.why else ""
+                lines += para(f"{k}. {sp.sstr(step.lhs)} = {sp.sstr(step.rhs)}{why}", 7, 3)
     for ctl in c.controls:
-        lines.append(f"  [control] {ctl.name}")
+        lines += para(f"[control] {ctl.name}", 2, 4)
     return "\n".join(lines)
 
 
 def _progress_fn(enabled: bool):
-    if not enabled:
-        return None
-
-    def progress(k, n, claim):
-        click.echo(f"\r[{k + 1}/{n}] {claim.id:<40}", err=True, nl=False)
-
-    return progress
+    """A :class:`terminal.Progress` on stderr (elapsed, ETA, current claim), or None when disabled."""
+    return terminal.Progress(stream=sys.stderr) if enabled else None
 
 
-def _table(run) -> str:
+def _clear(progress) -> None:
+    if progress is not None:
+        progress.clear()
+
+
+def _table(run, *, colour: bool = False) -> str:
     """Human-readable table: a header line per claim, its evidence wrapped below, then variants."""
     cols = max(60, shutil.get_terminal_size((120, 24)).columns)
     width = max([len(r.id) for r in run.results] + [2])
@@ -164,7 +262,7 @@ def _table(run) -> str:
                              break_on_hyphens=False) or [""]
 
     for r in run.results:
-        rows.append(f"{r.id:<{width}}  {r.verdict.value:<12} {r.seconds:6.2f}s")
+        rows.append(f"{r.id:<{width}}  {terminal.style_verdict(r.verdict.value, colour, width=12)} {r.seconds:6.2f}s")
         if r.variants:
             rows += wrap(f"as printed: {r.printed.verdict.value}: {r.printed.evidence}", 4)
         else:
@@ -175,7 +273,7 @@ def _table(run) -> str:
     return "\n".join(rows)
 
 
-@cli.command()
+@cli.command(epilog=EPILOG)
 @click.argument("ids", nargs=-1)
 @click.option("--paper", help="Run every claim of this paper.")
 @click.option("--all", "all_", is_flag=True, help="Run every claim.")
@@ -189,6 +287,7 @@ def _table(run) -> str:
               help="Hypothesis examples per identity that hunt for a counterexample (shrunk).")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@color_option
 def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, quiet):
     """Run claims: symbolic derivation, numeric stage, verdict.
 
@@ -197,26 +296,31 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, qu
     from .records import dumps, run_record
     from .runner import run_claims
 
+    check_environment()
     pack_claims = _load(packs)
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
     show_progress = not quiet and not as_json and sys.stderr.isatty()
-    with _deprecations_noted():
-        result = run_claims(claims, seed=seed, trials=trials, controls=controls, fuzz=fuzz,
-                            progress=_progress_fn(show_progress), skipped_slow=skipped)
-    if show_progress:
-        click.echo("\r" + " " * 60 + "\r", err=True, nl=False)
+    progress = _progress_fn(show_progress)
+    try:
+        with _deprecations_noted():
+            result = run_claims(claims, seed=seed, trials=trials, controls=controls, fuzz=fuzz,
+                                progress=progress, skipped_slow=skipped)
+    finally:
+        _clear(progress)
     if as_json:
         click.echo(dumps(run_record(result)))
     else:
-        click.echo(_table(result))
-        counts = ", ".join(f"{n} {v}" for v, n in result.counts().items())
+        colour = use_colour()
+        click.echo(_table(result, colour=colour), color=colour)
+        counts = ", ".join(f"{n} {terminal.style_verdict(v, colour)}" for v, n in result.counts().items())
         skip = f"; {len(skipped)} slow skipped (--slow)" if skipped else ""
         ctl = ""
         if controls:
             bad = result.unrefuted_controls
             ctl = (f"; controls: {result.controls_run - len(bad)}/{result.controls_run} refuted"
                    + (f" (NOT refuted: {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''})" if bad else ""))
-        click.echo(f"{_plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed}){skip}{ctl}")
+        click.echo(f"{_plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed}){skip}{ctl}",
+                   color=colour)
     _report_broken(result)
     sys.exit(result.exit_code)
 
@@ -252,7 +356,7 @@ def _report_broken(result) -> None:
         click.echo(f"theorem-check: error: {broken[0]}{more}", err=True)
 
 
-@cli.command()
+@cli.command(epilog=EPILOG)
 @click.argument("ids", nargs=-1)
 @click.option("--paper", help="Report every claim of this paper.")
 @click.option("--all", "all_", is_flag=True, help="Report every claim.")
@@ -265,22 +369,28 @@ def _report_broken(result) -> None:
 @click.option("--controls", is_flag=True, help="Also run and report each claim's negative controls.")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@color_option
 def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, controls, packs, quiet):
     """Write a LaTeX derivation report (DIR/report.tex, figures; --pdf compiles it)."""
     try:
         from .report import check_pdf_engine, write_report
     except ImportError as exc:
-        raise click.ClickException(f"reports need the [report] extra: pip install 'theorem-check[report]' ({exc})")
+        raise click.ClickException(f"reports need the [report] extra: pip install '.[report]' from the "
+                                   f"checkout, or pip install 'theorem-check[report]' ({exc})")
     from .runner import run_claims
 
+    check_environment()
     if pdf:
         check_pdf_engine()  # fail in one line before running anything
     _prepare_out_dir(out_dir)
     pack_claims = _load(packs)
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
-    show_progress = not quiet and sys.stderr.isatty()
-    result = run_claims(claims, seed=seed, trials=trials, controls=controls, progress=_progress_fn(show_progress),
-                        skipped_slow=skipped)
+    progress = _progress_fn(not quiet and sys.stderr.isatty())
+    try:
+        result = run_claims(claims, seed=seed, trials=trials, controls=controls, progress=progress,
+                            skipped_slow=skipped)
+    finally:
+        _clear(progress)
     path = write_report(result, out_dir, pdf=pdf)
     click.echo(str(path))
     _report_broken(result)
@@ -299,6 +409,8 @@ def _prepare_out_dir(out_dir: str) -> None:
     if not out_dir.strip():
         raise click.BadParameter(f"{out_dir!r} must name a directory", param_hint="'-o' / '--out'")
     path = Path(out_dir)
+    if path.exists() and not path.is_dir():
+        raise click.BadParameter(f"{out_dir!r} exists and is not a directory", param_hint="'-o' / '--out'")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -306,6 +418,14 @@ def _prepare_out_dir(out_dir: str) -> None:
                                  param_hint="'-o' / '--out'") from None
     if not os.access(path, os.W_OK | os.X_OK):
         raise click.BadParameter(f"{out_dir!r} is not writable", param_hint="'-o' / '--out'")
+    import tempfile
+
+    try:  # os.access says yes to root on a read-only mount or /proc: try it
+        with tempfile.TemporaryFile(dir=path, prefix=".theorem-check-probe-"):
+            pass
+    except OSError as exc:
+        raise click.BadParameter(f"{out_dir!r} is not writable: {exc.strerror or exc}",
+                                 param_hint="'-o' / '--out'") from None
 
 
 def _one_line(exc: click.ClickException) -> str:
@@ -323,31 +443,89 @@ cli.add_command(_check_cmd)
 
 
 def main(argv=None) -> None:
-    """Console-script entry point: runs the CLI, turning package errors into one line + exit 2."""
+    """Console-script entry point: runs the CLI, turning package errors into one line + exit 2.
+
+    Environment problems met while writing (a full disk or closed pipe on stdout, an unwritable
+    file) are one line and exit 2 as well; stdout is flushed here so that they surface before exit.
+    Output streams whose encoding cannot print a character fall back to ASCII
+    (:func:`terminal.install_ascii_fallback`).  Arguments over 200 characters are cut in messages.
+    """
+    terminal.install_ascii_fallback()
+    args = list(sys.argv[1:] if argv is None else argv)
+    code = _run_main(argv, args)
+    sys.exit(_flush_stdout(code))
+
+
+def _error(message: str, args) -> None:
     try:
-        cli.main(args=argv, prog_name="theorem-check", standalone_mode=False)
+        click.echo(f"theorem-check: error: {terminal.shorten_args(message, args)}", err=True)
+    except (OSError, UnicodeError):  # stderr itself is unusable: the exit code still says it
+        pass
+
+
+def _run_main(argv, args) -> int:
+    try:
+        rv = cli.main(args=argv, prog_name="theorem-check", standalone_mode=False)
+        if isinstance(rv, int) and not isinstance(rv, bool):  # standalone_mode=False returns Exit codes
+            return rv
     except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except click.Abort:
         click.echo("theorem-check: aborted", err=True)
-        sys.exit(130)
+        return 130
     except click.ClickException as exc:
         if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
             exc.show()  # bare `theorem-check`: the help text is the useful answer
         else:
-            click.echo(f"theorem-check: error: {_one_line(exc)}", err=True)
-        sys.exit(2)
+            _error(_one_line(exc), args)
+        return 2
     except TheoremCheckError as exc:
-        click.echo(f"theorem-check: error: {exc}", err=True)
-        sys.exit(2)
-    except SystemExit:
-        raise
+        _error(str(exc), args)
+        return 2
+    except SystemExit as exc:
+        if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):  # Click met EPIPE (`| head`) and exits 1
+            return 2
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BrokenPipeError:  # the reader of stdout left (`| head`): exit quietly
+        _silence_stdout()
+        return 2
+    except OSError as exc:  # the environment (disk full, read-only, bad path), not the mathematics
+        _error(terminal.environment_error(exc), args)
+        return 2
+    except UnicodeEncodeError as exc:  # a stream the ASCII fallback could not be installed on
+        _error(f"cannot write output in encoding {exc.encoding!r} (set PYTHONIOENCODING=utf-8)", args)
+        return 2
     except Exception as exc:  # noqa: BLE001 - never a traceback for users; THEOREM_CHECK_DEBUG=1 shows it
         import os
 
         if os.environ.get("THEOREM_CHECK_DEBUG"):
             raise
-        click.echo(f"theorem-check: internal error: {type(exc).__name__}: {exc} (set THEOREM_CHECK_DEBUG=1 for "
-                   "the traceback)", err=True)
-        sys.exit(3)
-    sys.exit(0)
+        click.echo(f"theorem-check: internal error: {type(exc).__name__}: "
+                   f"{terminal.shorten_args(str(exc), args)} (set THEOREM_CHECK_DEBUG=1 for the traceback)", err=True)
+        return 3
+    return 0
+
+
+def _flush_stdout(code: int) -> int:
+    """Flush stdout; a write error (ENOSPC) becomes one line on stderr and exit code 2 (EPIPE: no line)."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader left (`| head`): nothing to tell it
+        _silence_stdout()
+        return 2
+    except OSError as exc:
+        _silence_stdout()
+        _error(terminal.environment_error(exc), [])
+        return 2
+    return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's own flush at exit cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
