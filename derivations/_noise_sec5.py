@@ -611,7 +611,7 @@ def _p53_derivation(factor):
     l = (u * w * x - y) ** 2
     return tc.Derivation([tc.Step(sp.diff(l, u, 2) + sp.diff(l, w, 2), factor * (w ** 2 * x ** 2 + u ** 2 * x ** 2),
                                   r"$\operatorname{Tr}$ Hess of $(u w x - y)^{2}$ against the printed $d_{y}\lVert W \Sigma_x^{1/2}\rVert ^{2} + \lVert U\rVert ^{2} \operatorname{Tr} \Sigma_x$")],
-                         general=False, sizes="d_x = d = d_y = 1, one sample")
+                         general=False, sizes="$d_x = d = d_y = 1$, one sample")
 
 
 _p53 = tc.Statement(r"S(\theta)=\mathrm{Tr}[\nabla^2L]=d_y\|W\Sigma_x^{1/2}\|_F^2+\|U\|_F^2\mathrm{Tr}[\Sigma_x]",

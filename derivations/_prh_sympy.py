@@ -45,7 +45,7 @@ def eq14() -> Derivation:
     return Derivation([
         Step(grad_w, delta * h.T, r"chain rule: $\nabla_{W_{i}} l = \nabla_{h^{i+1}} l (h^{i})^{\top}$"),
         Step(sq, (delta.T * delta)[0] * (h.T * h)[0], r"$\lVert a b^{\top}\rVert _{F}^{2} = \lVert a\rVert ^{2} \lVert b\rVert ^{2}$"),
-    ], general=False, sizes="d_i = d_{i+1} = 2, one output (any downstream map B)")
+    ], general=False, sizes="$d_i = d_{i+1} = 2$, one output (any downstream map $B$)")
 
 
 def eq16() -> Derivation:
@@ -93,7 +93,7 @@ def eq20_printed() -> Derivation:
     return Derivation([
         Step(MO * W * MI * Z, V, "global minimum: $M^{O} W M^{I} Z = V^*$"),
         Step(Z.I * MI.I, MI.I * Z.I, "derived = printed, after the common factor $(M^{O})^{-1} V^*$"),
-    ], general=False, sizes="2 x 2")
+    ], general=False, sizes=r"$2 \times 2$")
 
 
 def eq23() -> Derivation:
@@ -141,7 +141,7 @@ def eq26() -> Derivation:
     G = sp.Matrix(2, 3, sp.symbols("g_0:6", real=True))
     return Derivation([
         Step((G * G.T).trace(), sum(g ** 2 for g in G), r"$\operatorname{Tr}[G G^{\top}] = \lVert G\rVert _{F}^{2}$ (then take $E$, linear)"),
-    ], general=False, sizes="G 2 x 3")
+    ], general=False, sizes=r"$G$: $2 \times 3$")
 
 
 def eq26_other() -> Derivation:
@@ -181,7 +181,7 @@ def eq27() -> Derivation:
              r"$\operatorname{Tr}[e^{-\lambda T} G G^{\top} e^{-\lambda T}] = \operatorname{Tr}[e^{-2 \lambda T} G G^{\top}]$"),
         Step(((H * E) * (H * E).T).trace(), (Ex(2 * lam) * (H.T * H)).trace(),
              r"$\operatorname{Tr}[G e^{\lambda T} e^{\lambda T} G^{\top}] = \operatorname{Tr}[e^{2 \lambda T} G^{\top} G]$: the second factor is $G^{\top} G$"),
-    ], general=False, sizes="T 3 x 3 (eigenbasis), G_i 3 x 2, G_{i+1} 2 x 3")
+    ], general=False, sizes=r"$T$: $3 \times 3$ (eigenbasis), $G_i$: $3 \times 2$, $G_{i+1}$: $2 \times 3$")
 
 
 def eq28() -> Derivation:
@@ -191,7 +191,7 @@ def eq28() -> Derivation:
     return Derivation([
         Step(sp.diff(f, lam), 2 * (-(Td * Ex(-2 * lam) * A).trace() + (Td * Ex(2 * lam) * B).trace()),
              "termwise derivative; the proportionality constant is 2"),
-    ], general=False, sizes="T 3 x 3 in its eigenbasis")
+    ], general=False, sizes=r"$T$: $3 \times 3$ in its eigenbasis")
 
 
 def eq29() -> Derivation:
@@ -202,7 +202,7 @@ def eq29() -> Derivation:
              r"$T$ commutes with $e^{-\lambda T}$; $\mathbb{E}[G_{i}^{\lambda} G_{i}^{\lambda T}] = e^{-\lambda T} A e^{-\lambda T}$"),
         Step((Td * Ex(2 * lam) * B).trace(), (Td * Ex(lam) * B * Ex(lam)).trace(),
              r"$\mathbb{E}[G_{i+1}^{\lambda T} G_{i+1}^{\lambda}] = e^{\lambda T} B e^{\lambda T}$"),
-    ], general=False, sizes="T 3 x 3 in its eigenbasis")
+    ], general=False, sizes=r"$T$: $3 \times 3$ in its eigenbasis")
 
 
 def eq31() -> Derivation:
@@ -218,7 +218,7 @@ def eq31() -> Derivation:
         Step(sp.Trace(sp.MatPow(D, 2)), sum(x ** 2 for x in D),
              r"$T = A - B$ (symmetric): $\operatorname{Tr}[(A-B)^{2}] = \sum_{ab} (A-B)_{ab} (A-B)_{ba} = \lVert A-B\rVert _{F}^{2}$ "
              "(the trace is kept unevaluated on the left); zero forces $A = B$"),
-    ], general=False, sizes="T 3 x 3 in its eigenbasis; 2 x 2")
+    ], general=False, sizes=r"$T$: $3 \times 3$ in its eigenbasis; $2 \times 2$")
 
 
 def eq33() -> Derivation:
@@ -229,7 +229,7 @@ def eq33() -> Derivation:
     return Derivation([
         Step((P * G * G.T).trace(), sum(G[1, b] ** 2 for b in range(3)), "row $j = 2$ of $W_{i}$'s gradient"),
         Step((P * G.T * G).trace(), sum(G[a, 1] ** 2 for a in range(3)), "column $j = 2$ of $W_{i+1}$'s gradient"),
-    ], general=False, sizes="3 x 3, j = 2")
+    ], general=False, sizes=r"$3 \times 3$, $j = 2$")
 
 
 def eq34_35(second: bool) -> Derivation:
@@ -243,7 +243,7 @@ def eq34_35(second: bool) -> Derivation:
         Step((c * lam * P).exp(), sp.eye(3) + (sp.exp(c * lam) - 1) * P, r"$P = e_{j} e_{j}^{\top}$ is a projector"),
         Step(((c * lam * P).exp() * M).trace(), sp.exp(c * lam) * M[1, 1] + (M.trace() - M[1, 1]),
              r"constant in $\lambda$: sum of the other diagonal entries"),
-    ], general=False, sizes="3 x 3, j = 2")
+    ], general=False, sizes=r"$3 \times 3$, $j = 2$")
 
 
 def eq36() -> Derivation:
@@ -287,7 +287,7 @@ def thm1() -> Derivation:
              r"$R^{\top} R$ = At$^{\top}$ (Bt$^{\top}$ Bt) At with Bt$^{\top}$ Bt = $X / \kappa$ = At At$^{\top} / \kappa$"),
         Step(S * P.T * BA.T * (4 * O.T * Se * O) * BA * P * S, 4 * S * V.T * Se * V * S,
              r"$R^{\top} R = \Sigma_u^{1/2} P^{\top}$ (BA)$^{\top} C$ (BA)$P \Sigma_u^{1/2}$: $M^{O}$, $M^{I}$ and $Z$ cancel"),
-    ], general=False, sizes="At 3 x 2; 2 x 2 task matrices")
+    ], general=False, sizes=r"$\tilde A$: $3 \times 2$; $2 \times 2$ task matrices")
 
 
 def achievable() -> Derivation:

@@ -608,7 +608,7 @@ def _hess_derivation(n, *, kappa_one):
     def derivation():
         steps = [st for m in (n if isinstance(n, tuple) else (n,)) for st in build_n(m)]
         return tc.Derivation(steps, general=False,
-                             sizes=f"n={n}: the 2n x 2n pair blocks and n x n diagonal blocks (block structure: all widths, numerically)")
+                             sizes=f"$n = {n}$: the $2n \\times 2n$ pair blocks and $n \\times n$ diagonal blocks (block structure: all widths, numerically)")
     return derivation
 
 

@@ -106,10 +106,10 @@ def _n2_check(law: str):
             rows = [r for r, (k, _) in enumerate(configs) if tuple(k) == tuple(kset)]
             order = sorted(rows, key=lambda r: beta[r])
             for j in range(2):
-                series.append({"label": f"trained s_{j + 1}, kappa={kset}", "style": "points",
+                series.append({"label": f"trained $s_{{{j + 1}}}$, $\\kappa$ = {kset}", "style": "points",
                                "x": beta[order].tolist(), "y": s[order, j].tolist()})
                 bb = np.linspace(0, 1.1, 111)
-                series.append({"label": f"Landau minimum, kappa={kset}", "style": "line", "x": bb.tolist(),
+                series.append({"label": f"Landau minimum, $\\kappa$ = {kset}", "style": "line", "x": bb.tolist(),
                                "y": np.sqrt(np.maximum(0, (ETA[j] - bb) / kset[j])).tolist()})
         return sc.measurement(
             outcome, residuals=residuals,
@@ -211,8 +211,8 @@ def _n3_check(where: str):
                          f"(branch error {branch_err:.1e}); down-sweep max s = {down_max:.1e}")
             if k == len(c["dbetas"]) - 1:
                 for j in range(2):
-                    figs.append({"label": f"up-sweep s_{j + 1}", "style": "points", "x": grid.tolist(), "y": up[0, :, j].tolist()})
-                    figs.append({"label": f"down-sweep s_{j + 1}", "style": "points", "x": grid.tolist(),
+                    figs.append({"label": f"up-sweep $s_{{{j + 1}}}$", "style": "points", "x": grid.tolist(), "y": up[0, :, j].tolist()})
+                    figs.append({"label": f"down-sweep $s_{{{j + 1}}}$", "style": "points", "x": grid.tolist(),
                                  "y": down[0, :, j].tolist()})
                     figs.append({"label": f"nontrivial branch {j + 1}", "style": "line", "x": grid.tolist(),
                                  "y": branch[:, j].tolist()})
@@ -234,8 +234,8 @@ def _n3_check(where: str):
                    + ", ".join(f"{f:.1e}" for f in floors) + (f"; {why}" if why else ""),
             figure={"title": "Cascade n = 3: hysteresis of the trained singular values",
                     "panels": [{"kind": "line", "xlabel": r"$\beta$", "ylabel": r"$s_j$", "series": figs,
-                                "vlines": [{"x": b, "label": f"beta_det_{j + 1}"} for j, b in enumerate(bd)]
-                                + [{"x": b, "label": f"beta*_{j + 1}"} for j, b in enumerate(bs)]}]})
+                                "vlines": [{"x": b, "label": f"$\\beta_{{\\det,{j + 1}}}$"} for j, b in enumerate(bd)]
+                                + [{"x": b, "label": f"$\\beta^*_{{{j + 1}}}$"} for j, b in enumerate(bs)]}]})
 
     return check
 
@@ -329,7 +329,7 @@ def _slowing_check(exponent: float, quantity: str):
                     "panels": [{"kind": "line", "xlabel": "t", "ylabel": "s_1" if quantity == "s" else r"$\sigma_1(W)$",
                                 "xscale": "log", "yscale": "log",
                                 "series": [{"label": "median over runs", "x": traj_t[1:], "y": traj_s[1:]},
-                                           {"label": f"t^{exponent:g}", "x": traj_t[1:],
+                                           {"label": f"$t^{{{exponent:g}}}$", "x": traj_t[1:],
                                             "y": [traj_s[-1] * (t / traj_t[-1]) ** exponent for t in traj_t[1:]]}]}]})
 
     return check

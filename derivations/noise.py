@@ -348,7 +348,7 @@ def _eq5_derivation():
         tc.Step(sp.Rational(1, 2) * G * h * G, s2 * Sg * h, r"Ito: $(1/2) G^{\top} (\operatorname{Hess} C) G$ with $G G^{\top} = 2 \sigma^{2} \Sigma$"),
         tc.Step(eta ** 2 * Sg * h / (2 * Sb), eta * (eta / (2 * Sb)) * Sg * h,
                 r"discrete SGD: $\mathbb{E}[C(\theta'_{\mathrm{SGD}})] - C(\theta'_{\mathrm{GD}}) = \eta^{2} \operatorname{Tr}[\operatorname{Cov}(g_{B}) \operatorname{Hess} C]/2 = \eta \sigma^{2} \operatorname{Tr}[\Sigma \operatorname{Hess} C]$"),
-    ], general=False, sizes="one parameter (P = 1); matrices: numeric stage")
+    ], general=False, sizes="one parameter ($P = 1$); matrices: numeric stage")
 
 
 _eq5 = tc.Statement(
@@ -420,7 +420,7 @@ def _eq6_derivation(half):
     th = sp.Matrix([t1, t2])
     C = (th.T * A * th)[0] * (sp.Rational(1, 2) if half else 1)
     grad = sp.Matrix([sp.diff(C, t1), sp.diff(C, t2)])
-    return tc.Derivation([tc.Step(grad, A * th, r"$\nabla C = J = A \theta$")], general=False, sizes="P = 2")
+    return tc.Derivation([tc.Step(grad, A * th, r"$\nabla C = J = A \theta$")], general=False, sizes="$P = 2$")
 
 
 _eq6 = tc.Statement(r"\nabla C=J=A\theta\ \text{ for }\ C(\theta)=\theta^\top A\theta", dims=MF_DIMS, sample=sample_mf,

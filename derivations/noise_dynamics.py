@@ -108,8 +108,8 @@ def _balance_check(factor: float):
             "title": "Fig. 2: SGD approaches the noise balance of Theorem 5.2",
             "panels": [
                 {"kind": "line", "xlabel": "step", "ylabel": r"$\|A-B\|_F/\|A\|_F$ (instantaneous)", "yscale": "log",
-                 "series": [{"label": f"SGD eta={eta:g}", "x": _thin(coarse["hist_t"]), "y": _thin(coarse["hist_v"])},
-                            {"label": f"SGD eta={eta / 2:g}", "x": _thin([n1 + t for t in fine["hist_t"]]),
+                 "series": [{"label": f"SGD $\\eta$ = {eta:g}", "x": _thin(coarse["hist_t"]), "y": _thin(coarse["hist_v"])},
+                            {"label": f"SGD $\\eta$ = {eta / 2:g}", "x": _thin([n1 + t for t in fine["hist_t"]]),
                              "y": _thin(fine["hist_v"])}]},
                 {"kind": "scatter", "xlabel": r"$(W\Gamma_W W^\top)_{ij}$", "ylabel": r"$(U^\top\Gamma_U U)_{ij}$",
                  "series": [{"label": "SGD, replica 0, time average", "x": A0[iu][pick].tolist(),
@@ -180,7 +180,7 @@ def _gd_check(target: str):
         what = "||C_T - C_0||/||C_0||, C = W W^T - U^T U" if target == "conserved" else "||A - B||/||A|| at the GD end point"
         figure = {"title": "Fig. 2: GD keeps its initial imbalance",
                   "panels": [{"kind": "line", "xlabel": "step", "ylabel": r"$\|A-B\|_F/\|A\|_F$", "yscale": "log",
-                              "series": [{"label": f"GD eta={etas[0]:g}", "x": [h[0] for h in hist],
+                              "series": [{"label": f"GD $\\eta$ = {etas[0]:g}", "x": [h[0] for h in hist],
                                           "y": [h[1] for h in hist]}]}]}
         return sc.measurement(outcome, residuals=residuals,
                               predicted=("C_T = C_0 (eq. 11)" if target == "conserved" else "A = B at the GD end point"),

@@ -16,6 +16,7 @@ import sys
 from typing import Iterable, Sequence
 
 from .claims import Claim
+from .latex import dims_text, prose_dicts
 from .runner import ClaimResult, run_claim
 from .verdicts import Verdict
 
@@ -44,18 +45,28 @@ def _counterexample(r) -> str:
                 return f"the derivation step “{bad.why}” fails ({bad.method}" + (f" at {bad.point}" if bad.point else "") + ")"
         return r.evidence
     if num.ill_posed:
-        return f"the sides do not conform: {num.ill_posed}"
+        return f"the sides do not conform: {prose_dicts(num.ill_posed)}"
     c = num.counterexample
     if c is None:
         return r.evidence
-    dims = ", ".join(f"{k}={v}" for k, v in dict(c.dims).items())
-    out = f"dims `{dims}`, seed {c.seed}"
+    out = f"dims {dims_text(c.dims)}, seed {c.seed}"
     if c.residuals:
         level, value = list(c.residuals.items())[-1]
         out += f": relative residual {_fmt(value)} at {level}"
     if c.detail:
-        out += f" ({c.detail})"
+        out += f" ({prose_dicts(c.detail)})"
     return out
+
+
+def _short_name(name: str, kind: str) -> str:
+    """A variant's name without the ``corrected:``/``reading:`` its label already says."""
+    s = name.strip()
+    for word in (kind, "corrected", "reading"):
+        if s.lower() == word:
+            return ""
+        if s.lower().startswith(word + ":"):
+            return s[len(word) + 1:].strip()
+    return s
 
 
 def _math_block(latex: str) -> list[str]:
@@ -89,7 +100,8 @@ def render_errata(results: Sequence[ClaimResult], *, seed: int = SEED, trials: i
                     f"Counterexample: {_counterexample(r.printed)}.", ""]
             for v in r.variants:
                 label = "Corrected" if v.kind == "corrected" else "Reading"
-                out += [f"{label}, *{v.name}* ({v.verdict.value}):", "", *_math_block(v.latex), ""]
+                short = _short_name(v.name, v.kind)
+                out += [f"{label}{': ' + short if short else ''} ({v.verdict.value}):", "", *_math_block(v.latex), ""]
             if not r.variants:
                 out += ["The claim gives no corrected form.", ""]
     if not_run:
