@@ -429,8 +429,30 @@ def text(src: str) -> Tex:
             out.append(escape(part.replace(r"\$", "$")) if part else "")
         else:
             m = math(part)
-            out.append(f"${m.tex}$" if m.ok and r"\begin{aligned}" not in m.tex else escape("$" + part + "$"))
+            out.append(f"${_inline_breaks(m.tex)}$" if m.ok and r"\begin{aligned}" not in m.tex
+                       else escape("$" + part + "$"))
     return Tex("".join(out))
+
+
+def _inline_breaks(tex: str) -> str:
+    """Let long inline math break after top-level ``,`` and ``/`` (TeX breaks only after relations/operators)."""
+    if len(tex) < 30:
+        return tex
+    out, depth, env = [], 0, 0
+    toks = _BREAK_TOKEN.findall(tex)
+    for k, t in enumerate(toks):
+        out.append(t)
+        if t == "{":
+            depth += 1
+        elif t == "}":
+            depth -= 1
+        elif t == r"\begin":
+            env += 1
+        elif t == r"\end":
+            env -= 1
+        elif t in (",", "/") and depth == 0 and env == 0 and 0 < k < len(toks) - 1:
+            out.append(r"\allowbreak ")
+    return "".join(out)
 
 
 def text_control_words(src: str) -> set[str]:
@@ -908,6 +930,8 @@ def md_text(src: str) -> str:
             out.append(_MD_SPECIALS.sub(r"\\\1", part.replace(r"\$", "$")).replace("$", r"\$"))
         else:
             tex = md_math(part)
+            if tex is not None:   # '|' would split a Markdown table cell
+                tex = re.sub(r"\\\|", r"\\Vert ", tex).replace("|", r"\vert ")
             out.append(f"${tex}$" if tex is not None and r"\begin{aligned}" not in tex
                        else "`" + part.replace("`", "'") + "`")
     return "".join(out)
