@@ -16,7 +16,7 @@ import sys
 from typing import Iterable, Sequence
 
 from .claims import Claim
-from .latex import dims_text, prose_dicts
+from .latex import dims_text, prose_dicts, statement_title
 from .runner import ClaimResult, run_claim
 from .verdicts import Verdict
 
@@ -58,17 +58,6 @@ def _counterexample(r) -> str:
     return out
 
 
-def _short_name(name: str, kind: str) -> str:
-    """A variant's name without the ``corrected:``/``reading:`` its label already says."""
-    s = name.strip()
-    for word in (kind, "corrected", "reading"):
-        if s.lower() == word:
-            return ""
-        if s.lower().startswith(word + ":"):
-            return s[len(word) + 1:].strip()
-    return s
-
-
 def _math_block(latex: str) -> list[str]:
     return ["$$", " ".join(latex.split()), "$$"]
 
@@ -99,9 +88,7 @@ def render_errata(results: Sequence[ClaimResult], *, seed: int = SEED, trials: i
                     f"As printed ({r.printed.verdict.value}):", "", *_math_block(s.printed), "",
                     f"Counterexample: {_counterexample(r.printed)}.", ""]
             for v in r.variants:
-                label = "Corrected" if v.kind == "corrected" else "Reading"
-                short = _short_name(v.name, v.kind)
-                out += [f"{label}{': ' + short if short else ''} ({v.verdict.value}):", "", *_math_block(v.latex), ""]
+                out += [f"{statement_title(v.name, v.kind)} ({v.verdict.value}):", "", *_math_block(v.latex), ""]
             if not r.variants:
                 out += ["The claim gives no corrected form.", ""]
     if not_run:

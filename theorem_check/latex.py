@@ -39,7 +39,7 @@ from .claims import Claim
 
 __all__ = ["Tex", "MathTex", "escape", "text", "math", "display", "fmt_sci", "control_words", "provide_macros",
            "claim_latex", "MATH_ENVS", "SYMBOL_NAMES", "symbol_latex", "sympy_latex", "retex", "dims_text",
-           "prose_dicts", "math_width", "break_math", "md_math", "md_text"]
+           "prose_dicts", "math_width", "break_math", "md_math", "md_text", "statement_title"]
 
 
 class Tex(str):
@@ -935,3 +935,24 @@ def md_text(src: str) -> str:
             out.append(f"${tex}$" if tex is not None and r"\begin{aligned}" not in tex
                        else "`" + part.replace("`", "'") + "`")
     return "".join(out)
+
+
+_KIND_LABELS = {"corrected": "Corrected", "reading": "Reading", "control": "Control", "printed": "As printed"}
+
+
+def statement_title(name: str, kind: str) -> str:
+    """A statement's heading without doubled labels (plain text, ``$...$`` math kept).
+
+    >>> statement_title("corrected: $W^\\top$", "corrected"), statement_title("corrected (loss (12)): x", "corrected")
+    ('Corrected: $W^\\top$', 'Corrected (loss (12)): x')
+    >>> statement_title("i, j over hidden layers", "reading"), statement_title("corrected", "corrected")
+    ('Reading: i, j over hidden layers', 'Corrected')
+    """
+    s = name.strip()
+    label = _KIND_LABELS.get(kind, kind.capitalize())
+    for word in (kind, "corrected", "reading", "control"):
+        if s.lower() == word:
+            return _KIND_LABELS.get(word, label)
+        if s.lower().startswith(word) and s[len(word):len(word) + 1] in (":", " ", "("):
+            return _KIND_LABELS.get(word, label) + s[len(word):]
+    return f"{label}: {s}"

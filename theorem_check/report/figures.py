@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -68,11 +69,19 @@ def _save(fig: Figure, stem: Path) -> FigureFile:
     return FigureFile(pdf, png, stem.name)
 
 
+_MATHTEXT = ((r"\\operatorname\*?\{([^{}]*)\}", r"\\mathrm{\1}"), (r"\\lVert|\\rVert", r"\\Vert"),
+             (r"\\lvert|\\rvert", "|"), (r"\\dots\b", r"\\ldots"), (r"\\mathbb\{E\}", r"\\mathrm{E}"),
+             (r"\\left|\\right", ""), (r"\\bigl|\\bigr", ""), (r"\\,|\\;|\\!", " "))
+
+
 def _label(s: Any) -> str:
-    """Text for matplotlib: keep ``$...$`` math if mathtext parses it, else show it literally."""
+    """Text for matplotlib: keep ``$...$`` math if mathtext parses it (after mapping the LaTeX it lacks:
+    ``\\operatorname``, ``\\lVert``, ``\\dots``), else show it literally."""
     s = str(s)
     if "$" not in s:
         return s
+    for pat, rep in _MATHTEXT:
+        s = re.sub(pat, rep, s)
     from matplotlib.mathtext import MathTextParser
 
     try:
@@ -185,7 +194,10 @@ def _legend_outside(ax, handles=None, side: str = "below") -> None:
     if side == "right":
         ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, borderaxespad=0.0, **kw)
     else:
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=min(3, n), frameon=False,
+        labels = [h.get_label() for h in handles] if handles is not None else ax.get_legend_handles_labels()[1]
+        longest = max((len(str(x)) for x in labels), default=0)
+        ncols = 1 if longest > 45 else 2 if longest > 22 else 3
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=min(ncols, n), frameon=False,
                   borderaxespad=0.0, columnspacing=1.2, handlelength=2.2, **kw)
 
 
@@ -323,7 +335,12 @@ def spec_figure(spec: Mapping[str, Any], stem: Path) -> FigureFile:
         ser = list(p.get("series", [])) + ([p] if "y" in p else [])
         return sum(bool(x.get("label")) for x in (*ser, *p.get("vlines", []), *p.get("hlines", [])))
 
-    legend_rows = max(math.ceil(entries(p) / 3) for p in panels)
+    def label_len(p):
+        ser = list(p.get("series", [])) + ([p] if "y" in p else [])
+        return max((len(str(x.get("label", ""))) for x in (*ser, *p.get("vlines", []), *p.get("hlines", []))), default=0)
+
+    legend_rows = max(math.ceil(entries(p) / (1 if label_len(p) > 45 else 2 if label_len(p) > 22 else 3))
+                      for p in panels)
     height = (2.9 if ncols == 1 else 2.5) + 0.17 * legend_rows + (0.2 if legend_rows else 0.0)
     with rc_context(RC):
         fig = Figure(figsize=(width, height * nrows), layout="constrained")

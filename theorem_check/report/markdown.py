@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from .. import __version__
-from ..latex import dims_text, md_math, md_text, prose_dicts, retex
+from ..latex import dims_text, md_math, md_text, prose_dicts, retex, statement_title
 from ..runner import ClaimResult, RunResult, StatementResult
 from ..verdicts import Verdict
 
@@ -74,10 +74,7 @@ def _where(c) -> str:
 
 
 def _label(r: StatementResult) -> str:
-    from .writer import _LABELS, _short_name
-
-    short = _short_name(r.name, r.kind)
-    return f"**{_LABELS.get(r.kind, r.kind)}**" + (f": {md_text(short)}" if short else "")
+    return f"**{md_text(statement_title(r.name, r.kind))}**"
 
 
 def _cex(r: StatementResult) -> str:

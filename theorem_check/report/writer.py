@@ -33,7 +33,7 @@ import jinja2
 from .. import __version__
 from ..claims import Claim, Statement
 from ..latex import Tex, break_math, math_width, matrix_entries, claim_words, control_words, dims_text, escape, fmt_sci, math as sanitize_math, \
-    prose_dicts, provide_macros, retex, text, text_control_words
+    prose_dicts, provide_macros, retex, statement_title, text, text_control_words
 from ..records import dumps, run_record
 from ..runner import ClaimResult, RunResult, StatementResult
 from ..verdicts import Outcome, Verdict
@@ -120,6 +120,10 @@ def _short_name(name: str, kind: str) -> str:
         if s.lower().startswith(word + ":"):
             return s[len(word) + 1:].strip()
     return s
+
+
+def _title_text(name: str, kind: str) -> str:
+    return statement_title(name, kind)
 
 
 def _heading(s: str) -> Tex:
@@ -266,10 +270,23 @@ def _statement(r: StatementResult, st: Statement | None) -> dict:
                  "n_closed": closed, "sizes": _prose(sym.sizes), "seconds": f"{sym.seconds:.2f}"}
     return {"name": text(r.name), "kind": r.kind, "math": _math(r.latex), "verdict": _verdict(r.verdict),
             "label": _LABELS.get(r.kind, r.kind), "short_name": text(_short_name(r.name, r.kind)),
+            "title_text": text(_title_text(r.name, r.kind)),
             "box_math": _math(r.latex, BUDGET - 4),
             "verdict_value": r.verdict.value, "ok": r.verdict.ok, "kind_raw": r.kind, "evidence": _prose(r.evidence),
             "note": text(st.note) if st is not None and st.note else Tex(""), "derivation": deriv,
             "numeric": _numeric(r, st), "seconds": f"{r.seconds:.2f}", "seed": str(r.seed), "figures": []}
+
+
+def _legend_labels(results: list[StatementResult]) -> list[str]:
+    """Short legend labels (``as printed``, ``corrected``, ``reading 2``, ``control 1``); the caption gives the names."""
+    kinds = [r.kind for r in results]
+    seen: dict[str, int] = {}
+    out = []
+    for k in kinds:
+        seen[k] = seen.get(k, 0) + 1
+        base = "as printed" if k == "printed" else k
+        out.append(base if kinds.count(k) == 1 else f"{base} {seen[k]}")
+    return out
 
 
 def _figures_for(cr: ClaimResult, out_dir: Path, stmts: list[tuple[dict, StatementResult]]) -> list[dict]:
@@ -278,7 +295,8 @@ def _figures_for(cr: ClaimResult, out_dir: Path, stmts: list[tuple[dict, Stateme
 
     figs = []
     key = _key(cr.id)
-    series = [residual_series(r, r.name) for _, r in stmts]
+    short = _legend_labels([r for _, r in stmts])
+    series = [residual_series(r, lab) for (_, r), lab in zip(stmts, short)]
     try:
         f = residual_figure([s for s in series if s is not None], out_dir / "figures" / f"{key}-residuals")
     except Exception as exc:  # noqa: BLE001 - a figure must never sink the report
@@ -289,7 +307,8 @@ def _figures_for(cr: ClaimResult, out_dir: Path, stmts: list[tuple[dict, Stateme
         cap = ("Relative residual of each instance against the working precision (float32, float64, 50-digit "
                "mpmath on the same instance); the dotted line is the floor a true identity may leave. "
                if identity else "Residual of each run against the refinement level of the check. ")
-        lines = ", ".join(text(r.name) + escape(f" ({r.verdict.value})") for (_, r), s in zip(stmts, series)
+        lines = "; ".join(escape(f"{lab}: ") + text(_short_name(r.name, r.kind) or r.name)
+                          + escape(f" ({r.verdict.value})") for (_, r), s, lab in zip(stmts, series, short)
                           if s is not None)
         tail = ""
         if any(v == 0 for s in series if s is not None for inst in s.instances for v in inst.values()):
