@@ -152,7 +152,7 @@ claim("lemma_b3", r"Lemma B.3: $-(C - C^*)/\lambda^* \le 2 \theta^{*\top} A_{\pm
                         check=_lemma_check(lambda Q: _b3(Q, "corrected")))],
       controls=[control(_lb3, "corrected with factor 4", dims=B_DIMS_CONTROL,
                         check=_lemma_check(lambda Q: _b3_scaled(Q), sub=6))],
-      assumptions=(r"the proof's step '$\lambda^*>0 \Rightarrow \theta^{*\top} A_{-}(e^{-2 \lambda^* A_{-}} - I$)$\theta^* \ge 0$' has the wrong $\operatorname{sign}$",))
+      assumptions=(r"the proof's step '$\lambda^*>0 \Rightarrow \theta^{*\top} A_{-}(e^{-2 \lambda^* A_{-}} - I)\theta^* \ge 0$' has the wrong $\operatorname{sign}$",))
 
 
 def _b3_scaled(Q):
@@ -369,7 +369,7 @@ def _e105_rhs(inst, ctx, f=-1):
 
 _e105 = tc.Statement(r"\Sigma_d(\theta_\lambda)=e^{-\lambda A}\Sigma_d(\theta)e^{-\lambda A}", dims=MF_DIMS,
                      sample=sample_mf, lhs=_e105_lhs, rhs=_e105_rhs)
-claim("eq105", r"Appendix $D$: the minibatch gradient second moment transforms as $e^{-\lambda A} \Sigma_{d} e^{-\lambda A}$",
+claim("eq105", r"Appendix D: the minibatch gradient second moment transforms as $e^{-\lambda A} \Sigma_{d} e^{-\lambda A}$",
       "Appendix D", "(104)-(107)", r"\Sigma_{d}(\theta_{\lambda})=e^{-\lambda A}\Sigma_{d}(\theta)e^{-\lambda A}", _e105,
       aliases=("eq104", "eq106", "eq107"), controls=[control(_e105, r"$e^{+\lambda A}$", rhs=lambda i, c: _e105_rhs(i, c, 1))])
 

@@ -162,7 +162,7 @@ claim("rank1_charge", "Rank-1 case: $C_{B} = W_{k} W_{l} - U_{k} U_{l}$ for $B =
 
 _apc = tc.Statement(r"C_{B^{(k,l)}}=u_k^\top u_l-w_k^\top w_l", dims=MF_DIMS, sample=sample_mf, lhs=_charges_kl,
                     rhs=lambda i, c: M.T(i.U) @ i.U - i.W @ M.T(i.W))
-claim("appc_charge", r"Appendix $C$: $C_{B^{(k,l)}} = u_{k}^{\top} u_{l} - w_{k}^{\top} w_{l}$ (eqs. 79-81)", "Appendix C", "(79)-(81)",
+claim("appc_charge", r"Appendix C: $C_{B^{(k,l)}} = u_{k}^{\top} u_{l} - w_{k}^{\top} w_{l}$ (eqs. 79-81)", "Appendix C", "(79)-(81)",
       r"C_{B^{(k,l)}}={u}_{k}^{\top}u_{l}-{w}_{k}^{\top}w_{l}", _apc, aliases=("eq79", "eq80", "eq81"),
       variants=[variant(_apc, r"corrected: $2 (u_{k}^{\top} u_{l} - w_{k}^{\top} w_{l})$", latex=r"C_{B^{(k,l)}}=2(u_k^\top u_l-w_k^\top w_l)",
                         rhs=lambda i, c: 2 * (M.T(i.U) @ i.U - i.W @ M.T(i.W)))],
@@ -372,7 +372,7 @@ _e86 = tc.Statement(r"\mathbb{E}\sum_i\mathrm{Tr}[\Sigma(\tilde u_i)B^{(k)}]=2w_
                     r"\mathbb{E}\sum_j\mathrm{Tr}[\Sigma(\tilde w_j)B^{(k)}]=2u_k^\top\Sigma'_uu_l",
                     dims=MF_DIMS, sample=sample_mf, lhs=lambda i, c: _eq86(i, c, "lhs"), rhs=lambda i, c: _eq86(i, c, "printed"),
                     note=r"$\Sigma(u_{i})$, $\Sigma(w_{j})$: covariance blocks of the per-sample gradients of loss (12)")
-claim("eq86", "Appendix $C$, eqs. 82-86: the $U$- and $W$-block noise traces against $B^{(k,l)}$", "Appendix C", "(82)-(86)",
+claim("eq86", "Appendix C, eqs. 82-86: the $U$- and $W$-block noise traces against $B^{(k,l)}$", "Appendix C", "(82)-(86)",
       r"\mathbb{E}\sum_{i=1}^{d_{y}}{\rm Tr}\left[\Sigma(\tilde{u}_{i})B^{(k)}\right]=2w_{k}^{\top}\Sigma_{w}^{\prime}w_{l}", _e86,
       aliases=("eq82", "eq83", "eq84", "eq85"),
       variants=[variant(_e86, r"corrected: $8 w_{k}^{\top} \Gamma^{c}_{W} w_{l}$, $8 u_{k}^{\top} \Gamma^{c}_{U} u_{l}$ (factor 2 of the gradient, centred)",
@@ -400,7 +400,7 @@ _e87 = tc.Statement(r"\dot C_{B^{(k,l)}}=-2\gamma(u_k^\top u_l-w_k^\top w_l)+2\e
                     dims=MF_DIMS, sample=sample_mf, lhs=lambda i, c: _eq87(i, c, "lhs"),
                     rhs=lambda i, c: _eq87(i, c, "printed"),
                     note=r"$\eta$ of App. $C$ read as the noise scale $\sigma^{2}$ (the kindest reading); entries $(k,l)$ of a $d \times d$ matrix")
-claim("eq87", "Appendix $C$, eq. 87: the drift of $C_{B^{(k,l)}}$ with weight decay", "Appendix C", "(87)",
+claim("eq87", "Appendix C, eq. 87: the drift of $C_{B^{(k,l)}}$ with weight decay", "Appendix C", "(87)",
       r"\dot{C}_{B^{(k,l)}}=-2\gamma(u_{k}^{\top}u_{l}-w_{k}^{\top}w_{l})+2\eta(w_{k}^{\top}\Sigma_{w}^{\prime}w_{l}-u_{k}^{\top}\Sigma_{u}^{\prime}u_{l})",
       _e87,
       variants=[variant(_e87, r"corrected: $-8 \gamma (\dots ) + 16 \sigma^{2} (w^{\top} \Gamma^{c}_{W} w - u^{\top} \Gamma^{c}_{U} u)$, centred",
@@ -436,7 +436,7 @@ def sample_eq92(rng, d, batch):
 _e92 = tc.Statement(r"U'=L\sqrt SF,\ W'=F^\top\sqrt SR\Rightarrow U'W'=V',\ W'W'^\top=U'^\top U'", dims=E92_DIMS,
                     sample=sample_eq92, lhs=_eq92_lhs, rhs=_eq92_rhs, contexts=("float32", "float64"),
                     note="L, R, F orthonormal to float64 precision (QR), so the mp50 level is not used")
-claim("eq92", r"Appendix $C$: the balanced factorisation $U' = L \sqrt{S} F$, $W' = F^{\top} \sqrt{S} R$ solves eqs. 90-91",
+claim("eq92", r"Appendix C: the balanced factorisation $U' = L \sqrt{S} F$, $W' = F^{\top} \sqrt{S} R$ solves eqs. 90-91",
       "Appendix C", "(92)", r"U^{\prime}=L\sqrt{S}F;\ W^{\prime}=F^{\top}\sqrt{S}R", _e92, aliases=("eq90", "eq91"),
       controls=[control(_e92, "$U'W' = L S^{2} R$", rhs=lambda i, c: _eq92_rhs(i, c, 2))])
 

@@ -1226,7 +1226,7 @@ tc.register(tc.Claim(
     source=_src("The pith / If this is right", "Sec. IV (critical slowing down)",
                 r"\text{near a second-order transition the slowest singular-value mode decays as } t^{-1/2}"),
     statement=_mode,
-    variants=(tc.Statement(r"\text{macrostate singular value} \sim t^{-1/2}", name="reading: macrostate singular value $t^{-1}/2$",
+    variants=(tc.Statement(r"\text{macrostate singular value} \sim t^{-1/2}", name="reading: macrostate singular value $t^{-1/2}$",
                            kind="reading", dims=_dims1, check=_slowing_exponent_check("product", 0.5)),),
     controls=(tc.perturb(_mode, "exponent 1", check=_slowing_exponent_check("layer", 1.0)),),
     aliases=("slowing_mode",),

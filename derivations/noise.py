@@ -54,7 +54,7 @@ def _relu_rescaled(inst, ctx):
 _eq2 = tc.Statement(
     r"\ell(\theta,z)=\ell(Q_\rho(\theta),z),\ Q_\rho(a,b)=(a(\rho+1),b/(\rho+1))",
     dims=RELU_DIMS, sample=sample_relu, lhs=lambda i, c: M.relu_losses(i.a, i.w, i.X, i.Y), rhs=_relu_rescaled,
-    note=r"ReLU neuron a relu$(w^{\top} x)$, per-sample loss $\lVert$.$\lVert ^{2}$; $\rho > -1$.")
+    note=r"ReLU neuron a relu$(w^{\top} x)$, per-sample loss $\lVert\cdot\rVert^{2}$; $\rho > -1$.")
 claim("eq2", r"Rescaling $Q_{\rho}(a,b) = (a(1+\rho), b/(1+\rho))$ leaves the per-sample loss of a ReLU neuron unchanged",
       "3", "(2)", r"\ell(\theta,z)=\ell(Q_{\rho}(\theta),z),\forall\rho\in\mathbb{R}", _eq2,
       controls=[control(_eq2, "a and b both scaled by 1+rho",
@@ -188,7 +188,7 @@ _ex_dr = tc.Statement(
     dims=DR_DIMS, sample=sample_mf_G, lhs=lambda i, c: M.mf_losses(i.U, i.W, i.X, i.Y), rhs=_dr_group, cond=1e3,
     note="the printed matrix read as the transformation (group element) acting on (rows of $U$, columns of "
          r"$W$); $B = e^{\lambda B_{0}}$, $B_{0}$ symmetric (an exponential symmetry has a symmetric generator, Def. 4.1)")
-claim("ex_double_rotation", r"Double rotation: the exponential transformation is $\operatorname{diag}$($B$.., $B^{-1}$..) on (rows of $U$, columns of $W$)",
+claim("ex_double_rotation", r"Double rotation: the exponential transformation is $\operatorname{diag}(B, \dots, B^{-1}, \dots)$ on (rows of $U$, columns of $W$)",
       "4.2", "double rotation example", r"\mathrm{diag}(B,...,B,B^{-1},...,B^{-1})", _ex_dr,
       variants=[variant(_ex_dr, r"reading: $B$ an arbitrary invertible (non-symmetric) matrix: the $U$ blocks need $B^{\top}$",
                         kind="reading", rhs=lambda i, c: _dr_group(i, c, general=True)),
@@ -273,7 +273,7 @@ _eq4 = tc.Statement(r"\dot C(\theta_t)=-\nabla C\cdot\nabla L=0", dims=MF_DIMS, 
                     lhs=_flow, rhs=lambda i, c: _flow(i, c) * 0, scale=_flow_scale)
 claim("eq4", r"The Noether charge $C = \theta^{\top} A \theta$ is conserved by gradient flow (eqs. 4, 28)", "4", "(4)",
       r"\dot{C}(\theta_{t})=0", _eq4, aliases=("eq28",),
-      controls=[control(_eq4, r"charge $\operatorname{Tr}$[UBU$^{\top}$]+ $\operatorname{Tr}[W^{\top} B W]$", lhs=lambda i, c: _flow(i, c, _A_plus(i, c)))])
+      controls=[control(_eq4, r"charge $\operatorname{Tr}[U B U^{\top}] + \operatorname{Tr}[W^{\top} B W]$", lhs=lambda i, c: _flow(i, c, _A_plus(i, c)))])
 
 
 def _kerSigma(inst, ctx, A=None):

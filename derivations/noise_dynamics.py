@@ -201,14 +201,14 @@ _balance = tc.Statement(
 
 tc.register(tc.Claim(
     id="noise.fig2_balance_sim",
-    title=r"SGD on $\lVert$UWx $- y\lVert ^{2}$ converges to the noise balance $W \Gamma_{W} W^{\top} = U^{\top} \Gamma_{U} U$ (simulation)",
+    title=r"SGD on $\lVert U W x - y\rVert^{2}$ converges to the noise balance $W \Gamma_{W} W^{\top} = U^{\top} \Gamma_{U} U$ (simulation)",
     source=tc.Source(PAPER, "5.2, Figure 2, Appendix A.2", "Theorem 5.2 / Figure 2",
                      r"W\Gamma_W W^\top = U^\top\Gamma_U U,\ \Gamma_W = \mathbb{E}[\|r\|^2 xx^\top]+2\gamma I,\ "
                      r"\Gamma_U = \mathbb{E}[\|x\|^2 rr^\top]+2\gamma I"),
     statement=_balance,
     controls=(tc.perturb(_balance, "factor 2", check=_balance_check(2.0)),
               tc.perturb(_balance, "sign", check=_balance_check(-1.0))),
-    assumptions=(r"$\gamma = 0$ (no weight decay)", r"online SGD, minibatch mean of $\lVert$UWx $- y\lVert ^{2}$, $S = 1$",
+    assumptions=(r"$\gamma = 0$ (no weight decay)", r"online SGD, minibatch mean of $\lVert U W x - y\rVert^{2}$, $S = 1$",
                  r"$x \approx N(0, I_{30})$, $y = x + \varepsilon$, $\varepsilon \approx N(0, \Sigma_{\varepsilon})$ independent, $\Sigma_{\varepsilon}$ diagonal per run",
                  r"prediction is the $\eta \to 0$ limit: Richardson extrapolation from $\eta$ and $\eta/2$"),
     slow=True,
@@ -467,7 +467,7 @@ _eq24_corrected = dataclasses.replace(_eq24_printed, check=_eq24_check(2.0), kin
 
 tc.register(tc.Claim(
     id="noise.eq24_norm_growth_sim",
-    title=r"Scale invariance: SGD grows $\lVert \theta\rVert ^{2}$ at the rate of eq. 24 (Net-A, Net$-B$; simulation)",
+    title=r"Scale invariance: SGD grows $\lVert \theta\rVert ^{2}$ at the rate of eq. 24 (Net-A, Net-B; simulation)",
     source=tc.Source(PAPER, "Appendix A.1, Figure 7", "eq. 24",
                      r"\frac{d}{dt}\|\theta_t\|^2 = -\gamma\|\theta_t\|^2 + \sigma^2\mathrm{Tr}[\Sigma(\theta_t)]"),
     statement=_eq24_printed,
@@ -617,8 +617,8 @@ _fig4_corrected = dataclasses.replace(_fig4_printed, check=_fig4_check(4.0), kin
                                       name=r"corrected: $4 \min(d, d_{x}) \operatorname{Tr} \Sigma_{x}$ (loss without 1/2)",
                                       latex=r"S_{\mathrm{end}} = 4\min(d, d_x)\mathrm{Tr}[\Sigma_x]",
                                       note=r"At the balanced global minimum all singular values are 1 and $\operatorname{Tr}$ "
-                                           r"Hess of $\lVert$UWx $- y\lVert ^{2}$ is "
-                                           r"$2(d_{y}\lVert W \Sigma_x^{1}/2\rVert ^{2} + \lVert U\rVert ^{2} \operatorname{Tr} \Sigma_x)$; eq. 15's value holds for the loss $1/2 \lVert$UWx $- y\lVert ^{2}$.")
+                                           r"Hess of $\lVert U W x - y\rVert^{2}$ is "
+                                           r"$2(d_{y}\lVert W \Sigma_x^{1/2}\rVert ^{2} + \lVert U\rVert ^{2} \operatorname{Tr} \Sigma_x)$; eq. 15's value holds for the loss $\frac{1}{2} \lVert U W x - y\rVert^{2}$.")
 
 tc.register(tc.Claim(
     id="noise.fig4_sharpening_sim",
@@ -774,8 +774,8 @@ _DIMS_FIG5 = tc.DimSpace({"D": (4, 4), "dx": (4, 4), "h": (4, 4), "dy": (10, 10)
 _fig5_printed = tc.Statement(
     r"\mathrm{Tr}[\Sigma_1^2] = \mathrm{Tr}[\Sigma_i^2] = \mathrm{Tr}[\Sigma_D^2] = (\mathrm{Tr}S')^{2/D} d^{1-2/D}",
     dims=_DIMS_FIG5, check=_fig5_check("printed"),
-    note=r"$\operatorname{Tr} \Sigma_{1}^{2} = \lVert W_{1} \Sigma_{x}^{1}/2\rVert ^{2}$, $\operatorname{Tr} \Sigma_{i}^{2} = \lVert W_{i}\rVert ^{2}$, "
-         r"$\operatorname{Tr} \Sigma_{D}^{2} = \lVert \Sigma_{\varepsilon}^{1}/2 W_{D}\rVert ^{2}$ (eq. 17); time averages at the end of SGD, extrapolated to $\eta \to 0$, both tasks and both initialisations.")
+    note=r"$\operatorname{Tr} \Sigma_{1}^{2} = \lVert W_{1} \Sigma_{x}^{1/2}\rVert ^{2}$, $\operatorname{Tr} \Sigma_{i}^{2} = \lVert W_{i}\rVert ^{2}$, "
+         r"$\operatorname{Tr} \Sigma_{D}^{2} = \lVert \Sigma_{\varepsilon}^{1/2} W_{D}\rVert ^{2}$ (eq. 17); time averages at the end of SGD, extrapolated to $\eta \to 0$, both tasks and both initialisations.")
 _fig5_derived = dataclasses.replace(
     _fig5_printed, check=_fig5_check("derived"), kind="corrected",
     name=r"corrected: $a_{x} c^{2}$, $d c^{2}$, $a_{e} c^{2}$ with $c^{D} = \operatorname{Tr} S' / \sqrt{a_{x} a_{e}}$",

@@ -20,10 +20,10 @@ Three kinds of strings reach a LaTeX document:
   found, with sensible meanings for common ones and ``\\operatorname{name}`` for the rest; it
   defines nothing that is already defined.
 
->>> escape("50% of W_i & {x}")
-'50\\\\% of W\\\\_i \\\\& \\\\{x\\\\}'
+>>> escape("50% of W_i & {x}")   # breaks allowed after _ (\\allowbreak prints nothing)
+'50\\\\% of W\\\\_\\\\allowbreak{}i \\\\& \\\\{x\\\\}'
 >>> math(r"\\Sigma_{xx} & = W^\\top W").tex
-'\\\\begin{aligned}\\\\Sigma_{xx} & = W^\\\\top W\\\\end{aligned}'
+'\\\\begin{aligned}{}\\\\Sigma_{xx} &{} = W^{\\\\top} W\\\\end{aligned}'
 >>> math(r"a^b^c").ok
 False
 """

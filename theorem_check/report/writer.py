@@ -105,7 +105,7 @@ def _dims(d) -> str:
 
 def _prose(s: str) -> Tex:
     """Engine text (evidence, details, sizes): dict reprs as ``n = 2, D = 3``; plain text with ``$...$`` math."""
-    return text(prose_dicts(s))
+    return text(re.sub(r" -> ", " → ", prose_dicts(s)))
 
 
 _LABELS = {"corrected": "Corrected", "reading": "Reading", "control": "Control", "printed": "As printed"}
