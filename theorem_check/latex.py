@@ -570,7 +570,7 @@ def claim_latex(claim: Claim, *, derivations: bool = True) -> str:
             if st.derivation is None:
                 continue
             d = st.derivation()
-            rows = [(sp.latex(step.lhs), sp.latex(step.rhs), step.why) for step in d.steps]
+            rows = [(sympy_latex(step.lhs), sympy_latex(step.rhs), step.why) for step in d.steps]
             for lhs, rhs, _ in rows:
                 words |= control_words(lhs) | control_words(rhs)
             steps_by_stmt.append((st, d, rows))

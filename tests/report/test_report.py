@@ -9,6 +9,7 @@ import pytest
 
 from theorem_check import REGISTRY, RunResult, run_claims
 from theorem_check.report import NoLatexEngine, render_report, write_report
+from theorem_check.latex import escape
 from theorem_check.runner import versions
 
 from .conftest import HAVE_PDFTOTEXT, PACKS, ROOT, builtin_claims, cached_results, needs_latex
@@ -36,7 +37,7 @@ def test_report_tex_json_and_figures(tmp_path, pack_claims):
     assert path == tmp_path / "report.tex"
     tex = path.read_text()
     for r in run.results:
-        assert r.id.replace("_", r"\_") in tex
+        assert escape(r.id) in tex
         assert f"{{{r.verdict.value}}}" in tex
     assert (tmp_path / "report.json").is_file()
     figs = sorted(p.name for p in (tmp_path / "figures").iterdir())
@@ -71,7 +72,7 @@ def test_malformed_figure_data_is_a_note_not_a_crash(tmp_path):
                       controls=(dataclasses.replace(st, name="control: none", kind="control"),))
     write_report(run_claims([claim], trials=8), tmp_path)
     tex = (tmp_path / "report.tex").read_text()
-    assert "is malformed: figure.series{[}0{]}: x has 2 values, y has 3" in tex
+    assert escape("is malformed: figure.series[0]: x has 2 values, y has 3") in tex
 
 
 def test_pdf_without_latexmk_exits_2_in_one_line(tmp_path):
