@@ -119,7 +119,7 @@ def _n2_check(law: str):
             detail=f"GD to gradient norm {', '.join(f'{t:g}' for t in c['tols'])} ({', '.join(map(str, steps_used))} steps); "
                    f"floors {', '.join(f'{f:.1e}' for f in floors)}; hidden width {c['hidden']}, eta = {tuple(ETA)}, "
                    f"beta within {c['gap']} of a transition skipped" + (f"; {why}" if why else ""),
-            figure={"title": "Cascade n = 2: trained singular values against beta",
+            figure={"title": r"Cascade n = 2: trained singular values against $\beta$",
                     "panels": [{"kind": "line", "xlabel": r"$\beta$", "ylabel": r"$s_j$", "series": series}]})
 
     return check

@@ -40,9 +40,9 @@ RC = {
 ROLE_COLOURS = {"printed": "#1f4e99", "corrected": "#1b7837", "reading": "#6a3d9a", "control": "#c0392b"}
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h")
 """Point markers, one per series (colour and marker both change, so prints in grey stay readable)."""
-LINE_MARKS = ((":", "0.25"), ("--", "#8c564b"), ("-.", "#e377c2"), ((0, (1, 2)), "#7f7f7f"), ((0, (5, 1, 1, 1)), "#bcbd22"),
-              ((0, (3, 1, 1, 1, 1, 1)), "#17becf"))
-"""Styles of vertical/horizontal marker lines: each gets its own dash pattern and colour."""
+LINE_MARKS = ((":", "0.1"), ("--", "0.35"), ("-.", "0.2"), ((0, (1, 2)), "0.5"), ((0, (5, 1, 1, 1)), "0.15"),
+              ((0, (3, 1, 1, 1, 1, 1)), "0.4"))
+"""Styles of vertical/horizontal marker lines: each its own dash pattern and grey (data keep the colours)."""
 _PNG_DPI = 130
 
 
