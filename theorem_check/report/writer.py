@@ -307,13 +307,15 @@ def _figures_for(cr: ClaimResult, out_dir: Path, stmts: list[tuple[dict, Stateme
         cap = ("Relative residual of each instance against the working precision (float32, float64, 50-digit "
                "mpmath on the same instance); the dotted line is the floor a true identity may leave. "
                if identity else "Residual of each run against the refinement level of the check. ")
-        lines = "; ".join(escape(f"{lab}: ") + text(_short_name(r.name, r.kind) or r.name)
+        lines = "; ".join(escape(lab) + (": " + text(_short_name(r.name, r.kind)) if _short_name(r.name, r.kind)
+                                         and _short_name(r.name, r.kind) != lab else "")
                           + escape(f" ({r.verdict.value})") for (_, r), s, lab in zip(stmts, series, short)
                           if s is not None)
         tail = ""
         if any(v == 0 for s in series if s is not None for inst in s.instances for v in inst.values()):
             tail = "; exact zeros are drawn as triangles on the bottom edge"
-        figs.append({"file": f.name, "caption": Tex(escape(cap + "Lines: ") + lines + escape(tail) + "."), "wide": False})
+        figs.append({"file": f.name, "caption": Tex(escape(cap + "Lines: ") + lines + escape(tail) + "."),
+                     "wide": False, "residuals": True})
     for k, (view, r) in enumerate(stmts):
         num = r.numeric
         if num is None:
@@ -338,7 +340,7 @@ def _figures_for(cr: ClaimResult, out_dir: Path, stmts: list[tuple[dict, Stateme
                 continue
             cap = text(spec.get("caption", "")) if spec.get("caption") else Tex("")
             view["figures"].append({"file": f.name, "caption": Tex(cap + (" " if cap else "") + "(" + where_tex + ".)"),
-                                    "wide": spec.get("kind") == "panels"})
+                                    "wide": spec.get("kind") == "panels", "residuals": False})
     return figs
 
 
