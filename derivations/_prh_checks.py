@@ -360,7 +360,7 @@ def eq27_rhs(inst, ctx, form="printed", lam=None):
     BBt, BtB = _second_moments(G[i])
     Em2, Ep2 = M.sym_exp(ctx, inst.T, -2 * lam), M.sym_exp(ctx, inst.T, 2 * lam)
     B = {"printed": BBt, "corrected": BtB}[form]
-    _check_conform(Ep2.shape, B.shape, "e^{2 lam T} E[...]")
+    _check_conform(Ep2.shape, B.shape, r"$e^{2\lambda T}\,\mathbb{E}[\dots]$")
     return _tr(Em2 @ A) + _tr(Ep2 @ B)
 
 
@@ -374,7 +374,7 @@ def bracket28(inst, ctx, form="corrected", lam=None):
     B = {"printed": BBt, "corrected": BtB}[form]
     Tm = inst.T
     Em2, Ep2 = M.sym_exp(ctx, Tm, -2 * lam), M.sym_exp(ctx, Tm, 2 * lam)
-    _check_conform((Tm @ Ep2).shape, B.shape, "T e^{2 lam T} E[...]")
+    _check_conform((Tm @ Ep2).shape, B.shape, r"$T e^{2\lambda T}\,\mathbb{E}[\dots]$")
     return -_tr(Tm @ Em2 @ A) + _tr(Tm @ Ep2 @ B)
 
 
@@ -421,7 +421,7 @@ def bracket29(inst, ctx, form="corrected"):
     BBt, BtB = _second_moments(G[i])
     B = {"printed": BBt, "corrected": BtB}[form]
     Tm = inst.T
-    _check_conform(Tm.shape, B.shape, "T E[...]")
+    _check_conform(Tm.shape, B.shape, r"$T\,\mathbb{E}[\dots]$")
     return -_tr(Tm @ A) + _tr(Tm @ B)
 
 
@@ -459,7 +459,7 @@ def eq34_side(inst, ctx, lam, *, which="34", rate=-2, norm="row", magnitude=Fals
     if m is None:
         raise ShapeMismatch(f"unit j={j} does not index a {norm} of a {g.shape[2]}x{g.shape[3]} gradient")
     Ec = M.sym_exp(ctx, P, c * lam)
-    _check_conform(Ec.shape, Mm.shape, "e^{c lam T} E[...]")
+    _check_conform(Ec.shape, Mm.shape, r"$e^{c\lambda T}\,\mathbb{E}[\dots]$")
     if magnitude:                 # reference size of the two terms (the constant may vanish exactly)
         return ctx.abs(_tr(Ec @ Mm)) + ctx.abs(ctx.exp(rate * lam) * m)
     return _tr(Ec @ Mm) - ctx.exp(rate * lam) * m

@@ -31,8 +31,8 @@ from . import _cascade_theory as th
 
 PAPER = "cascade"
 REVIEW = "Pith review of arXiv 2608.06597"
-ALIGNED = "aligned covariances (eq. 17): Sigma_xx = R diag(kappa) R^T, Sigma_yx = L diag(eta) R^T"
-LOSS = "L = E||W_n...W_1 x - y||^2 + beta sum_i ||W_i||_F^2 (no factor 1/2); gradient flow dW/dt = -grad L"
+ALIGNED = r"aligned covariances (eq. 17): $\Sigma_{xx} = R \operatorname{diag}(\kappa) R^{\top}$, $\Sigma_{yx} = L \operatorname{diag}(\eta) R^{\top}$"
+LOSS = r"$L = \mathbb{E}\lVert W_{n}\dots W_{1} x - y\rVert ^{2} + \beta \sum_{i} \lVert W_{i}\rVert _{F}^{2}$ (no factor 1/2); gradient flow $\mathrm{d}W/\mathrm{d}t = -\nabla L$"
 
 
 def _src(section: str, equation: str, printed: str) -> tc.Source:
@@ -99,7 +99,7 @@ def _eq17_derivation():
     Syx, Sxx = L * S * R.I, R * K * R.I           # R^T = R^{-1} (R orthogonal)
     return tc.Derivation([
         tc.Step((Syx * Sxx.I).doit(), L * S * K.I * R.I,
-                "Sigma_yx Sigma_xx^{-1} = L S R^T (R K R^T)^{-1} = L S K^{-1} R^T, using R^T = R^{-1}"),
+                r"$\Sigma_{yx} \Sigma_{xx}^{-1} = L S R^{\top} (R K R^{\top})^{-1} = L S K^{-1} R^{\top}$, using $R^{\top} = R^{-1}$"),
     ], general=True)
 
 
@@ -108,17 +108,17 @@ _eq17 = tc.Statement(
     r"\Sigma_{xx}=R S_{xx}R^\top,\ \Sigma_{yx}=L S_{yx}R^\top \Rightarrow "
     r"\Sigma_{yx}\Sigma_{xx}^{-1} = L\,S_{yx}S_{xx}^{-1}R^\top",
     dims=_eq17_dims, sample=_eq17_sample, lhs=_eq17_lhs, rhs=_eq17_rhs, derivation=_eq17_derivation,
-    note="R, L exactly orthogonal at every precision (Cayley transforms); S_yx = diag(eta) padded, S_xx = diag(kappa).")
+    note=r"$R$, $L$ exactly orthogonal at every precision (Cayley transforms); $S_{yx} = \operatorname{diag}(\eta)$ padded, $S_{xx} = \operatorname{diag}(\kappa)$.")
 tc.register(tc.Claim(
-    id="cascade.eq17", title="Alignment: the regression matrix inherits the shared singular vectors, values eta_j/kappa_j",
+    id="cascade.eq17", title=r"Alignment: the regression matrix inherits the shared singular vectors, values $\eta_{j}/\kappa_{j}$",
     source=_src("II.B / App. A3", "(17)", r"\Sigma_{xx} = R S_{xx} R^\top,\quad \Sigma_{yx} = L S_{yx} R^\top"
                 r"\ \text{(the SVD of } \Sigma_{yx}\Sigma_{xx}^{-1} \text{ is inherited)}"),
     statement=_eq17,
     controls=(tc.double(_eq17), tc.transpose(_eq17),
-              tc.perturb(_eq17, "eta*kappa instead of eta/kappa",
+              tc.perturb(_eq17, r"$\eta^*\kappa$ instead of $\eta/\kappa$",
                          rhs=lambda v, inst, ctx: _eq17_rhs(inst, ctx, op=lambda e, k: e * k))),
     aliases=("eq17",),
-    assumptions=(ALIGNED, "Sigma_xx invertible (kappa_j > 0)"),
+    assumptions=(ALIGNED, r"$\Sigma_{xx}$ invertible $(\kappa_{j} > 0)$"),
 ))
 
 
@@ -181,10 +181,10 @@ def _landau_derivation():
     reg = n * beta * sig ** 2                    # each of the n layers has singular value sigma_j
     return tc.Derivation([
         tc.Step(data.subs(s, sig ** n) + reg - yy, kap * sig ** (2 * n) - 2 * eta * sig ** n + n * beta * sig ** 2,
-                "product singular value s_j = sigma_j^n; balanced layers each contribute beta sigma_j^2"),
+                r"product singular value $s_{j} = \sigma_{j}^{n}$; balanced layers each contribute $\beta \sigma_{j}^{2}$"),
         tc.Step((kap * s ** 2 - 2 * eta * s + n * beta * s ** (sp.Integer(2) / n)).subs(s, sig ** n),
                 kap * sig ** (2 * n) - 2 * eta * sig ** n + n * beta * sig ** 2,
-                "in the product's singular value s the same potential reads kappa s^2 - 2 eta s + n beta s^{2/n}"),
+                r"in the product's singular value $s$ the same potential reads $\kappa s^{2} - 2 \eta s + n \beta s^{2/n}$"),
     ], general=True)
 
 
@@ -199,21 +199,21 @@ _landau = tc.Statement(
     r"+\sum_j\big(\kappa_j\sigma_j^{2n}-2\eta_j\sigma_j^n+n\beta\sigma_j^2\big),\ \sigma_j=\text{layer singular value}",
     dims=_landau_dims, sample=_landau_sample, lhs=_landau_lhs, rhs=_landau_rhs, derivation=_landau_derivation,
     note="LHS from a finite data set (uniform weights) with exactly aligned moments; balanced weights "
-         "W_i = U_i diag(sigma) U_{i-1}^T with random orthogonal bases.")
+         r"$W_{i} = U_{i} \operatorname{diag}(\sigma) U_{i-1}^{\top}$ with random orthogonal bases.")
 tc.register(tc.Claim(
-    id="cascade.landau", title="Effective Landau loss L_j = kappa s^{2n} - 2 eta s^n + n beta s^2 in the layer singular value",
+    id="cascade.landau", title=r"Effective Landau loss $L_{j} = \kappa s^{2n} - 2 \eta s^{n} + n \beta s^{2}$ in the layer singular value",
     source=_src("III / eq. (15)", "(15)", r"L(\sigma)=\sum_j\big(\kappa_j\sigma_j^{2n}-2\eta_j\sigma_j^n+n\beta\sigma_j^2\big)"),
     statement=_landau,
     variants=(tc.Statement(_landau.latex.replace("layer singular value", "singular value of W_n...W_1"),
-                           name="reading: sigma_j = macrostate singular value", kind="reading", dims=_landau_dims,
+                           name=r"reading: $\sigma_{j}$ = macrostate singular value", kind="reading", dims=_landau_dims,
                            sample=_landau_sample, lhs=_landau_lhs,
                            rhs=lambda inst, ctx: _landau_rhs(inst, ctx, variable="product")),),
-    controls=(tc.perturb(_landau, "beta instead of n beta", rhs=lambda v, inst, ctx: _landau_rhs(inst, ctx, nfactor=False)),
-              tc.perturb(_landau, "constant tr Sigma_yy dropped",
+    controls=(tc.perturb(_landau, r"$\beta$ instead of $n \beta$", rhs=lambda v, inst, ctx: _landau_rhs(inst, ctx, nfactor=False)),
+              tc.perturb(_landau, r"constant $\operatorname{tr} \Sigma_{yy}$ dropped",
                          rhs=lambda v, inst, ctx: _landau_rhs(inst, ctx, const=False)),
               tc.double(_landau)),
     aliases=("eq15",),
-    assumptions=(ALIGNED, "balanced aligned weights W_i = U_i diag(sigma) U_{i-1}^T (the 0-balanced macrostates)", LOSS),
+    assumptions=(ALIGNED, r"balanced aligned weights $W_{i} = U_{i} \operatorname{diag}(\sigma) U_{i-1}^{\top}$ (the 0-balanced macrostates)", LOSS),
 ))
 
 
@@ -314,23 +314,23 @@ def _n2_derivation():
     s2 = (eta - beta) / kap
     return tc.Derivation([
         tc.Step(sp.factor(sp.diff(L, sig)), 4 * sig * (kap * sig ** 2 - (eta - beta)),
-                "L_j'(sigma) = 4 sigma (kappa sigma^2 - (eta_j - beta)): nonzero root iff beta < eta_j"),
+                r"$L_{j}'(\sigma) = 4 \sigma (\kappa \sigma^{2} - (\eta_{j} - \beta))$: nonzero root iff $\beta < \eta_{j}$"),
         tc.Step(sp.diff(L, sig, 2).subs(sig ** 2, s2), 8 * (eta - beta),
-                "L_j'' = 8 (eta_j - beta) > 0 at sigma^2 = (eta_j - beta)/kappa_j (and L_j''(0) = 4(beta - eta_j) < 0)"),
+                r"$L_{j}'' = 8 (\eta_{j} - \beta) > 0$ at $\sigma^{2} = (\eta_{j} - \beta)/\kappa_{j}$ (and $L_{j}''(0) = 4(\beta - \eta_{j}) < 0$)"),
         tc.Step(L.subs(sig, sp.sqrt(s2)), -(eta - beta) ** 2 / kap,
-                "minimum value -(eta_j - beta)^2/kappa_j < 0 = L_j(0): the transition is at beta*_j = eta_j"),
+                r"minimum value $-(\eta_{j} - \beta)^{2}/\kappa_{j} < 0 = L_{j}(0)$: the transition is at $\beta^*_{j} = \eta_{j}$"),
         tc.Step(sp.sqrt(s2) ** 2, (eta - beta) / kap,
-                "layer sigma_j = ((eta_j-beta)/kappa_j)^{1/2}; product s_j = sigma_j^2 = (eta_j-beta)/kappa_j (exponent 1)"),
+                r"layer $\sigma_{j} = ((\eta_{j}-\beta)/\kappa_{j})^{1/2}$; product $s_{j} = \sigma_{j}^{2} = (\eta_{j}-\beta)/\kappa_{j}$ (exponent 1)"),
     ], general=True)
 
 
 _n2_printed = tc.Statement(
     r"n=2:\ \beta^*_j=\eta_j,\quad \sigma_j=\big((\eta_j-\beta)_+/\kappa_j\big)^{1/2}\ (\text{layer singular value})",
     dims=_n2_dims, check=_n2_check("layer"), derivation=_n2_derivation,
-    note="full network minimised by trust-region Newton from a random start; hidden width >= min(d_x, d_y)")
+    note=r"full network minimised by trust-region Newton from a random start; hidden width ≥ $\min(d_{x}, d_{y})$")
 tc.register(tc.Claim(
     id="cascade.n2_cascade",
-    title="One hidden layer: direction j turns on at beta = eta_j; layer value ~ (eta_j - beta)^{1/2}, product ~ (eta_j - beta)^1",
+    title=r"One hidden layer: direction $j$ turns on at $\beta = \eta_{j}$; layer value ~ $(\eta_{j} - \beta)^{1/2}$, product ~ $(\eta_{j} - \beta)^{1}$",
     source=_src("III.A", "Sec. III.A (Fig. 3-4)",
                 r"\beta^*_j=\eta_j,\qquad \sigma_j\sim(\eta_j-\beta)^{1/2},\qquad \sigma_j^{*2}=(\eta_j-\beta)/\kappa_j"),
     statement=_n2_printed,
@@ -344,8 +344,8 @@ tc.register(tc.Claim(
               # p = ((eta - beta)_+/kappa)^{1/2}, so p^2 is the same prediction with exponent 1
               tc.perturb(_n2_printed, "exponent 1 for the layer", predicted=lambda p: np.asarray(p) ** 2)),
     aliases=("n2",),
-    assumptions=(ALIGNED, LOSS, "n = 2 (one hidden layer), hidden width >= min(d_x, d_y)",
-                 "distinct eta_j, |eta_j - beta| >= 0.15"),
+    assumptions=(ALIGNED, LOSS, r"$n = 2$ (one hidden layer), hidden width ≥ $\min(d_{x}, d_{y})$",
+                 r"distinct $\eta_{j}$, $|\eta_{j} - \beta| \ge 0.15$"),
 ))
 
 
@@ -366,12 +366,12 @@ def _bifurcation_derivation():
     return tc.Derivation([
         tc.Step(sp.simplify(sp.diff(L, _sig) / (2 * _n * _sig)),
                 _kap * _sig ** (2 * _n - 2) - _eta * _sig ** (_n - 2) + _beta,
-                "L_j'(sigma) = 2 n sigma (kappa sigma^{2n-2} - eta sigma^{n-2} + beta): nonzero critical points lie on "
-                "beta = g(sigma) = sigma^{n-2} (eta - kappa sigma^n)"),
+                r"$L_{j}'(\sigma) = 2 n \sigma (\kappa \sigma^{2n-2} - \eta \sigma^{n-2} + \beta)$: nonzero critical "
+                r"points lie on $\beta = g(\sigma) = \sigma^{n-2} (\eta - \kappa \sigma^{n})$"),
         tc.Step(sp.diff(_g_u, _u).subs(_u, _u_det), 0,
-                "g, written in u = sigma^n, is stationary at u_det = (n-2) eta / (2 (n-1) kappa) (its maximum)"),
+                r"$g$, written in $u = \sigma^{n}$, is stationary at $u_{\det} = (n-2) \eta / (2 (n-1) \kappa)$ (its maximum)"),
         tc.Step(_g_u.subs(_u, _u_det), _BETA_DET,
-                "beta_det = max g = eta n/(2(n-1)) ((n-2) eta/(2(n-1) kappa))^{(n-2)/n}: below it a nonzero minimum exists"),
+                r"$\beta_{\det} = \max g = \eta n/(2(n-1)) ((n-2) \eta/(2(n-1) \kappa))^{(n-2)/n}$: below it a nonzero minimum exists"),
     ], general=True)
 
 
@@ -380,14 +380,14 @@ def _level_crossing_derivation():
     on_branch = sp.powsimp(sp.expand(Lu.subs(_beta, _g_u)), force=True)
     return tc.Derivation([
         tc.Step(on_branch, _u * ((_n - 2) * _eta - (_n - 1) * _kap * _u),
-                "on the branch beta = g(u): L_j = u ((n-2) eta - (n-1) kappa u), zero at u* = (n-2) eta / ((n-1) kappa)"),
+                r"on the branch $\beta = g(u)$: $L_{j} = u ((n-2) \eta - (n-1) \kappa u)$, zero at $u^* = (n-2) \eta / ((n-1) \kappa)$"),
         tc.Step(_g_u.subs(_u, _u_star), _BETA_STAR,
-                "beta* = g(u*) = eta/(n-1) ((n-2) eta/((n-1) kappa))^{(n-2)/n}: below it the nonzero minimum is global"),
-        tc.Step(sp.cancel(_u_star / _u_det), 2, "u* / u_det = 2"),
+                r"$\beta^* = g(u^*) = \eta/(n-1) ((n-2) \eta/((n-1) \kappa))^{(n-2)/n}$: below it the nonzero minimum is global"),
+        tc.Step(sp.cancel(_u_star / _u_det), 2, r"$u^* / u_{\det} = 2$"),
         tc.Step((2 / _n) * 2 ** ((_n - 2) / _n), 2 ** (2 - 2 / _n) / _n,
-                "beta*/beta_det = (2/n)(u*/u_det)^{(n-2)/n} = 2^{2-2/n}/n < 1 for n >= 3: first order, metastable window"),
+                r"$\beta^*/\beta_{\det} = (2/n)(u^*/u_{\det})^{(n-2)/n} = 2^{2-2/n}/n < 1$ for $n \ge 3$: first order, metastable window"),
         tc.Step(_u_star, (_n - 2) * _eta / ((_n - 1) * _kap),
-                "the product's singular value jumps from 0 to (n-2) eta/((n-1) kappa) at beta* (layer: its n-th root)"),
+                r"the product's singular value jumps from 0 to $(n-2) \eta/((n-1) \kappa)$ at $\beta^*$ (layer: its $n$-th root)"),
     ], general=True)
 
 
@@ -460,9 +460,9 @@ _thr_dims_expo = tc.DimSpace({"n": (4, 6)})
 _bif = tc.Statement(
     r"\beta^{(\mathrm{det})}_j=\frac{n\,\eta_j}{2(n-1)}\Big(\frac{(n-2)\eta_j}{2(n-1)\kappa_j}\Big)^{\frac{n-2}{n}}\quad(n\ge 3)",
     dims=_thr_dims, check=_threshold_check("det", _f_det), derivation=_bifurcation_derivation,
-    note="n = 3: (3/4) eta (eta/(4 kappa))^{1/3}")
+    note=r"$n = 3$: $(3/4) \eta (\eta/(4 \kappa))^{1/3}$")
 tc.register(tc.Claim(
-    id="cascade.bifurcation", title="n >= 3: strength where a nonzero minimum of L_j first appears (bifurcation), closed form in n, eta, kappa",
+    id="cascade.bifurcation", title=r"$n \ge 3$: strength where a nonzero minimum of $L_{j}$ first appears (bifurcation), closed form in $n$, $\eta$, $\kappa$",
     source=_src("III.B", "(25)", r"\beta^{(\mathrm{det})}_j\ \text{(bifurcation: a nontrivial minimum appears)},\ n\ge 3"),
     statement=_bif,
     controls=(tc.perturb(_bif, "exponent 1/n", dims=_thr_dims_expo,
@@ -470,7 +470,7 @@ tc.register(tc.Claim(
               tc.perturb(_bif, "factor 2", predicted=lambda p: 2.0 * np.asarray(p)),
               tc.perturb(_bif, "swapped with the level crossing", check=_threshold_check("det", lambda e, k, n: _f_star(e, k, n)[:1]))),
     aliases=("eq25",),
-    assumptions=(ALIGNED, "n >= 3 weight matrices", "sigma = layer singular value; eq. (25) read as the bifurcation strength "
+    assumptions=(ALIGNED, r"$n \ge 3$ weight matrices", r"$\sigma$ = layer singular value; eq. (25) read as the bifurcation strength "
                  "(the review lists 'bifurcation and level-crossing strengths (25)-(26)')"),
 ))
 
@@ -478,10 +478,10 @@ _lc = tc.Statement(
     r"\beta^{*}_j=\frac{\eta_j}{n-1}\Big(\frac{(n-2)\eta_j}{(n-1)\kappa_j}\Big)^{\frac{n-2}{n}},\quad "
     r"\Delta s_j=\frac{(n-2)\eta_j}{(n-1)\kappa_j}\quad(n\ge 3)",
     dims=_thr_dims, check=_threshold_check("star", _f_star), derivation=_level_crossing_derivation,
-    note="n = 3: beta* = (eta/2)(eta/(2 kappa))^{1/3}, jump of the product's singular value eta/(2 kappa)")
+    note=r"$n = 3$: $\beta^* = (\eta/2)(\eta/(2 \kappa))^{1/3}$, jump of the product's singular value $\eta/(2 \kappa)$")
 tc.register(tc.Claim(
     id="cascade.level_crossing",
-    title="n >= 3: strength where the nonzero minimum becomes global (level crossing) and the jump of the order parameter",
+    title=r"$n \ge 3$: strength where the nonzero minimum becomes global (level crossing) and the jump of the order parameter",
     source=_src("III.B", "(26)", r"\beta^{*}_j\ \text{(level crossing: the nontrivial minimum becomes global)},\ n\ge 3"),
     statement=_lc,
     controls=(tc.perturb(_lc, "exponent 1/n", dims=_thr_dims_expo,
@@ -490,8 +490,8 @@ tc.register(tc.Claim(
               tc.perturb(_lc, "swapped with the bifurcation",
                          check=_threshold_check("star", lambda e, k, n: _f_det(e, k, n) + (th.u_det(e, k, n),)))),
     aliases=("eq26",),
-    assumptions=(ALIGNED, "n >= 3 weight matrices (n = 3 included: the review's minor comment 1)",
-                 "Delta s = jump of the product's singular value sigma^n at beta*"),
+    assumptions=(ALIGNED, r"$n \ge 3$ weight matrices ($n = 3$ included: the review's minor comment 1)",
+                 r"$\Delta s$ = jump of the product's singular value $\sigma^{n}$ at $\beta^*$"),
 ))
 
 
@@ -567,7 +567,7 @@ def _hess_derivation(n, *, kappa_one):
         Hd = th.sym_diag_block(n, sp_, ep, kp, beta)
         steps.append(tc.Step(th.charpoly(Hd, lam), sp.expand((4 * beta - lam) ** (n - 1)
                                                              * (2 * n * kp * sp_ ** (2 * n - 2) - 2 * (n - 2) * beta - lam)),
-                             f"diagonal block (active p): (4 beta)^{n - 1} and 2n kappa sigma^(2n-2) - 2(n-2) beta"))
+                             f"diagonal block (active $p$): $(4\\beta)^{{{n - 1}}}$ and $2n\\kappa\\sigma^{{2n-2}} - 2(n-2)\\beta$"))
         # pair, both active
         Hp = th.sym_pair_block(n, sp_, sq_, ep, eqa, kp, kq, beta)
         Tn, Tm = th._T(sp_, sq_, n), th._T(sp_, sq_, n - 2)
@@ -576,46 +576,46 @@ def _hess_derivation(n, *, kappa_one):
         claimed = (-lam) ** (n - 1) * (4 * beta - lam) ** (n - 1) * (lam ** 2 - tr * lam + det)
         steps.append(tc.Step(sp.expand(th.charpoly(Hp, lam) * (sp_ * sq_) ** (2 * (n - 2))),
                              sp.expand(claimed * (sp_ * sq_) ** (2 * (n - 2))),
-                             f"pair block, both active: 0^{n - 1}, (4 beta)^{n - 1}, roots of l^2 - tr l + det"))
+                             f"pair block, both active: $0^{{{n - 1}}}$, $(4\\beta)^{{{n - 1}}}$, roots of $l^2 - \\operatorname{{tr}}\\, l + \\det$"))
         # pair, p active, q inactive (sigma_q = 0, free eta_q)
         Hs = th.sym_pair_block(n, sp_, 0, ep, eq, kp, kq, beta)
         a11, a22, a12 = 2 * (kq * sp_ ** (2 * n - 2) + beta), 2 * ep * sp_ ** (n - 2), -2 * eq * sp_ ** (n - 2)
         claimed = (-lam) ** (n - 1) * (4 * beta - lam) ** (n - 1) * ((a11 - lam) * (a22 - lam) - a12 ** 2)
         steps.append(tc.Step(sp.expand(th.charpoly(Hs, lam)), sp.expand(claimed),
-                             f"pair block, p active, q inactive: 0^{n - 1}, (4 beta)^{n - 1}, swap block "
-                             "2[[kappa_q s^(2n-2)+beta, -eta_q s^(n-2)], [-eta_q s^(n-2), eta_p s^(n-2)]]"))
+                             f"pair block, $p$ active, $q$ inactive: $0^{{{n - 1}}}$, $(4\\beta)^{{{n - 1}}}$, swap block "
+                             r"$2\begin{pmatrix}\kappa_q s^{2n-2}+\beta & -\eta_q s^{n-2}\\ -\eta_q s^{n-2} & \eta_p s^{n-2}\end{pmatrix}$"))
         if kappa_one:
             ep_, eq_ = sp.symbols("eta_p eta_q", positive=True)
             if n == 2:
                 steps.append(tc.Step(sp.expand((a11 - lam) * (a22 - lam) - a12 ** 2).subs(sp_ ** 2, ep_ - beta),
                                      sp.expand((2 * (ep_ - eq) - lam) * (2 * (ep_ + eq) - lam)).subs(sp_ ** 2, ep_ - beta),
-                                     "Sigma_xx = 1, n = 2: swap eigenvalues 2(eta_p -+ eta_q): negative iff eta_q > eta_p"))
+                                     r"$\Sigma_{xx} = 1$, $n = 2$: swap eigenvalues 2($\eta_{p}$ -+ $\eta_{q}$): negative iff $\eta_{q} > \eta_{p}$"))
                 steps.append(tc.Step(sp.expand(lam ** 2 - tr * lam + det),
                                      sp.expand((lam - 2 * (sp_ ** 2 + sq_ ** 2)) * (lam - 2 * (sp_ ** 2 + sq_ ** 2) - 4 * beta)),
-                                     "Sigma_xx = 1, n = 2: both active: 2(eta_p+eta_q) - 4 beta and 2(eta_p+eta_q)"))
+                                     r"$\Sigma_{xx} = 1$, $n = 2$: both active: $2(\eta_{p}+\eta_{q}) - 4 \beta$ and $2(\eta_{p}+\eta_{q})$"))
             else:
                 steps.append(tc.Step(sp.expand(((a11 - lam) * (a22 - lam) - a12 ** 2)),
                                      sp.expand((2 * sp_ * (ep - eq) - lam) * (2 * sp_ * (ep + eq) - lam)),
-                                     "Sigma_xx = 1, n = 3: swap eigenvalues 2 sigma_p (eta_p -+ eta_q)"))
+                                     r"$\Sigma_{xx} = 1$, $n = 3$: swap eigenvalues $2 \sigma_{p}$ ($\eta_{p}$ -+ $\eta_{q}$)"))
         # inactive entries
         Hi = th.sym_pair_block(n, 0, 0, sp.Symbol("eta_p", positive=True), eq, kp, kq, beta)
         ep0 = sp.Symbol("eta_p", positive=True)
         inactive = ((2 * beta - lam) ** 2 - 4 * ep0 ** 2) * ((2 * beta - lam) ** 2 - 4 * eq ** 2) if n == 2 \
             else (2 * beta - lam) ** (2 * n)
         steps.append(tc.Step(th.charpoly(Hi, lam), sp.expand(inactive),
-                             "pair block, both inactive: 2 beta +- 2 eta (n = 2), 2 beta (n >= 3)"))
+                             r"pair block, both inactive: $2 \beta \pm 2 \eta (n = 2)$, $2 \beta (n \ge 3)$"))
         return steps
 
     def derivation():
         steps = [st for m in (n if isinstance(n, tuple) else (n,)) for st in build_n(m)]
         return tc.Derivation(steps, general=False,
-                             sizes=f"n={n}: the 2n x 2n pair blocks and n x n diagonal blocks (block structure: all widths, numerically)")
+                             sizes=f"$n = {n}$: the $2n \\times 2n$ pair blocks and $n \\times n$ diagonal blocks (block structure: all widths, numerically)")
     return derivation
 
 
-_HESS_NOTE = ("lhs: eigenvalues of the full Hessian (dln.population_hessian) at W_i = U_i diag(sigma) U_{i-1}^T with "
-              "exactly orthogonal random bases, eta_p of the active directions fixed by criticality; rhs: the block "
-              "closed forms (_cascade_theory.predicted_hessian_spectrum). Every aligned critical point, minima included.")
+_HESS_NOTE = (r"lhs: eigenvalues of the full Hessian (dln.population_hessian) at $W_{i} = U_{i} \operatorname{diag}(\sigma) U_{i-1}^{\top}$ "
+              r"with exactly orthogonal random bases, $\eta_{p}$ of the active directions fixed by criticality; rhs: "
+              "the block closed forms (_cascade_theory.predicted_hessian_spectrum). Every aligned critical point, minima included.")
 
 
 def _hess_claim(cid, title, depth, wmax, *, kappa_one, printed, equation, derivation_n, aliases=(), extra_variants=()):
@@ -626,18 +626,18 @@ def _hess_claim(cid, title, depth, wmax, *, kappa_one, printed, equation, deriva
         id=cid, title=title, source=_src("III.A.1, III.B, App. C", equation, printed), statement=st,
         variants=tuple(v(st) for v in extra_variants),
         controls=(tc.double(st), tc.negate(st),
-                  tc.perturb(st, "beta sector 2 beta", rhs=lambda v, inst, ctx: _hess_pred(inst, ctx, beta_sector=2.0))),
+                  tc.perturb(st, r"$\beta$ sector $2 \beta$", rhs=lambda v, inst, ctx: _hess_pred(inst, ctx, beta_sector=2.0))),
         aliases=aliases,
-        assumptions=(ALIGNED, LOSS, "critical point W_i = U_i diag(sigma) U_{i-1}^T (balanced, aligned), generic parameters"),
+        assumptions=(ALIGNED, LOSS, r"critical point $W_{i} = U_{i} \operatorname{diag}(\sigma) U_{i-1}^{\top}$ (balanced, aligned), generic parameters"),
     ))
 
 
-_hess_claim("cascade.hessian_n2", "Full Hessian spectrum, one hidden layer, Sigma_xx = 1: closed forms and sectors", (2, 2), 4,
+_hess_claim("cascade.hessian_n2", r"Full Hessian spectrum, one hidden layer, $\Sigma_{xx} = 1$: closed forms and sectors", (2, 2), 4,
             kappa_one=True, equation="Table II", derivation_n=2, aliases=("table2",),
             printed=r"n=2,\ \Sigma_{xx}=1:\ \{4(\eta_p-\beta)\}_{p\le r}\cup\{4\beta\}^{\frac{r(r+1)}{2}+r(d_1-r)}"
                     r"\cup\{0\}^{\frac{r(r-1)}{2}+r(d_1-r)}\cup\{2(\eta_p+\eta_q)-4\beta,\,2(\eta_p+\eta_q)\}_{p<q\le r}"
                     r"\cup\{2(\eta_p\pm\eta_q)\}_{p\le r<q}\cup\{2\beta\pm2\eta_q\}_{\text{inactive}}")
-_hess_claim("cascade.hessian_n3", "Full Hessian spectrum, two hidden layers, Sigma_xx = 1: closed forms and sectors", (3, 3), 3,
+_hess_claim("cascade.hessian_n3", r"Full Hessian spectrum, two hidden layers, $\Sigma_{xx} = 1$: closed forms and sectors", (3, 3), 3,
             kappa_one=True, equation="Table III", derivation_n=3, aliases=("table3",),
             printed=r"n=3,\ \Sigma_{xx}=1:\ \{0\}^{2[\frac{r(r-1)}{2}]+r\sum_i(d_i-r)},\ \{4\beta\}^{2\frac{r(r+1)}{2}+r\sum_i(d_i-r)},"
                     r"\ 6\sigma_p^4-2\beta,\ 2\sigma_p(\eta_p\pm\eta_q),\ 2(\beta+T_3)\pm\frac{2\beta(\sigma_p^2+\sigma_q^2)}{\sigma_p\sigma_q},"
@@ -646,7 +646,7 @@ _hess_claim("cascade.hessian_n3", "Full Hessian spectrum, two hidden layers, Sig
 
 def _table2_anykappa(st):
     return tc.Statement(r"\text{Table II/III forms } (\Sigma_{xx}=1) \text{ used for any aligned } \Sigma_{xx}",
-                        name="reading: Sigma_xx = 1 tables for any aligned Sigma_xx", kind="reading",
+                        name=r"reading: $\Sigma_{xx} = 1$ tables for any aligned $\Sigma_{xx}$", kind="reading",
                         dims=st.dims, sample=st.sample, lhs=_hess_lhs,
                         rhs=lambda inst, ctx: _hess_pred(_instance_with(inst, kappa=np.ones_like(inst.kappa) * ctx.scalar(1.0)), ctx))
 
@@ -659,7 +659,7 @@ def _instance_with(inst, **changes):
 
 
 _hess_claim("cascade.hessian_kappa",
-            "Aligned Sigma_xx with kappa_j != 1 (review's major comment 2): zero and 4 beta sectors unchanged, data sector in closed form",
+            r"Aligned $\Sigma_{xx}$ with $\kappa_{j} \ne 1$ (review's major comment 2): zero and $4 \beta$ sectors unchanged, data sector in closed form",
             (2, 3), 3, kappa_one=False, equation="Tables II, III, VII (general aligned Sigma_xx)", derivation_n=(2, 3),
             extra_variants=(_table2_anykappa,),
             printed=r"\text{aligned } \Sigma_{xx}:\ \{0\},\{4\beta\}\ \text{as for } \Sigma_{xx}=1;\ "
@@ -696,11 +696,11 @@ _sectors = tc.Statement(
     r"\#\{\lambda=0\}=(n-1)\tfrac{r(r-1)}{2}+r\sum_{i=1}^{n-1}(d_i-r),\quad "
     r"\#\{\lambda=4\beta\}=(n-1)\tfrac{r(r+1)}{2}+r\sum_{i=1}^{n-1}(d_i-r)",
     dims=_hess_space((2, 4), 3), sample=_hess_sampler(kappa_one=False), lhs=_sector_lhs, rhs=_sector_rhs,
-    note="eigenvalues of the full Hessian counted within eps*P*100*max|lambda| of 0 and of 4 beta (the engine's floor); "
-         "generic kappa, sigma, eta so that no data eigenvalue coincides with 0 or 4 beta")
+    note=r"eigenvalues of the full Hessian counted within $\varepsilon^*P^*100\cdot \max|\lambda|$ of 0 and of $4 \beta$ "
+         r"(the engine's floor); generic $\kappa$, $\sigma$, $\eta$ so that no data eigenvalue coincides with 0 or $4 \beta$")
 tc.register(tc.Claim(
     id="cascade.hessian_sectors",
-    title="Sector multiplicities at a rank-r critical point: exact zero modes and 4 beta modes from r and the widths (any n, any aligned Sigma_xx)",
+    title=r"Sector multiplicities at a $\operatorname{rank}-r$ critical point: exact zero modes and $4 \beta$ modes from $r$ and the widths (any $n$, any aligned $\Sigma_{xx}$)",
     source=_src("III.A.1, App. C", "Tables II, III, VII",
                 r"\text{zero modes (macrostate degeneracy) and }\beta\text{-modes (broken symmetries), counted from } r "
                 r"\text{ and the network dimensions}"),
@@ -710,7 +710,7 @@ tc.register(tc.Claim(
                   inst, ctx, zero_formula=lambda n, w, r: (n - 1) * r * (r + 1) // 2 + r * sum(w[i] - r for i in range(1, n)))),
               tc.double(_sectors)),
     aliases=("sectors",),
-    assumptions=(ALIGNED, "generic parameters (no accidental degeneracy with 0 or 4 beta)", "r >= 1 active directions"),
+    assumptions=(ALIGNED, r"generic parameters (no accidental degeneracy with 0 or $4 \beta$)", r"$r \ge 1$ active directions"),
 ))
 
 
@@ -753,36 +753,36 @@ def _count_formula(inst, ctx):
 
 
 _m2_dims = tc.DimSpace({"d": (3, 3)})
-_M2_NOTE = ("review, minor comment 2: \"The main-text sentence after Fig. 5 says there are 'another nine eigenvalues lambda "
-            "with 0<lambda<=4beta' for the full-rank example; according to Table II with r=3, the beta-sector contains six "
-            "4beta eigenvalues and the zero sector contains three zero eigenvalues, so the sentence appears to misstate the "
-            "count.\" Fig. 5's eta are not in the review; drawn in the regime of the review's argument (separated sectors: "
-            "the data sector above 4 beta, eta_3 > 2 beta). For other eta the count in (0, 4 beta] is "
-            "6 + #{eta_p <= 2 beta} + #{eta_p + eta_q <= 4 beta} and can be 9 (e.g. eta = (3, 1.8, 1.5), beta = 1): "
-            "the erratum is conditional on Fig. 5 lying in the separated regime.")
+_M2_NOTE = ('review, minor comment 2: "The main-text sentence after Fig. 5 says there are \'another nine eigenvalues $\\lambda$ '
+            r"with $0<\lambda\le 4\beta'$ for the full-rank example; according to Table II with $r=3$, the $\beta$-sector "
+            r"contains six $4\beta$ eigenvalues and the zero sector contains three zero eigenvalues, so the sentence appears "
+            'to misstate the count." Fig. 5\'s $\\eta$ are not in the review; drawn in the regime of the review\'s argument '
+            r"(separated sectors: the data sector above $4 \beta, \eta_{3} > 2 \beta$). For other $\eta$ "
+            r"the count in ($0, 4 \beta$] is 6 + #{eta_p ≤ 2 beta} + #{eta_p + eta_q ≤ 4 beta} and can be 9 (e.g. "
+            r"$\eta = (3, 1.8, 1.5), \beta = 1$): the erratum is conditional on Fig. 5 lying in the separated regime.")
 _minor2 = tc.Statement(r"\#\{\lambda:\ 0<\lambda\le 4\beta\}=9\quad(n=2,\ d=3,\ r=3,\ \Sigma_{xx}=1)",
                        dims=_m2_dims, sample=_minor2_sampler("above"), note=_M2_NOTE, lhs=lambda i, c: _count_in(i, c, closed_left=False),
                        rhs=lambda inst, ctx: ctx.asarray(np.full(inst.sigma.shape[0], 9.0)))
 tc.register(tc.Claim(
     id="cascade.minor2",
-    title="Minor comment 2 settled: nine eigenvalues in [0, 4 beta] (six 4 beta, three 0), not in (0, 4 beta]",
+    title=r"Minor comment 2 settled: nine eigenvalues in $[0, 4 \beta]$ (six $4 \beta$, three 0), not in ($0, 4 \beta$]",
     source=_src("III.A.2 (after Fig. 5)", "minor comment 2", r"\text{another nine eigenvalues } \lambda \text{ with } 0<\lambda\le 4\beta"),
     statement=_minor2,
     variants=(
         tc.Statement(r"\#\{\lambda:\ 0\le\lambda\le4\beta\}=9=6\,(\lambda=4\beta)+3\,(\lambda=0)\ \text{ when }\ \eta_3>2\beta",
-                     name="corrected: closed interval, data sector above 4 beta", kind="corrected", dims=_m2_dims,
+                     name=r"corrected: closed interval, data sector above $4 \beta$", kind="corrected", dims=_m2_dims,
                      sample=_minor2_sampler("above"), lhs=lambda i, c: _count_in(i, c, closed_left=True),
                      rhs=lambda inst, ctx: ctx.asarray(np.full(inst.sigma.shape[0], 9.0))),
         tc.Statement(r"\#\{0<\lambda\le4\beta\}=6+\#\{p:\eta_p\le2\beta\}+\#\{p<q:\eta_p+\eta_q\le4\beta\}",
-                     name="corrected: general count (any eta)", kind="corrected", dims=_m2_dims, sample=_minor2_sampler("any"),
+                     name=r"corrected: general count (any $\eta$)", kind="corrected", dims=_m2_dims, sample=_minor2_sampler("any"),
                      lhs=lambda i, c: _count_in(i, c, closed_left=False), rhs=_count_formula),
     ),
-    controls=(tc.perturb(_minor2, "review's count 6 in [0, 4 beta]", lhs=lambda v, i, c: _count_in(i, c, closed_left=True),
+    controls=(tc.perturb(_minor2, r"review's count 6 in $[0, 4 \beta]$", lhs=lambda v, i, c: _count_in(i, c, closed_left=True),
                          rhs=lambda v, inst, ctx: ctx.asarray(np.full(inst.sigma.shape[0], 6.0)),
                          sample=_minor2_sampler("above")),),
     aliases=("minor2",),
-    assumptions=("n = 2, d_in = d_hidden = d_out = 3, full rank r = 3, Sigma_xx = 1, Sigma_yx aligned",
-                 "the paper's Fig. 5 parameters are not in the review: eta_p are drawn at random"),
+    assumptions=(r"$n = 2$, $d_{\mathrm{in}} = d_{\mathrm{hidden}} = d_{\mathrm{out}} = 3$, full $\operatorname{rank} r = 3$, $\Sigma_{xx} = 1$, $\Sigma_{yx}$ aligned",
+                 r"the paper's Fig. 5 parameters are not in the review: $\eta_{p}$ are drawn at random"),
 ))
 
 
@@ -919,11 +919,11 @@ _topr = tc.Statement(
     r"\Sigma_{xx}=1:\ \text{a critical point whose finite singular values are not the } r \text{ largest } "
     r"(\exists\,p\in A,\ q\notin A:\ \eta_q>\eta_p)\ \text{is a saddle}",
     dims=_topr_dims, check=_top_r_check(_p_nontop_saddle),
-    note="all 2^d subsets of directions, each active one on the stable branch of its L_j; certified by the sign of "
-         "lambda_min of the full Hessian at float32 -> float64")
+    note="all $2^{d}$ subsets of directions, each active one on the stable branch of its $L_{j}$; certified by the "
+         r"sign of $\lambda_{\min}$ of the full Hessian at float32 → float64")
 tc.register(tc.Claim(
     id="cascade.top_r",
-    title="Sigma_xx = 1: only the top-r subsets of directions can be local minima; every other subset is a saddle",
+    title=r"$\Sigma_{xx} = 1$: only the top-r subsets of directions can be local minima; every other subset is a saddle",
     source=_src("III.A.1 / App. C", "Sec. III (ordering of minima)",
                 r"\text{only when the finite singular values are the } r \text{ largest ones is the critical point a local "
                 r"minimum; any other subset gives a saddle}"),
@@ -932,28 +932,28 @@ tc.register(tc.Claim(
                            kind="reading", dims=_topr_dims, check=_top_r_check(_p_top_min)),),
     controls=(tc.perturb(_topr, "ordering reversed", check=_top_r_check(_p_top_saddle)),),
     aliases=("top_r",),
-    assumptions=("Sigma_xx = 1, Sigma_yx = diag(eta) (aligned)", "distinct eta_j", "n = 2, 3; width d = 2, 3 in every layer"),
+    assumptions=(r"$\Sigma_{xx} = 1$, $\Sigma_{yx} = \operatorname{diag}(\eta)$ (aligned)", r"distinct $\eta_{j}$", "n = 2, 3; width d = 2, 3 in every layer"),
 ))
 
 _topr_k = tc.Statement(
     r"\text{aligned } \Sigma_{xx} \ (\kappa_j\ne1):\ \text{a critical point whose active set is not the top-}r\text{ by } "
     r"\eta \text{ is a saddle}",
     dims=tc.DimSpace({"n": (3, 3), "d": (2, 3)}), check=_top_r_check(_p_nontop_saddle, kappa_spread=2.3, hunt=True),
-    note="kappa_j log-uniform in [e^-2.3, e^2.3]. Review, core claim (under the alignment condition): the paper \"proves "
-         "that only the ordered set of largest singular values yields local minima\"; major comment 2: the Hessian "
-         "analysis behind it is derived only for Sigma_xx = 1. 'Largest' is ambiguous for kappa != 1: by eta_j (this "
-         "statement) or by the regression matrix's eta_j/kappa_j (reading); both fail for n = 3 (scratch audit: also "
-         "ordering by the learned sigma_j* or by beta*_j fails). For Sigma_xx = 1 see cascade.top_r (holds).")
+    note=r"$\kappa_{j} \log$-uniform in $[e^{-2.3}, e^{2.3}]$. Review, core claim (under the alignment condition): the "
+         'paper "proves that only the ordered set of largest singular values yields local minima"; major comment '
+         r"2: the Hessian analysis behind it is derived only for $\Sigma_{xx} = 1$. 'Largest' is ambiguous for "
+         r"$\kappa \ne 1$: by $\eta_{j}$ (this statement) or by the regression matrix's $\eta_{j}/\kappa_{j}$ (reading); "
+         r"both fail for $n = 3$ (scratch audit: also ordering by the learned $\sigma_{j}\cdot$ or by $\beta^*_{j}$ fails). For $\Sigma_{xx} = 1$ see cascade.top_r (holds).")
 tc.register(tc.Claim(
     id="cascade.top_r_kappa",
-    title="Aligned Sigma_xx with kappa_j != 1 (n = 3): the top-r-by-eta rule fails; the local minima are where the closed-form spectrum is >= 0",
+    title=r"Aligned $\Sigma_{xx}$ with $\kappa_{j} \ne 1 (n = 3)$: the top-r-by$-\eta$ rule fails; the local minima are where the closed-form spectrum is ≥ 0",
     source=_src("III / App. C", "Sec. III (ordering of minima), read for any aligned Sigma_xx",
                 r"\text{only the ordered set of largest singular values yields local minima}"),
     statement=_topr_k,
     variants=(tc.Statement(
         r"\text{aligned } \Sigma_{xx}:\ \text{a critical point whose active set is not the top-}r\text{ by } \eta_j/\kappa_j "
         r"\text{ (singular values of } \Sigma_{yx}\Sigma_{xx}^{-1}) \text{ is a saddle}",
-        name="reading: ordered by the regression matrix's singular values eta/kappa", kind="reading",
+        name=r"reading: ordered by the regression matrix's singular values $\eta/\kappa$", kind="reading",
         dims=tc.DimSpace({"n": (3, 3), "d": (2, 3)}),
         check=_top_r_check(_p_nontop_saddle_regression, kappa_spread=2.3, hunt=True, key=lambda e, k: e / k)),
         tc.Statement(
@@ -963,8 +963,8 @@ tc.register(tc.Claim(
         check=_top_r_check(_p_closed_form, kappa_spread=2.3, hunt=True)),),
     controls=(tc.perturb(_topr_k, "ordering reversed", check=_top_r_check(_p_top_saddle)),),
     aliases=("top_r_kappa",),
-    assumptions=(ALIGNED, "n = 3 (for n = 2 the minimum is always {j: eta_j > beta}, whatever kappa)",
-                 "each active direction on the stable branch of its L_j"),
+    assumptions=(ALIGNED, r"$n = 3$ (for $n = 2$ the minimum is always {j: eta_j > beta}, whatever $\kappa$)",
+                 "each active direction on the stable branch of its $L_{j}$"),
 ))
 
 
@@ -1007,9 +1007,9 @@ def _bal_derivation():
     D = Wi * Wi.T - Wn.T * Wn
     return tc.Derivation([
         tc.Step(sp.expand(Gi * Wi.T - Wn.T * Gn), sp.expand(2 * b * D),
-                "dL/dW_i = 2 A_i^T E B_i^T + 2 beta W_i with A_i = A_{i+1} W_{i+1}, B_{i+1} = W_i B_i: data terms cancel"),
+                r"$\mathrm{d}L/\mathrm{d}W_{i} = 2 A_{i}^{\top} E B_{i}^{\top} + 2 \beta W_{i}$ with $A_{i} = A_{i+1} W_{i+1}$, $B_{i+1} = W_{i} B_{i}$: data terms cancel"),
         tc.Step(sp.expand(-(2 * b * D + (2 * b * D).T)), sp.expand(-4 * b * D),
-                "along gradient flow dD/dt = -(G_i W_i^T + W_i G_i^T) + (W_{i+1}^T G_{i+1} + G_{i+1}^T W_{i+1}) = -4 beta D"),
+                r"along gradient flow $\mathrm{d}D/\mathrm{d}t = -(G_{i} W_{i}^{\top} + W_{i} G_{i}^{\top}) + (W_{i+1}^{\top} G_{i+1} + G_{i+1}^{\top} W_{i+1}) = -4 \beta D$"),
     ], general=True)
 
 
@@ -1017,10 +1017,10 @@ _bal_dims = _net_space((2, 4), (1, 3))
 _bal = tc.Statement(r"\frac{\partial L}{\partial W_i}W_i^\top-W_{i+1}^\top\frac{\partial L}{\partial W_{i+1}}"
                     r"=2\beta\big(W_iW_i^\top-W_{i+1}^\top W_{i+1}\big)",
                     dims=_bal_dims, sample=_bal_sample, lhs=_bal_lhs, rhs=_bal_rhs, derivation=_bal_derivation,
-                    note="any weights, any (non-aligned) Sigma_xx, Sigma_yx")
+                    note=r"any weights, any (non-aligned)$\Sigma_{xx}$, $\Sigma_{yx}$")
 tc.register(tc.Claim(
     id="cascade.balance_identity",
-    title="Gradient identity behind 0-balance: G_i W_i^T - W_{i+1}^T G_{i+1} = 2 beta (W_i W_i^T - W_{i+1}^T W_{i+1})",
+    title=r"Gradient identity behind 0-balance: $G_{i} W_{i}^{\top} - W_{i+1}^{\top} G_{i+1} = 2 \beta (W_{i} W_{i}^{\top} - W_{i+1}^{\top} W_{i+1})$",
     source=_src("App. A1", "App. A1 (critical points)", r"2\beta W^{(i)}W^{(i)T} = -(W^{(n)}\cdots W^{(i+1)})^TN(W^{(i)}\cdots W^{(1)})^T"
                 r" = 2\beta W^{(i+1)T}W^{(i+1)}"),
     statement=_bal,
@@ -1067,12 +1067,12 @@ _balc = tc.Statement(r"\nabla L=0,\ \beta>0\ \Rightarrow\ W_iW_i^\top=W_{i+1}^\t
                      dims=tc.DimSpace({"n": (2, 4), "d": (2, 3)}), check=_balance_critical_check(),
                      derivation=_bal_derivation, note="critical points reached by trust-region Newton, non-aligned data")
 tc.register(tc.Claim(
-    id="cascade.balance_critical", title="0-balance at every critical point for beta > 0 (any data, any depth)",
+    id="cascade.balance_critical", title=r"0-balance at every critical point for $\beta > 0$ (any data, any depth)",
     source=_src("II.C / App. A1", "(11)", r"\beta>0:\ \nabla L = 0 \Rightarrow W^{(i)}W^{(i)T}=W^{(i+1)T}W^{(i+1)}"),
     statement=_balc,
     controls=(tc.perturb(_balc, "transposed balance", check=_balance_critical_check(transposed=True)),),
     aliases=("eq11",),
-    assumptions=(LOSS, "beta > 0", "non-aligned random covariances"),
+    assumptions=(LOSS, r"$\beta > 0$", "non-aligned random covariances"),
 ))
 
 
@@ -1110,14 +1110,14 @@ def _balance_flow_check(rate=4.0):
 
 _balf = tc.Statement(r"W_iW_i^\top-W_{i+1}^\top W_{i+1}\big|_t=\big(W_iW_i^\top-W_{i+1}^\top W_{i+1}\big)\big|_0\,e^{-4\beta t}",
                      dims=_net_space((2, 3), (1, 3)), check=_balance_flow_check(),
-                     note="gradient flow of the full loss (no 1/2): the rate is 4 beta")
+                     note=r"gradient flow of the full loss (no 1/2): the rate is $4 \beta$")
 tc.register(tc.Claim(
-    id="cascade.balance_flow", title="Imbalance decays exactly as exp(-4 beta t) along gradient flow (any data)",
+    id="cascade.balance_flow", title=r"Imbalance decays exactly as $\exp(-4 \beta t)$ along gradient flow (any data)",
     source=_src("II.C", "(10)", r"\text{exponential convergence to the 0-balanced manifold}"),
     statement=_balf,
-    controls=(tc.perturb(_balf, "rate 2 beta", check=_balance_flow_check(rate=2.0)),),
+    controls=(tc.perturb(_balf, r"rate $2 \beta$", check=_balance_flow_check(rate=2.0)),),
     aliases=("eq10",),
-    assumptions=(LOSS, "gradient flow dW/dt = -grad L (a loss with a factor 1/2 would give exp(-2 beta t))"),
+    assumptions=(LOSS, r"gradient flow $\mathrm{d}W/\mathrm{d}t = -\nabla L$ (a loss with a factor 1/2 would give $\exp(-2 \beta t)$)"),
 ))
 
 
@@ -1132,11 +1132,11 @@ def _slowing_derivation():
     sol = s0 / (1 + 4 * kap * s0 * t)
     return tc.Derivation([
         tc.Step(sp.expand(ds.subs(b, a)), sp.expand(4 * a ** 2 * (eta - beta - kap * a ** 2)),
-                "balanced (a = b): the product s = ab obeys ds/dt = 4 s (eta - beta - kappa s) (logistic / scalar Riccati)"),
+                r"balanced $(a = b)$: the product $s$ = ab obeys $\mathrm{d}s/\mathrm{d}t = 4 s (\eta - \beta - \kappa s)$ (logistic / scalar Riccati)"),
         tc.Step(sp.diff(sol, t), (-4 * kap * sol ** 2),
-                "at beta = eta: s(t) = s_0 / (1 + 4 kappa s_0 t) solves ds/dt = -4 kappa s^2, so s ~ 1/(4 kappa t): t^{-1}"),
+                r"at $\beta = \eta$: $s(t) = s_{0} / (1 + 4 \kappa s_{0} t)$ solves $\mathrm{d}s/\mathrm{d}t = -4 \kappa s^{2}$, so $s \approx 1/(4 \kappa t)$: $t^{-1}$"),
         tc.Step(sp.diff(sp.sqrt(sol), t), -2 * kap * sp.sqrt(sol) ** 3,
-                "the layer value sigma = sqrt(s) obeys d sigma/dt = -2 kappa sigma^3: sigma ~ (4 kappa t)^{-1/2}: t^{-1/2}"),
+                r"the layer value $\sigma = \sqrt{s}$ obeys $d \sigma/\mathrm{d}t = -2 \kappa \sigma^{3}$: $\sigma \approx (4 \kappa t)^{-1/2}$: $t^{-1/2}$"),
     ], general=True)
 
 
@@ -1179,7 +1179,7 @@ _slow = tc.Statement(r"\beta=\eta_j,\ n=2:\ s_j(t)=\frac{s_j(0)}{1+4\kappa_j s_j
                      dims=tc.DimSpace({"d": (2, 2)}), check=_slowing_exact_check(), derivation=_slowing_derivation,
                      note="full network (d = 2, aligned data, balanced aligned start), product's 2nd singular value")
 tc.register(tc.Claim(
-    id="cascade.slowing_exact", title="Critical slowing down at beta = eta_j (n = 2): exact solution s(t) = s0/(1 + 4 kappa s0 t)",
+    id="cascade.slowing_exact", title=r"Critical slowing down at $\beta = \eta_{j} (n = 2)$: exact solution $s(t) = s_0/(1 + 4 \kappa s_0 t)$",
     source=_src("App. E1", "App. E1 (Riccati solution)", r"\text{exact Riccati solution of the 1-hidden-layer dynamics}"),
     statement=_slow,
     controls=(tc.perturb(_slow, "factor 2", predicted=lambda p: 2.0 * np.asarray(p)),
@@ -1230,27 +1230,27 @@ _dims1 = tc.DimSpace({"d": (2, 2)})
 _riccati = tc.Statement(r"\beta=\eta_j:\ s_j(t)\sim t^{-1}\ \ (s_j \text{ singular value of the macrostate } W=W_2W_1)",
                         dims=_dims1, check=_slowing_exponent_check("product", 1.0))
 tc.register(tc.Claim(
-    id="cascade.slowing_riccati", title="Riccati (macrostate) variable: the product's singular value decays as t^{-1} at the transition",
+    id="cascade.slowing_riccati", title="Riccati (macrostate) variable: the product's singular value decays as $t^{-1}$ at the transition",
     source=_src("Referee summary / App. E1", "App. E1", r"\text{exact Riccati solution \dots with } t^{-1} \text{ critical slowing down}"),
     statement=_riccati,
-    variants=(tc.Statement(r"\text{layer singular value} \sim t^{-1}", name="reading: layer singular value t^-1", kind="reading",
+    variants=(tc.Statement(r"\text{layer singular value} \sim t^{-1}", name="reading: layer singular value $t^{-1}$", kind="reading",
                            dims=_dims1, check=_slowing_exponent_check("layer", 1.0)),),
     controls=(tc.perturb(_riccati, "exponent 1/2", check=_slowing_exponent_check("product", 0.5)),),
     aliases=("slowing_riccati",),
-    assumptions=(ALIGNED, LOSS, "n = 2, beta = eta_2, random small initialisation"),
+    assumptions=(ALIGNED, LOSS, r"$n = 2$, $\beta = \eta_{2}$, random small initialisation"),
 ))
 _mode = tc.Statement(r"\beta=\eta_j:\ \sigma_j(t)\sim t^{-1/2}\ \ (\sigma_j \text{ a layer's singular value})",
                      dims=_dims1, check=_slowing_exponent_check("layer", 0.5))
 tc.register(tc.Claim(
-    id="cascade.slowing_mode", title="The slowest singular-value mode (a layer's) decays as t^{-1/2} at a second-order transition",
+    id="cascade.slowing_mode", title="The slowest singular-value mode (a layer's) decays as $t^{-1/2}$ at a second-order transition",
     source=_src("The pith / If this is right", "Sec. IV (critical slowing down)",
                 r"\text{near a second-order transition the slowest singular-value mode decays as } t^{-1/2}"),
     statement=_mode,
-    variants=(tc.Statement(r"\text{macrostate singular value} \sim t^{-1/2}", name="reading: macrostate singular value t^-1/2",
+    variants=(tc.Statement(r"\text{macrostate singular value} \sim t^{-1/2}", name="reading: macrostate singular value $t^{-1/2}$",
                            kind="reading", dims=_dims1, check=_slowing_exponent_check("product", 0.5)),),
     controls=(tc.perturb(_mode, "exponent 1", check=_slowing_exponent_check("layer", 1.0)),),
     aliases=("slowing_mode",),
-    assumptions=(ALIGNED, LOSS, "n = 2, beta = eta_2, random small initialisation"),
+    assumptions=(ALIGNED, LOSS, r"$n = 2$, $\beta = \eta_{2}$, random small initialisation"),
 ))
 
 
@@ -1317,12 +1317,12 @@ def _settle_check(pred_product=None, pred_layer=None):
 
 
 _settle_dims = tc.DimSpace({"dh": (2, 4)})
-_SETTLE_QUOTE = ("review, 'What would settle it': \"the predicted minimal macrostate has only one nonzero singular value, "
-                 "sigma_1=sqrt(0.35)~0.59, and sigma_2=0 exactly\". In the review sigma_j is the Landau variable of "
-                 "L_j(sigma_j) = kappa sigma^{2n} - 2 eta sigma^n + n beta sigma^2 ('the singular values sigma_j of the weight "
-                 "matrices', cascade.landau), i.e. a layer's singular value; the macrostate W = W_2 W_1 then has rank one, "
-                 "singular values (sigma_1^2, 0) = (0.35, 0). Read literally as W's own singular value, sqrt(0.35) is wrong "
-                 "(the reading below).")
+_SETTLE_QUOTE = ('review, \'What would settle it\': "the predicted minimal macrostate has only one nonzero singular value, '
+                 r'$\sigma_{1}=\sqrt{0.35}\approx 0.59$, and $\sigma_{2}=0$ exactly". In the review $\sigma_{j}$ is '
+                 r"the Landau variable of $L_{j}(\sigma_{j}) = \kappa \sigma^{2n} - 2 \eta \sigma^{n} + n \beta \sigma^{2}$ ('the "
+                 r"singular values $\sigma_{j}$ of the weight matrices', cascade.landau), i.e. a layer's singular value; the "
+                 r"macrostate $W = W_{2} W_{1}$ then has rank one, singular values $(\sigma_{1}^{2}, 0) = (0.35, 0)$. Read "
+                 r"literally as $W$'s own singular value, $\sqrt{0.35}$ is wrong (the reading below).")
 _settle = tc.Statement(r"\Sigma_{xx}=1,\ \Sigma_{yx}=\mathrm{diag}(0.95,0.55),\ \beta=0.60:\ "
                        r"\sigma_1=\sqrt{0.35}\approx0.59,\ \sigma_2=0\ (\sigma_j\text{ the Landau variable, a layer's singular value});\ "
                        r"\text{macrostate } W=W_2W_1 \text{ of rank one: } (\sigma_1^2,\,0)=(0.35,\,0)",
@@ -1330,17 +1330,17 @@ _settle = tc.Statement(r"\Sigma_{xx}=1,\ \Sigma_{yx}=\mathrm{diag}(0.95,0.55),\ 
                        check=_settle_check(pred_product=np.array([0.35, 0.0]), pred_layer=np.array([np.sqrt(0.35), 0.0])))
 tc.register(tc.Claim(
     id="cascade.settle_it",
-    title="Review's decisive experiment at beta = 0.60: sigma_1 = sqrt(0.35) (layers), macrostate of rank one with value 0.35",
+    title=r"Review's decisive experiment at $\beta = 0.60$: $\sigma_{1} = \sqrt{0.35}$ (layers), macrostate of rank one with value 0.35",
     source=_src("What would settle it", "review", r"\text{the predicted minimal macrostate has only one nonzero singular value, }"
                 r"\sigma_1=\sqrt{0.35}\approx 0.59,\ \text{and } \sigma_2=0 \text{ exactly}"),
     statement=_settle,
     variants=(tc.Statement(r"\text{macrostate } W=W_2W_1 \text{ itself has } \sigma_1(W)=\sqrt{0.35},\ \sigma_2(W)=0",
                            name="reading: sqrt(0.35) is the macrostate's singular value", kind="reading", dims=_settle_dims,
                            check=_settle_check(pred_product=np.array([np.sqrt(0.35), 0.0]))),),
-    controls=(tc.perturb(_settle, "sigma_2 = 0.05",   # prediction (product s_1, s_2, layer sigma_1, sigma_2)
+    controls=(tc.perturb(_settle, r"$\sigma_{2} = 0.05$",   # prediction (product s_1, s_2, layer sigma_1, sigma_2)
                          predicted=lambda p: np.asarray(p) + np.array([0.0, 0.05, 0.0, 0.0])),),
     aliases=("settle_it",),
-    assumptions=("population covariances (infinite Gaussian data): Sigma_xx = 1, Sigma_yx = diag(0.95, 0.55)", LOSS,
+    assumptions=(r"population covariances (infinite Gaussian data): $\Sigma_{xx} = 1$, $\Sigma_{yx} = \operatorname{diag}(0.95, 0.55)$", LOSS,
                  "one hidden layer of width 2-4, gradient flow (LSODA) from a small random start"),
 ))
 
@@ -1378,14 +1378,14 @@ _cross = tc.Statement(r"s_2(\beta)=(0.55-\beta)_+\ \ (\text{continuous at } \bet
                       dims=_settle_dims, check=_crossing_check())
 tc.register(tc.Claim(
     id="cascade.settle_crossing",
-    title="Review's decisive experiment: the second singular value switches on continuously as beta crosses 0.55",
+    title=r"Review's decisive experiment: the second singular value switches on continuously as $\beta$ crosses 0.55",
     source=_src("What would settle it", "review", r"\text{observing } \sigma_2 \text{ to jump discontinuously when } \beta "
                 r"\text{ crosses } 0.55 \text{ would contradict the second-order cascade}"),
     statement=_cross,
     controls=(tc.perturb(_cross, "jump of 0.05 at 0.55",    # betas 0.55 -+ 0.05, 0.55 -+ 0.02: + 0.05 below 0.55
                          predicted=lambda p: np.asarray(p) + np.array([0.05, 0.0, 0.05, 0.0])),),
     aliases=("settle_crossing",),
-    assumptions=("Sigma_xx = 1, Sigma_yx = diag(0.95, 0.55), n = 2", LOSS, "gradient flow from a small random start"),
+    assumptions=(r"$\Sigma_{xx} = 1$, $\Sigma_{yx} = \operatorname{diag}(0.95, 0.55)$, $n = 2$", LOSS, "gradient flow from a small random start"),
 ))
 
 
@@ -1433,10 +1433,10 @@ def _onset_derivation():
     H = sp.Matrix([[2 * beta, -2 * vs], [-2 * vs, 2 * beta]])
     return tc.Derivation([
         tc.Step(th.charpoly(H, lam), sp.expand((2 * beta - 2 * vs - lam) * (2 * beta + 2 * vs - lam)),
-                "W = 0, n = 2: Q = beta(|a|^2 + |b|^2) - 2 a^T Sigma_yx b per hidden unit; in Sigma_yx's singular basis "
-                "each pair (a_j, b_j) has Hessian [[2 beta, -2 varsigma_j], [-2 varsigma_j, 2 beta]]: Sigma_xx drops out"),
+                r"$W = 0$, $n = 2$: $Q = \beta(|a|^{2} + |b|^{2}) - 2 a^{\top} \Sigma_{yx} b$ per hidden unit; in "
+                r"$\Sigma_{yx}$'s singular basis each pair $(a_{j}, b_{j})$ has Hessian $[[2 \beta, -2 \varsigma_{j}], [-2 \varsigma_{j}, 2 \beta]]$: $\Sigma_{xx}$ drops out"),
         tc.Step(sp.solve(sp.Eq(2 * beta - 2 * vs, 0), beta)[0], vs,
-                "lambda_min = 2 (beta - varsigma_max) changes sign at beta_onset = ||Sigma_yx||_op = eta_max"),
+                r"$\lambda_{\min} = 2 (\beta - \varsigma_{\max})$ changes sign at $\beta_{\mathrm{onset}} = \lVert \Sigma_{yx}\rVert _{op} = \eta_{\max}$"),
     ], general=True)
 
 
@@ -1444,18 +1444,18 @@ _onset_dims = _net_space((2, 2), (1, 3))
 _onset = tc.Statement(r"n=2,\ \text{any } \Sigma_{xx}\succ0,\Sigma_{yx}:\ \mathrm{spec}\,\nabla^2L(0)=\{2\beta\pm2\varsigma_j(\Sigma_{yx})\}^{d_1}"
                       r"\cup\{2\beta\}\ \Rightarrow\ \beta_{\mathrm{onset}}=\eta_{\max}=\|\Sigma_{yx}\|_{op}",
                       dims=_onset_dims, sample=_onset_sample, lhs=_onset_lhs, rhs=_onset_rhs, derivation=_onset_derivation,
-                      note="non-aligned random covariances; the Hessian at W = 0 does not involve Sigma_xx")
+                      note=r"non-aligned random covariances; the Hessian at $W = 0$ does not involve $\Sigma_{xx}$")
 tc.register(tc.Claim(
     id="cascade.onset_nonaligned",
-    title="Non-aligned data: W = 0 stops being a minimum at beta_onset = eta_max (n = 2); for n >= 3 it never does (Hessian 2 beta I)",
+    title=r"Non-aligned data: $W = 0$ stops being a minimum at $\beta_{\mathrm{onset}} = \eta_{\max} (n = 2)$; for $n \ge 3$ it never does (Hessian $2 \beta I$)",
     source=_src("IV.B", "Sec. IV.B", r"\text{only the onset } \beta_{\mathrm{onset}}=\eta_{\max} \text{ is established in the generic case}"),
     statement=_onset,
     variants=(tc.Statement(r"n\ge3:\ \nabla^2L(0)=2\beta I\ \ (W=0 \text{ is a strict local minimum for every } \beta>0)",
                            name="reading: deeper networks", kind="reading", dims=_net_space((3, 4), (1, 3)),
                            sample=_onset_sample, lhs=_onset_lhs, rhs=_onset_rhs),),
-    controls=(tc.double(_onset), tc.perturb(_onset, "beta +- varsigma", rhs=lambda v, inst, ctx: _onset_rhs(inst, ctx, factor=1.0))),
+    controls=(tc.double(_onset), tc.perturb(_onset, r"$\beta \pm \varsigma$", rhs=lambda v, inst, ctx: _onset_rhs(inst, ctx, factor=1.0))),
     aliases=("onset",),
-    assumptions=(LOSS, "Sigma_xx invertible, any Sigma_yx (no alignment)"),
+    assumptions=(LOSS, r"$\Sigma_{xx}$ invertible, any $\Sigma_{yx}$ (no alignment)"),
 ))
 
 
@@ -1557,12 +1557,12 @@ def _threshold2_check(which: str):
 
 
 _lt_dims = tc.DimSpace({"d": (2, 2)})
-_LT_QUOTE = ("review, major comment 1: \"Section IV.B concedes that the singular vectors of W* become beta-dependent, that "
-             "the decoupled Landau picture (15) no longer holds, and that only the onset beta_onset=eta_max is established in "
-             "the generic case. The abstract and Key Findings nevertheless present the cascade as an analytic prediction of "
-             "the model without this qualification\". The paper prints beta*_j = eta_j only under alignment (eq. 17); the "
-             "review's point is that it does not carry over. Checked: the later threshold moves off eta_2 (to the KKT "
-             "threshold, located on the trained full network); the abstract read without the qualification is the reading.")
+_LT_QUOTE = (r'review, major comment 1: "Section IV.B concedes that the singular vectors of $W^*$ become $\beta$-dependent, '
+             r"that the decoupled Landau picture (15) no longer holds, and that only the onset $\beta_{\mathrm{onset}}=\eta_{\max}$ "
+             "is established in the generic case. The abstract and Key Findings nevertheless present the cascade as an analytic "
+             r'prediction of the model without this qualification". The paper prints $\beta^*_{j} = \eta_{j}$ only under '
+             "alignment (eq. 17); the review's point is that it does not carry over. Checked: the later threshold moves "
+             r"off $\eta_{2}$ (to the KKT threshold, located on the trained full network); the abstract read without the qualification is the reading.")
 _later = tc.Statement(r"\text{generic (non-aligned) } \Sigma_{xx},\Sigma_{yx}:\ \text{only the onset } \eta_{\max} \text{ carries over; "
                       r"direction 2 turns on at } \beta_2\ne\eta_2:\ \|(I-uu^\top)G(I-vv^\top)\|=\beta_2,\ "
                       r"G=\Sigma_{yx}-W_1(\beta)\Sigma_{xx},\ W_1=s\,uv^\top\text{ best rank-1 of }"
@@ -1570,19 +1570,19 @@ _later = tc.Statement(r"\text{generic (non-aligned) } \Sigma_{xx},\Sigma_{yx}:\ 
                       dims=_lt_dims, check=_threshold2_check("kkt"), note=_LT_QUOTE)
 tc.register(tc.Claim(
     id="cascade.later_thresholds",
-    title="Non-aligned data (major comment 1): the second transition is not at eta_2; it is the KKT threshold of the convex (nuclear-norm) problem",
+    title=r"Non-aligned data (major comment 1): the second transition is not at $\eta_{2}$; it is the KKT threshold of the convex (nuclear-norm) problem",
     source=_src("Major comment 1 (Abstract / Key Findings; Sec. IV.B)", "Sec. IV.B",
                 r"\text{only the onset } \beta_{\mathrm{onset}}=\eta_{\max} \text{ is established in the generic case}"),
     statement=_later,
     variants=(tc.Statement(r"\text{abstract read without the alignment qualification: generic } \Sigma_{xx},\Sigma_{yx}:\ "
                            r"\text{direction 2 turns on at } \beta^*_2=\eta_2",
-                           name="reading: beta*_j = eta_j for generic data", kind="reading", dims=_lt_dims,
+                           name=r"reading: $\beta^*_{j} = \eta_{j}$ for generic data", kind="reading", dims=_lt_dims,
                            check=_threshold2_check("eta")),),
-    controls=(tc.perturb(_later, "threshold eta_2 / 2", check=_threshold2_check("half")),
-              tc.perturb(_later, "threshold eta_2 (the aligned value)", check=_threshold2_check("eta"))),
+    controls=(tc.perturb(_later, r"threshold $\eta_{2} / 2$", check=_threshold2_check("half")),
+              tc.perturb(_later, r"threshold $\eta_{2}$ (the aligned value)", check=_threshold2_check("eta"))),
     aliases=("later_thresholds",),
-    assumptions=(LOSS, "n = 2, d = 2, non-aligned random Sigma_xx (cond 2-5) and Sigma_yx",
-                 "the configuration is drawn where the KKT threshold differs from eta_2 by > 5% (search heuristic)"),
+    assumptions=(LOSS, r"$n = 2$, $d = 2$, non-aligned random $\Sigma_{xx}$ (cond 2-5) and $\Sigma_{yx}$",
+                 r"the configuration is drawn where the KKT threshold differs from $\eta_{2}$ by > 5% (search heuristic)"),
 ))
 
 
@@ -1656,15 +1656,15 @@ def _hysteresis_check():
 _hyst = tc.Statement(r"n=3:\ \text{up-sweep leaves the nonzero branch at } \beta^{(\mathrm{det})};\ "
                      r"\text{down-sweep from } W\approx0 \text{ stays at } W=0 \ (\nabla^2L(0)=2\beta I)",
                      dims=tc.DimSpace({"d": (2, 2)}), check=_hysteresis_check(),
-                     note="deterministic gradient flow on the full network (n = 3, width 2, aligned data, Sigma_xx = 1)")
+                     note=r"deterministic gradient flow on the full network ($n = 3$, width 2, aligned data, $\Sigma_{xx} = 1$)")
 tc.register(tc.Claim(
     id="cascade.hysteresis",
-    title="n = 3 hysteresis under gradient flow: the up-sweep jumps at beta_det (not beta*); the down-sweep never leaves W = 0",
+    title=r"$n = 3$ hysteresis under gradient flow: the up-sweep jumps at $\beta_{\det}$ (not $\beta^*$); the down-sweep never leaves $W = 0$",
     source=_src("If this is right", "Sec. III.B", r"\text{a nonzero minimum appears at } \beta^{(\mathrm{det})}_j \text{ and only "
                 r"becomes the global minimum at } \beta^*_j,\ \text{producing hysteresis when } \beta \text{ is annealed up and down}"),
     statement=_hyst,
     # beta*/beta_det = 2^{2-2/n}/n at n = 3 (cascade.level_crossing's derivation): the same sweep, the other prediction
-    controls=(tc.perturb(_hyst, "up-sweep jumps at beta*", predicted=lambda p: np.asarray(p) * np.array([2 ** (4 / 3) / 3, 1.0])),),
+    controls=(tc.perturb(_hyst, r"up-sweep jumps at $\beta^*$", predicted=lambda p: np.asarray(p) * np.array([2 ** (4 / 3) / 3, 1.0])),),
     aliases=("hysteresis",),
-    assumptions=(ALIGNED, LOSS, "noiseless gradient flow; with noise the down-sweep escapes somewhere below beta*"),
+    assumptions=(ALIGNED, LOSS, r"noiseless gradient flow; with noise the down-sweep escapes somewhere below $\beta^*$"),
 ))

@@ -361,7 +361,10 @@ def _report_broken(result) -> None:
 @click.option("--paper", help="Report every claim of this paper.")
 @click.option("--all", "all_", is_flag=True, help="Report every claim.")
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory.")
-@click.option("--pdf", is_flag=True, help="Also compile DIR/report.pdf with latexmk (needs TeX Live).")
+@click.option("--pdf", is_flag=True, help="Also compile DIR/report.pdf with latexmk (needs TeX Live); = --format pdf.")
+@click.option("--format", "fmt", type=click.Choice(["tex", "pdf", "md"]), default=None,
+              help="tex (default): DIR/report.tex; pdf: also compile it; md: DIR/report.md (Markdown, $...$ math).")
+@click.option("--compact", is_flag=True, help="Summary table and one box per erratum only (the pages a review needs).")
 @click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
               help="Random instances per statement (custom checks run trials/8).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Same seed, same output.")
@@ -370,31 +373,72 @@ def _report_broken(result) -> None:
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @color_option
-def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, controls, packs, quiet):
-    """Write a LaTeX derivation report (DIR/report.tex, figures; --pdf compiles it)."""
+def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, controls, packs, quiet):
+    """Write a derivation report: DIR/report.tex and figures (--pdf compiles it, --format md writes Markdown).
+
+    An output folder that holds an older report is cleaned first (its report.* files and
+    figures are removed; the command says how many); other files there are left alone.
+    """
     try:
         from .report import check_pdf_engine, write_report
+        from .report.writer import OUTPUTS, clean_out_dir
     except ImportError as exc:
         raise click.ClickException(f"reports need the [report] extra: pip install '.[report]' from the "
                                    f"checkout, or pip install 'theorem-check[report]' ({exc})")
     from .runner import run_claims
 
     check_environment()
-    if pdf:
+    if pdf and fmt not in (None, "pdf"):
+        raise click.UsageError(f"--pdf and --format {fmt} contradict each other")
+    fmt = fmt or ("pdf" if pdf else "tex")
+    if fmt == "pdf":
         check_pdf_engine()  # fail in one line before running anything
     _prepare_out_dir(out_dir)
     pack_claims = _load(packs)
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
-    progress = _progress_fn(not quiet and sys.stderr.isatty())
+    show_progress = not quiet and sys.stderr.isatty()
+    progress = _progress_fn(show_progress)
     try:
-        result = run_claims(claims, seed=seed, trials=trials, controls=controls, progress=progress,
-                            skipped_slow=skipped)
+        with _deprecations_noted():
+            result = run_claims(claims, seed=seed, trials=trials, controls=controls, progress=progress,
+                                skipped_slow=skipped)
     finally:
         _clear(progress)
-    path = write_report(result, out_dir, pdf=pdf)
+    old = clean_out_dir(out_dir)
+    if old and not quiet:
+        click.echo(f"theorem-check: {out_dir}: removed {_plural(len(old), 'file')} of an older report", err=True)
+
+    def stage(name, k, n):
+        if show_progress:
+            label = f"figures {k + 1}/{n}" if name == "figures" else "LaTeX (latexmk, several passes)"
+            click.echo(f"\r[report] {label:<50}", err=True, nl=False)
+
+    import shlex
+
+    rerun = shlex.join(["theorem-check", "report", *sys.argv[2:]]) if sys.argv[1:2] == ["report"] else None
+    path = write_report(result, out_dir, fmt=fmt, compact=compact, rerun=rerun, progress=stage)
+    _clear_progress(show_progress)
     click.echo(str(path))
     _report_broken(result)
+    _exit_reason(result)
     sys.exit(result.exit_code)
+
+
+def _clear_progress(shown: bool) -> None:
+    """End a progress line (carriage-return updates on stderr) so that the next output starts clean."""
+    if shown:
+        click.echo("\r" + " " * 60 + "\r", err=True, nl=False)
+
+
+def _exit_reason(result) -> None:
+    """Why the exit code is 1 (one stderr line), e.g. ``exit 1: 9 claims are ERRATUM, 1 is REFUTED``."""
+    if result.exit_code != 1:
+        return
+    bad = [(v, n) for v, n in result.counts().items() if v not in ("PROVED", "VERIFIED")]
+    parts = [f"{n} claim{'s' if n != 1 else ''} {'are' if n != 1 else 'is'} {v}" if k == 0 else
+             f"{n} {'are' if n != 1 else 'is'} {v}" for k, (v, n) in enumerate(bad)]
+    if parts:
+        click.echo("theorem-check: exit 1: " + ", ".join(parts), err=True)
 
 
 def _plural(n: int, word: str) -> str:
