@@ -481,9 +481,61 @@ def _one_line(exc: click.ClickException) -> str:
     return msg
 
 
-from .check_cmd import check as _check_cmd  # noqa: E402 - `theorem-check check` (issue 11) lives in its own module
+@cli.command("check", epilog=EPILOG)
+@click.argument("statement")
+@click.option("--shape", "shape", multiple=True, metavar="NAME=ROWS,COLS",
+              help="A matrix and its shape; sizes are numbers or letters (drawn, 1..4 unless --size).")
+@click.option("--assume", "assume", multiple=True, metavar="NAME=KIND",
+              help="Structure: symmetric, spd, orthogonal, invertible, diagonal, antisymmetric (positive: scalars).")
+@click.option("--size", "size", multiple=True, metavar="LETTER=LO:HI", help="Range of a size letter (default 1:4).")
+@click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
+              help="Random instances (spread over min(trials, 4) size configurations).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Same seed, same output.")
+@click.option("--json", "as_json", is_flag=True, help="Write a JSON record to stdout instead of the table.")
+@click.option("--controls", is_flag=True, help="Also run the derived negative controls (they should be REFUTED).")
+@click.option("--latex", "from_latex", is_flag=True,
+              help="Read STATEMENT as LaTeX (SymPy's LaTeX parser; scalar statements only).")
+def check(statement, shape, assume, size, trials, seed, as_json, controls, from_latex):
+    """Check one identity "LHS = RHS" given in SymPy syntax.
 
-cli.add_command(_check_cmd)
+    \b
+    `*` is the matrix product, `.T` the transpose, `**-1` the inverse; trace, det, log(det(X)),
+    grad(f, X), jacobian(F, x), hessian(f, x), softmax, logsumexp, sigmoid, softplus, vec, kron,
+    diag, hadamard, expm, logm, sqrtm, sin, cos, exp, log, sqrt, abs (elementwise on matrices).
+    Names without --shape are scalars (size letters are integers).  grad with respect to a
+    symmetric/spd matrix is the symmetric gradient (G + G^T)/2 (arXiv:1911.06491).
+
+    \b
+    Examples:
+      theorem-check check "grad(trace(X*X*B), X) = (X*B + B*X).T" --shape X=n,n --shape B=n,n
+      theorem-check check "grad(log(det(X)), X) = X**-1" --shape X=n,n --assume X=spd
+      theorem-check check "(A*B).T = A.T*B.T" --shape A=m,k --shape B=k,n      # ILL-POSED, exit 1
+    """
+    from .check_cmd import _latex_statement, _options, build_claim
+    from .errors import InvalidArgument
+    from .records import dumps, run_record
+    from .runner import run_claims
+
+    shapes, structure, sizes = _options(shape, assume, size)
+    if from_latex:
+        if shapes:
+            raise InvalidArgument("--latex reads scalar statements only (SymPy's LaTeX parser multiplies "
+                                  "commuting symbols); give matrix statements in SymPy syntax")
+        statement = _latex_statement(statement)
+    claim = build_claim(statement, shapes, structure, sizes)
+    with _deprecations_noted():
+        result = run_claims([claim], seed=seed, trials=trials, controls=controls)
+    if as_json:
+        rec = {**run_record(result, kind="check"), "statement": statement,
+               "shapes": {k: list(v) for k, v in shapes.items()}, "assume": dict(structure),
+               "sizes": {k: list(v) for k, v in claim.statement.dims.ranges.items()}}
+        click.echo(dumps(rec))
+    else:
+        click.echo(_table(result))
+        counts = ", ".join(f"{n} {v}" for v, n in result.counts().items())
+        click.echo(f"{_plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed})")
+    _report_broken(result)
+    sys.exit(result.exit_code)
 
 
 def main(argv=None) -> None:

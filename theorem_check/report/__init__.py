@@ -22,9 +22,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .compile import LatexError, NoLatexEngine, check_pdf_engine, overfull_boxes
     from .figspec import validate_figure
     from .markdown import render_markdown
-    from .writer import clean_out_dir, render_report, write_report
+    from .output import write_report
+    from .writer import clean_out_dir, render_report
 
-_WHERE = {"write_report": "writer", "render_report": "writer", "render_markdown": "markdown", "clean_out_dir": "writer",
+_WHERE = {"write_report": "output", "render_report": "writer", "render_markdown": "markdown", "clean_out_dir": "writer",
           "overfull_boxes": "compile", "check_pdf_engine": "compile",
           "LatexError": "compile", "NoLatexEngine": "compile", "validate_figure": "figspec"}
 

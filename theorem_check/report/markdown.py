@@ -20,8 +20,9 @@ from .. import __version__
 from ..latex import dims_text, md_math, md_text, prose_dicts, retex, statement_title
 from ..runner import ClaimResult, RunResult, StatementResult
 from ..verdicts import Verdict
+from .writer import _figures_for, _short_name, prepare_output, rerun_command
 
-__all__ = ["render_markdown", "MAX_STEP_CHARS"]
+__all__ = ["render_markdown", "write_markdown", "MAX_STEP_CHARS"]
 
 MAX_STEP_CHARS = 1500
 """A derivation step longer than this (LaTeX characters) is summarised, not printed (see report.json)."""
@@ -152,7 +153,6 @@ def _statement(r: StatementResult, heading: str) -> list[str]:
 def _figures(cr: ClaimResult, out_dir: Path | None) -> list[str]:
     if out_dir is None:
         return []
-    from .writer import _figures_for
 
     stmts = [({"figures": [], "numeric": None}, r) for r in (cr.printed, *cr.variants, *cr.controls)]
     figs = _figures_for(cr, out_dir, stmts)
@@ -177,7 +177,6 @@ def _claim(cr: ClaimResult, out_dir: Path | None) -> list[str]:
     if cr.controls:
         out += ["**Negative controls** (each must be refuted):", "", "| control | verdict | evidence |", "|---|---|---|"]
         for x in cr.controls:
-            from .writer import _short_name
 
             out.append(f"| {md_text(_short_name(x.name, 'control') or x.name)} | {x.verdict.value} | {_prose(x.evidence)} |")
         out.append("")
@@ -190,7 +189,6 @@ def render_markdown(run: RunResult, out_dir: str | Path | None = None, *, title:
 
     ``progress(k, n, claim_id)`` is called per claim while figures are drawn.
     """
-    from .writer import rerun_command
 
     out_dir = Path(out_dir) if out_dir is not None else None
     papers: list[str] = []
@@ -239,3 +237,13 @@ def render_markdown(run: RunResult, out_dir: str | Path | None = None, *, title:
                 out += _claim(cr, out_dir)
     text = "\n".join(out)
     return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+
+
+def write_markdown(run_result: RunResult, out_dir: str | Path, *, title: str | None = None, compact: bool = False,
+                   rerun: str | None = None, progress=None) -> Path:
+    """Write ``out_dir/report.md`` (+ ``report.json``, ``figures/``): see :func:`render_markdown`."""
+    out, fig_progress, _ = prepare_output(run_result, out_dir, fmt="md", progress=progress)
+    md = out / "report.md"
+    md.write_text(render_markdown(run_result, out, title=title, compact=compact, rerun=rerun, progress=fig_progress),
+                  encoding="utf-8")
+    return md

@@ -492,6 +492,35 @@ def render_report(run: RunResult, out_dir: str | Path | None = None, *, title: s
     return env.get_template("report.tex.j2").render(**ctx)
 
 
+def prepare_output(run_result: RunResult, out_dir: str | Path, *, pdf: bool = False, fmt: str | None = None,
+                   progress=None):
+    """Validate the format, create and clean ``out_dir``, write ``report.json``.
+
+    Returns ``(out_dir as Path, figure-progress callback, fmt)``.  Raises InvalidArgument for a bad
+    ``fmt``, NoLatexEngine when a PDF is asked for and latexmk is missing (before anything is written).
+    """
+    from ..errors import InvalidArgument
+
+    if fmt is None:
+        fmt = "pdf" if pdf else "tex"
+    if fmt not in FORMATS:
+        raise InvalidArgument(f"fmt={fmt!r} must be one of {', '.join(FORMATS)}")
+    if pdf and fmt != "pdf":
+        raise InvalidArgument(f"fmt={fmt!r} and pdf=True contradict each other")
+    if fmt == "pdf":
+        check_pdf_engine()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    clean_out_dir(out)
+
+    def fig_progress(k, n, cid):
+        if progress is not None:
+            progress("figures", k, n)
+
+    (out / "report.json").write_text(dumps(run_record(run_result, kind="report")) + "\n", encoding="utf-8")
+    return out, fig_progress, fmt
+
+
 def write_report(run_result: RunResult, out_dir: str | Path, *, pdf: bool = False, title: str | None = None,
                  compact: bool = False, fmt: str | None = None, rerun: str | None = None,
                  progress=None) -> Path:
@@ -534,30 +563,10 @@ def write_report(run_result: RunResult, out_dir: str | Path, *, pdf: bool = Fals
     """
     from ..errors import InvalidArgument
 
-    if fmt is None:
-        fmt = "pdf" if pdf else "tex"
-    if fmt not in FORMATS:
-        raise InvalidArgument(f"fmt={fmt!r} must be one of {', '.join(FORMATS)}")
-    if pdf and fmt != "pdf":
-        raise InvalidArgument(f"fmt={fmt!r} and pdf=True contradict each other")
-    if fmt == "pdf":
-        check_pdf_engine()
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    clean_out_dir(out)
-
-    def fig_progress(k, n, cid):
-        if progress is not None:
-            progress("figures", k, n)
-
-    (out / "report.json").write_text(dumps(run_record(run_result)) + "\n", encoding="utf-8")
+    out, fig_progress, fmt = prepare_output(run_result, out_dir, pdf=pdf, fmt=fmt, progress=progress)
     if fmt == "md":
-        from .markdown import render_markdown
-
-        md = out / "report.md"
-        md.write_text(render_markdown(run_result, out, title=title, compact=compact, rerun=rerun,
-                                      progress=fig_progress), encoding="utf-8")
-        return md
+        raise InvalidArgument("fmt='md': use theorem_check.report.write_report, which writes Markdown "
+                              "(theorem_check.report.markdown)")
     tex = out / "report.tex"
     tex.write_text(render_report(run_result, out, title=title, compact=compact, rerun=rerun, progress=fig_progress),
                    encoding="utf-8")
