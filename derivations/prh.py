@@ -344,8 +344,7 @@ v31 = _chk(r"\mathbb{E}[\nabla_{W_{i}}\ell\nabla_{W_{i}}^{\top}\ell]=\mathbb{E}[
 tc.register(tc.Claim(
     id="prh.eq31", title="Boxed: gradient balance at a minimum of S",
     source=_src("4", "(31)", P31), statement=s31, variants=(v31,),
-    controls=(_chk(P31, C.check_eq31("corrected", factor=2.0), name="control: factor 2", kind="control",
-                   dims=one_dims),
+    controls=(tc.double(v31),
               _chk(P31, C.check_eq31("corrected", minimise=False), name="control: generic global minimum",
                    kind="control", dims=one_dims)),
     assumptions=(*_SETUP, "global minimum of the loss, S minimised over W_k -> G_k W_k G_{k-1}^{-1}; "
@@ -411,8 +410,8 @@ s36 = _chk(P36, C.check_eq36("printed"), dims=M.edln_dims(), derivation=Y.eq36,
 tc.register(tc.Claim(
     id="prh.eq36", title="Footnote 14: the unique minimiser of the rescaling",
     source=_src("4", "footnote 14, (36)", P36), statement=s36,
-    controls=(_chk(P36, C.check_eq36("factor 2"), name="control: e^{2 lam}", kind="control", dims=M.edln_dims()),
-              _chk(P36, C.check_eq36("swapped"), name="control: ratio swapped", kind="control", dims=M.edln_dims())),
+    controls=(tc.perturb(s36, "e^{2 lam}", predicted=lambda p: 2 * p),       # lam = log(a/b)/2
+              tc.perturb(s36, "ratio swapped", predicted=lambda p: -p)),       # lam = log(b/a)/4
     assumptions=(*_SETUP, "arbitrary weights; a, b > 0 (unit j receives and sends a signal)"),
 ))
 
