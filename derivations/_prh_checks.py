@@ -840,6 +840,104 @@ def check_unique_printed():
     return check
 
 
+IFF_WINDOWS = (2.0, 5.0, 8.0)
+"""Half-widths ``L`` of the windows ``[-L, L]`` over which the iff check locates the minimiser of (27)."""
+
+
+def _two_unit_net(rng, d):
+    """A global minimum whose widest hidden layer has two one-sided units (for :func:`check_unique_iff`).
+
+    Built with two units fewer there (still ``>= rank V*``), then unit ``a`` gets a zero row in the note's
+    ``W_i`` and a random column in ``W_{i+1}`` (it sends but receives nothing: ``h_a = 0``), unit ``b`` a
+    random row and a zero column (receives but sends nothing: ``delta_b = 0``).  Neither changes the
+    product ``W_{i+1} W_i``, so the point is still a global minimum.  Returns ``(inst, i, a, b)`` with a
+    float64 instance of batch 1 (``T`` to be set).
+    """
+    n = d["n"]
+    task = M.shared_task(rng, n, n)
+    hidden = [n + d[f"o{k}"] for k in range(1, d["D"])]
+    k = int(np.argmax(hidden))
+    w = hidden[k]
+    hid = list(hidden)
+    hid[k] -= 2
+    net = M.random_net(rng, hid, task)
+    Ws = list(net.Ws)
+    W_in, W_out = Ws[k], Ws[k + 1]
+    row = rng.standard_normal((1, W_in.shape[1])) * np.linalg.norm(W_in) / np.sqrt(W_in.size)
+    col = rng.standard_normal((W_out.shape[0], 1)) * np.linalg.norm(W_out) / np.sqrt(W_out.size)
+    W_in = np.vstack([W_in, np.zeros((1, W_in.shape[1])), row])          # unit w-2: zero row; w-1: random row
+    W_out = np.hstack([W_out, col, np.zeros((W_out.shape[0], 1))])       # unit w-2: random column; w-1: zero
+    perm = rng.permutation(w)
+    Ws[k], Ws[k + 1] = W_in[perm], W_out[:, perm]
+    inv = np.argsort(perm)
+    a, b = int(inv[w - 2]), int(inv[w - 1])
+    inst = {"M_O": net.M_O[None], "M_I": net.M_I[None], "Z": net.Z[None], "V": task[0][None],
+            "U": task[1][None], "E": task[2][None], "Ws": [W[None] for W in Ws], "i": k + 1, "j": a,
+            "T": np.zeros((1, w, w)), "lam": np.zeros(1)}
+    return inst, k + 1, a, b
+
+
+def check_unique_iff():
+    """'(27) has a unique minimiser iff it is coercive', for rank-one ``T = q q^T`` (issue 10).
+
+    In ``T``'s eigenbasis (27) is ``f(lam) = alpha e^{-2 lam} + beta e^{2 lam} + const`` with
+    ``alpha = q^T E[G_i G_i^T] q``, ``beta = q^T E[G_{i+1}^T G_{i+1}] q`` (the verified spectral form); it
+    is coercive iff ``alpha, beta > 0``, and then its unique minimiser solves ``e^{4 lam*} = alpha / beta``.
+    If ``beta = 0`` (``alpha = 0``) it decreases (increases) strictly: no minimiser, the infimum is at
+    ``+inf`` (``-inf``).  On the compactified line ``w = 1 / (1 + e^{-4 lam})`` all three cases read
+    ``w* = alpha / (alpha + beta)``: interior (unique minimiser) iff coercive, ``1`` or ``0`` (none) otherwise.
+
+    Per instance, on one global minimum (:func:`_two_unit_net`): three directions, a random unit ``q``
+    (coercive), unit ``a`` (``beta = 0``) and unit ``b`` (``alpha = 0``).  Predicted: ``w*`` from
+    ``alpha, beta`` (second moments of the gradients at ``lam = 0``).  Measured: the minimiser of ``f`` over
+    ``[-L, L]`` located from its definition (S of the transformed network; ``f`` is convex, so it is the
+    root of the complex-step ``dS/dlam`` by ``brentq`` when ``f'(-L) < 0 < f'(L)``, else the end where
+    ``f`` is smallest), mapped to ``w``.  Levels ``L = 2, 5, 8``; floor ``e^{-4L}`` (what a minimiser at
+    infinity leaves in ``w``) plus a rounding floor ``1e3 eps S / (alpha_q + beta_q)`` (``dS/dlam`` is
+    exact to ``eps S``, ``f'' = 4 (alpha e^{-2 lam} + beta e^{2 lam})``).
+    """
+    import scipy.optimize as so
+    from theorem_check import FLOAT64
+
+    def check(rng, d):
+        raw, i, a, b = _two_unit_net(rng, d)
+        ctx = FLOAT64
+        inst = M.to_ctx(raw, ctx)
+        w = raw["T"].shape[-1]
+        G = _G0(inst)
+        A, _ = _second_moments(G[i - 1])
+        _, B = _second_moments(G[i])
+        S0 = float(sum(dln.mean_squared_norms(g) for g in G)[0])
+        q = rng.standard_normal(w)
+        q /= np.linalg.norm(q)
+        dirs = {"q": q, "a": np.eye(w)[a], "b": np.eye(w)[b]}
+        pred, meas, lam_hat, ab = [], [[] for _ in IFF_WINDOWS], [[] for _ in IFF_WINDOWS], {}
+        for nm, v in dirs.items():
+            al, be = float(v @ A[0] @ v), float(v @ B[0] @ v)
+            ab[nm] = (al, be)
+            pred.append(al / (al + be))
+            one = type(inst)(dict(inst, T=ctx.asarray(np.outer(v, v)[None])))
+            dfun = lambda z, one=one: float(dS_dlam(one, ctx, np.array([z]))[0])
+            for k, L in enumerate(IFF_WINDOWS):
+                lo, hi = dfun(-L), dfun(L)
+                if lo < 0 < hi:
+                    z = so.brentq(dfun, -L, L, xtol=1e-15, rtol=4 * np.finfo(float).eps)
+                else:                       # monotone on the window: the minimum is at an end
+                    z = L if hi <= 0 else -L
+                lam_hat[k].append(z)
+                meas[k].append(1.0 / (1.0 + np.exp(-4.0 * z)))
+        al_q, be_q = ab["q"]
+        rounding = 1e3 * np.finfo(float).eps * S0 / (al_q + be_q)
+        floors = [float(np.exp(-4 * L)) + rounding for L in IFF_WINDOWS]
+        detail = (f"h^{i + 1} width {w}: alpha, beta = " + ", ".join(f"{nm} ({x:.3g}, {y:.3g})" for nm, (x, y) in ab.items())
+                  + f"; minimiser over [-L, L] (L = {IFF_WINDOWS[-1]:g}): " + ", ".join(f"{z:.6g}" for z in lam_hat[-1])
+                  + "; predicted w* = alpha/(alpha+beta): " + ", ".join(f"{p:.6g}" for p in pred))
+        return Refinement.of([f"L={L:g}" for L in IFF_WINDOWS], measured=[np.array(m) for m in meas],
+                             predicted=np.array(pred), floors=floors, resolution=OPT_RESOLUTION, detail=detail)
+
+    return check
+
+
 # ---------------------------------------------------------------------------------------
 # Theorem 1, eq. (17) and Section 3 on pairs of networks
 # ---------------------------------------------------------------------------------------

@@ -429,10 +429,22 @@ vuniq = _ident(r"\mathbb{E}\|\nabla_{W_i^\lambda}\ell\|^2+\mathbb{E}\|\nabla_{W_
                note="A = E[grad_Wi grad_Wi^T], B = E[grad_Wi+1^T grad_Wi+1], T = sum t_k q_k q_k^T; unique minimiser "
                     "iff (some t_k>0 has beta_k>0 or t_k<0 has alpha_k>0) and (some t_k>0 has alpha_k>0 or t_k<0 "
                     "has beta_k>0)")
+viff = _chk(r"T=qq^{\top}:\ \text{(27) has a unique minimiser iff it is coercive } (\alpha=q^{\top}Aq>0,\ "
+           r"\beta=q^{\top}Bq>0)\text{, then } e^{4\lambda^{*}}=\alpha/\beta\text{; else } \lambda^{*}\to\pm\infty",
+           C.check_unique_iff(), name="corrected: unique iff coercive (rank-one T = q q^T)", kind="corrected",
+           dims=C.single_dims(offsets=(2, 4)),
+           note="one global minimum, three directions of its widest hidden layer: a random unit q (coercive), "
+                "a unit that receives nothing (beta = 0) and one that sends nothing (alpha = 0); the minimiser "
+                "over [-L, L] (from S's definition) against w* = alpha/(alpha+beta) on the compactified line "
+                "w = 1/(1+e^{-4 lam}): interior iff coercive. alpha = beta = 0 (S constant) is the printed "
+                "counterexample")
 tc.register(tc.Claim(
     id="prh.lambda_unique", title="Uniqueness of the minimising lambda (the '(!!!)' observation)",
-    source=_src("4", "after (27)", Puniq), statement=suniq, variants=(vuniq,),
-    controls=(tc.perturb(vuniq, "alpha and beta swapped", rhs=lambda v, inst, ctx: C.spectral_terms(inst, ctx, swap=True)),),
+    source=_src("4", "after (27)", Puniq), statement=suniq, variants=(vuniq, viff),
+    controls=(tc.perturb(vuniq, "alpha and beta swapped", rhs=lambda v, inst, ctx: C.spectral_terms(inst, ctx, swap=True)),
+              tc.perturb(viff, "alpha and beta swapped in w*", predicted=lambda p: 1 - p),
+              tc.perturb(viff, "a finite minimiser also when not coercive",      # the 'only if' half
+                         predicted=lambda p: np.where((p == 0) | (p == 1), 0.5, p))),
     aliases=("unique_lambda",),
     assumptions=(*_SETUP, "the printed claim is tested where it can fail: hidden widths > rank V* = n"),
 ))
