@@ -328,8 +328,8 @@ v30 = _chk(r"{\rm Tr}[-T\mathbb{E}[\nabla_{W_{i}^{\lambda^*}}\ell\nabla_{W_{i}^{
 tc.register(tc.Claim(
     id="prh.eq30", title="The bracket vanishes at the minimising lambda",
     source=_src("4", "(30)", P30), statement=s30, variants=(v30,),
-    controls=(_chk(P30 + r"\ \text{[sign of the first term flipped]}", C.check_eq30("corrected", flip=True),
-                   name="control: sign of the first term", kind="control", dims=M.edln_dims()),),
+    controls=(tc.perturb(v30, "sign of the first term",                      # Tr[T B] = -Tr[T A]
+                         predicted=lambda p: -p, latex=P30 + r"\ \text{[sign of the first term flipped]}"),),
     assumptions=(*_SETUP, *_TRANSFORM, "arbitrary weights (not a minimum of S)"),
 ))
 
