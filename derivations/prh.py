@@ -328,8 +328,8 @@ v30 = _chk(r"{\rm Tr}[-T\mathbb{E}[\nabla_{W_{i}^{\lambda^*}}\ell\nabla_{W_{i}^{
 tc.register(tc.Claim(
     id="prh.eq30", title=r"The bracket vanishes at the minimising $\lambda$",
     source=_src("4", "(30)", P30), statement=s30, variants=(v30,),
-    controls=(_chk(P30 + r"\ \text{[sign of the first term flipped]}", C.check_eq30("corrected", flip=True),
-                   name="control: sign of the first term", kind="control", dims=M.edln_dims()),),
+    controls=(tc.perturb(v30, "sign of the first term",                      # Tr[T B] = -Tr[T A]
+                         predicted=lambda p: -p, latex=P30 + r"\ \text{[sign of the first term flipped]}"),),
     assumptions=(*_SETUP, *_TRANSFORM, "arbitrary weights (not a minimum of S)"),
 ))
 
@@ -344,8 +344,7 @@ v31 = _chk(r"\mathbb{E}[\nabla_{W_{i}}\ell\nabla_{W_{i}}^{\top}\ell]=\mathbb{E}[
 tc.register(tc.Claim(
     id="prh.eq31", title="Boxed: gradient balance at a minimum of S",
     source=_src("4", "(31)", P31), statement=s31, variants=(v31,),
-    controls=(_chk(P31, C.check_eq31("corrected", factor=2.0), name="control: factor 2", kind="control",
-                   dims=one_dims),
+    controls=(tc.double(v31),
               _chk(P31, C.check_eq31("corrected", minimise=False), name="control: generic global minimum",
                    kind="control", dims=one_dims)),
     assumptions=(*_SETUP, r"global minimum of the loss, $S$ minimised over $W_{k} \to G_{k} W_{k} G_{k-1}^{-1}$; "
@@ -411,8 +410,8 @@ s36 = _chk(P36, C.check_eq36("printed"), dims=M.edln_dims(), derivation=Y.eq36,
 tc.register(tc.Claim(
     id="prh.eq36", title="Footnote 14: the unique minimiser of the rescaling",
     source=_src("4", "footnote 14, (36)", P36), statement=s36,
-    controls=(_chk(P36, C.check_eq36("factor 2"), name=r"control: $e^{2 \lambda}$", kind="control", dims=M.edln_dims()),
-              _chk(P36, C.check_eq36("swapped"), name="control: ratio swapped", kind="control", dims=M.edln_dims())),
+    controls=(tc.perturb(s36, r"$e^{2 \lambda}$", predicted=lambda p: 2 * p),       # lam = log(a/b)/2
+              tc.perturb(s36, "ratio swapped", predicted=lambda p: -p)),       # lam = log(b/a)/4
     assumptions=(*_SETUP, "arbitrary weights; a, b > 0 (unit j receives and sends a signal)"),
 ))
 
@@ -430,10 +429,22 @@ vuniq = _ident(r"\mathbb{E}\|\nabla_{W_i^\lambda}\ell\|^2+\mathbb{E}\|\nabla_{W_
                note=r"$A = \mathbb{E}[\nabla_{Wi} \nabla_{Wi}^{\top}]$, $B = \mathbb{E}[\nabla_{Wi}+1^{\top} \nabla_{Wi}+1]$, "
                     r"$T = \sum t_{k} q_{k} q_{k}^{\top}$; unique minimiser iff (some $t_{k}>0$ has $\beta_{k}>0$ "
                     r"or $t_{k}<0$ has $\alpha_{k}>0$) and (some $t_{k}>0$ has $\alpha_{k}>0$ or $t_{k}<0$ has $\beta_{k}>0$)")
+viff = _chk(r"T=qq^{\top}:\ \text{(27) has a unique minimiser iff it is coercive } (\alpha=q^{\top}Aq>0,\ "
+           r"\beta=q^{\top}Bq>0)\text{, then } e^{4\lambda^{*}}=\alpha/\beta\text{; else } \lambda^{*}\to\pm\infty",
+           C.check_unique_iff(), name=r"corrected: unique iff coercive (rank-one $T = q q^{\top}$)", kind="corrected",
+           dims=C.single_dims(offsets=(2, 4)),
+           note=r"one global minimum, three directions of its widest hidden layer: a random unit $q$ (coercive), "
+                r"a unit that receives nothing ($\beta = 0$) and one that sends nothing ($\alpha = 0$); the minimiser "
+                r"over $[-L, L]$ (from $S$'s definition) against $w^* = \alpha/(\alpha+\beta)$ on the compactified line "
+                r"$w = 1/(1+e^{-4 \lambda})$: interior iff coercive. $\alpha = \beta = 0$ ($S$ constant) is the printed "
+                r"counterexample")
 tc.register(tc.Claim(
     id="prh.lambda_unique", title=r"Uniqueness of the minimising $\lambda$ (the '(!!!)' observation)",
-    source=_src("4", "after (27)", Puniq), statement=suniq, variants=(vuniq,),
-    controls=(tc.perturb(vuniq, r"$\alpha$ and $\beta$ swapped", rhs=lambda v, inst, ctx: C.spectral_terms(inst, ctx, swap=True)),),
+    source=_src("4", "after (27)", Puniq), statement=suniq, variants=(vuniq, viff),
+    controls=(tc.perturb(vuniq, r"$\alpha$ and $\beta$ swapped", rhs=lambda v, inst, ctx: C.spectral_terms(inst, ctx, swap=True)),
+              tc.perturb(viff, r"$\alpha$ and $\beta$ swapped in $w^*$", predicted=lambda p: 1 - p),
+              tc.perturb(viff, "a finite minimiser also when not coercive",      # the 'only if' half
+                         predicted=lambda p: np.where((p == 0) | (p == 1), 0.5, p))),
     aliases=("unique_lambda",),
     assumptions=(*_SETUP, "the printed claim is tested where it can fail: hidden widths > rank V* = n"),
 ))
