@@ -67,6 +67,9 @@ def test_degenerate_space_refused_unless_scalar():
     with pytest.raises(ClaimDefinitionError, match="degenerate"):
         _claim("tm.deg", lambda i, c: i.A, lambda i, c: i.A, dims=tc.DimSpace({"n": (1, 1)}))
     _claim("tm.scalar", lambda i, c: i.A, lambda i, c: i.A, dims=tc.DimSpace({"n": (1, 1)}, scalar=True))
+    # custom checks draw their own data: any space (packs written before trust model 2 keep registering)
+    st_ = tc.Statement("x", dims=tc.DimSpace({"k": (1, 1)}), check=lambda rng, d: None)
+    tc.Claim(id="tm.chk", title="t", source=tc.Source("tm", "1", "1", "x"), statement=st_).validate()
 
 
 def test_true_identity_mutants_all_refuted_and_sensitivity_fine():

@@ -203,7 +203,7 @@ class Statement:
             raise ClaimDefinitionError(f"{where}: a numeric stage needs dims (and sample for lhs/rhs)")
         if self.undefined not in ("error", "fails"):
             raise ClaimDefinitionError(f"{where}: undefined={self.undefined!r} must be 'error' or 'fails'")
-        if self.dims is not None and self.dims.degenerate and not self.dims.scalar:
+        if self.lhs is not None and self.dims is not None and self.dims.degenerate and not self.dims.scalar:
             raise ClaimDefinitionError(
                 f"{where}: every configuration of dims {dict(self.dims.ranges)} is degenerate (all sizes <= 1, "
                 "where matrices commute and equal their transposes): widen the ranges, or declare "

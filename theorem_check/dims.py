@@ -47,7 +47,8 @@ class DimSpace:
     scalar : bool
         Declare that the statement is about scalars (or 1x1 objects) on purpose.  Without it, a space
         every configuration of which is *degenerate* (every size <= 1, where matrices commute, equal
-        their transposes and vectors equal matrices) is refused when a claim using it registers.
+        their transposes and vectors equal matrices) is refused when an identity (``lhs``/``rhs``)
+        using it registers.  Custom checks draw their own data and may use any space.
 
     Raises
     ------
