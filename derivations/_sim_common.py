@@ -36,7 +36,7 @@ import theorem_check as tc
 
 __all__ = ["BUDGET", "budget", "paper_scale", "scaled", "Progress", "mean_se", "richardson", "sq_norm_ustat",
            "zero_test", "scalar_test", "extrapolated_test", "extrapolated_estimate", "drift_test", "as_figspec",
-           "NotConverged", "require_converged", "ratio_perp", "refinement", "montecarlo", "Z_CRIT"]
+           "NotConverged", "require_converged", "ratio_perp", "refinement", "montecarlo", "resolvable", "Z_CRIT"]
 
 BUDGET: float | str | None = None
 """Module-level override of ``THEOREM_CHECK_BUDGET`` (``"ci"``, ``"paper"`` or a float)."""
@@ -280,6 +280,23 @@ def extrapolated_estimate(coarse: np.ndarray, fine: np.ndarray) -> tuple[np.ndar
     m, se = mean_se(m0)
     sys_err = np.abs(np.asarray(m) - np.mean(np.asarray(fine, float), axis=0))
     return np.asarray(m, float), np.maximum(np.hypot(se, sys_err), 1e-300)
+
+
+def resolvable(floors, *, margin: float = 1.25) -> float:
+    """The smallest relative change ``delta`` of a prediction that the refinement rule refutes for sure.
+
+    Worst case over every true statement (residual up to the floor at each level, of any sign): the
+    mutant's residual at level ``k`` lies in ``[delta - f_k, delta + f_k]`` (relative to the prediction's
+    scale).  FAILS needs it above ``f_last sqrt(f_first / f_last)`` and stalled, ``r_last >= r_prev / 2``
+    (``r_first / 2`` with two levels): ``delta >= f_last (1 + sqrt(rho))`` and ``delta >= 2 f_last + f_prev``.
+    Returns ``margin`` times the larger bound (``floors`` coarsest first, at least two).
+    """
+    f = [float(x) for x in floors]
+    if len(f) < 2:
+        raise tc.InvalidArgument(f"floors={floors!r} must have at least two levels")
+    need_fail = f[-1] * (1.0 + math.sqrt(f[0] / f[-1]))
+    need_stall = 2.0 * f[-1] + f[-2]
+    return margin * max(need_fail, need_stall)
 
 
 def refinement(names, *, figure=None, **kwargs) -> "tc.Refinement":

@@ -195,10 +195,7 @@ def _gd_check(target: str):
                   "panels": [{"kind": "line", "xlabel": "step", "ylabel": r"$\|A-B\|_F/\|A\|_F$", "yscale": "log",
                               "series": [{"label": f"GD eta={etas[0]:g}", "x": [h[0] for h in hist],
                                           "y": [h[1] for h in hist]}]}]}
-        # the relative mutant delta the rule refutes whatever the true residual r <= f at each level: FAILS needs
-        # delta - f_last > f_last sqrt(f_first/f_last) (= 2 f_last here) and the stall delta - f_last >= (delta +
-        # f_prev) / 2, i.e. delta >= 2 f_last + f_prev = 4 f_last; 4.5 f_last keeps a margin
-        resolution = min(0.5, 4.5 * floors[-1])
+        resolution = min(0.5, sc.resolvable(floors))   # about 9e-4: what the step refinement resolves
         return sc.refinement(names, measured=measured, predicted_levels=predicted, floors=floors,
                              resolution=float(resolution), figure=figure,
                              detail=f"{what}; floors (exact discrete drift bound) " + ", ".join(f"{f:.1e}" for f in floors)
