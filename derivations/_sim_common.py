@@ -263,10 +263,11 @@ def ratio_perp(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``A = 2 c B``, ... and no degenerate "0 = 0" comparison arises.  Shapes ``(R, m, n)`` -> ``(R,), (R,)``.
     """
     A, B = np.asarray(A, float), np.asarray(B, float)
-    bb = np.einsum("r...,r...->r", B, B)
-    rho = np.einsum("r...,r...->r", A, B) / bb
-    P = A - rho.reshape((-1,) + (1,) * (A.ndim - 1)) * B
-    return rho, np.sqrt(np.einsum("r...,r...->r", P, P) / bb)
+    a, b = A.reshape(len(A), -1), B.reshape(len(B), -1)
+    bb = np.sum(b * b, axis=1)
+    rho = np.sum(a * b, axis=1) / bb
+    p = a - rho[:, None] * b
+    return rho, np.sqrt(np.sum(p * p, axis=1) / bb)
 
 
 def extrapolated_estimate(coarse: np.ndarray, fine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -282,21 +283,25 @@ def extrapolated_estimate(coarse: np.ndarray, fine: np.ndarray) -> tuple[np.ndar
     return np.asarray(m, float), np.maximum(np.hypot(se, sys_err), 1e-300)
 
 
-def resolvable(floors, *, margin: float = 1.25) -> float:
+def resolvable(floors, *, margin: float = 1.1) -> float:
     """The smallest relative change ``delta`` of a prediction that the refinement rule refutes for sure.
 
     Worst case over every true statement (residual up to the floor at each level, of any sign): the
     mutant's residual at level ``k`` lies in ``[delta - f_k, delta + f_k]`` (relative to the prediction's
-    scale).  FAILS needs it above ``f_last sqrt(f_first / f_last)`` and stalled, ``r_last >= r_prev / 2``
-    (``r_first / 2`` with two levels): ``delta >= f_last (1 + sqrt(rho))`` and ``delta >= 2 f_last + f_prev``.
-    Returns ``margin`` times the larger bound (``floors`` coarsest first, at least two).
+    scale).  With ``rho = f_first / f_last`` it is FAILS when it is (i) not HOLDS by rate: ``delta - f_last >
+    (delta + f_first) / sqrt(rho)`` or ``delta - f_last > sqrt(f_last)``; (ii) above ``f_last sqrt(rho)``:
+    ``delta > f_last (1 + sqrt(rho))``; (iii) stalled, ``r_last >= r_prev / 2``: ``delta >= 2 f_last + f_prev``.
+    Returns ``margin`` times the largest bound (``floors`` coarsest first, at least two, decreasing).
     """
     f = [float(x) for x in floors]
-    if len(f) < 2:
-        raise tc.InvalidArgument(f"floors={floors!r} must have at least two levels")
-    need_fail = f[-1] * (1.0 + math.sqrt(f[0] / f[-1]))
-    need_stall = 2.0 * f[-1] + f[-2]
-    return margin * max(need_fail, need_stall)
+    if len(f) < 2 or not all(a > b > 0 for a, b in zip(f, f[1:])):
+        raise tc.InvalidArgument(f"floors={floors!r} must be at least two positive, decreasing levels")
+    q = math.sqrt(f[0] / f[-1])
+    by_rate = (f[-1] + f[0] / q) / (1.0 - 1.0 / q) if q > 1.0 + 1e-9 else math.inf
+    not_hold = min(f[-1] + math.sqrt(f[-1]), by_rate)
+    above = f[-1] * (1.0 + q)
+    stall = 2.0 * f[-1] + f[-2]
+    return margin * max(not_hold, above, stall)
 
 
 def refinement(names, *, figure=None, **kwargs) -> "tc.Refinement":

@@ -123,7 +123,7 @@ def _n2_check(law: str):
             detail=f"beta=0.60: ({s[i60, 0]:.6f}, {s[i60, 1]:.2e}), predicted ({pred[i60, 0]:.4f}, {pred[i60, 1]:.4f}); "
                    f"max |s - s*| over {R} (beta, kappa) runs " + " -> ".join(f"{v:.1e}" for v in errs)
                    + f"; GD to gradient norm {', '.join(f'{t:g}' for t in c['tols'])} ({', '.join(map(str, steps_used))} "
-                   f"steps); floors {', '.join(f'{f:.1e}' for f in floors)}; hidden width {c['hidden']}, eta = {tuple(ETA)}, "
+                   f"steps); floors {', '.join(f'{f:.1e}' for f in floors)}; hidden width {c['hidden']}, eta = {tuple(float(e) for e in ETA)}, "
                    f"beta within {c['gap']} of a transition skipped",
             figure={"title": "Cascade n = 2: trained singular values against beta",
                     "panels": [{"kind": "line", "xlabel": r"$\beta$", "ylabel": r"$s_j$", "series": series}]})

@@ -195,7 +195,7 @@ def _gd_check(target: str):
                   "panels": [{"kind": "line", "xlabel": "step", "ylabel": r"$\|A-B\|_F/\|A\|_F$", "yscale": "log",
                               "series": [{"label": f"GD eta={etas[0]:g}", "x": [h[0] for h in hist],
                                           "y": [h[1] for h in hist]}]}]}
-        resolution = min(0.5, sc.resolvable(floors))   # about 9e-4: what the step refinement resolves
+        resolution = min(0.5, sc.resolvable(floors))   # about 1e-3: what the step refinement resolves
         return sc.refinement(names, measured=measured, predicted_levels=predicted, floors=floors,
                              resolution=float(resolution), figure=figure,
                              detail=f"{what}; floors (exact discrete drift bound) " + ", ".join(f"{f:.1e}" for f in floors)
