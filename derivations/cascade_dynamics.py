@@ -157,28 +157,47 @@ tc.register(tc.Claim(
 # two hidden layers: first-order transitions and hysteresis
 # ---------------------------------------------------------------------------------------------
 
-N3 = dict(hidden=3, lr=0.05, tol=1e-8, dbetas=(0.02, 0.005), lo=0.02, hi=0.6, max_steps=400000)
+N3 = dict(hidden=3, lr=0.05, tol=1e-8, dbeta=0.005, lo=0.02, hi=0.6, local=(8, 3), max_steps=400000)
+"""Two hidden layers: a global quasi-static sweep at spacing ``dbeta``, then ``local[1]`` local sweeps, each
+``local[0]`` times finer, inside the bracket where each run left the branch (the refinement levels)."""
 
 
-def _sweep(Ws, Sxx, Syx, grid, *, lr, tol, max_steps):
-    """Quasi-static sweep: at each beta of ``grid`` run GD to ``tol`` from the previous state."""
-    s_out, worst = [], 0
+def _sweep(Ws, Sxx, Syx, grid, *, lr, tol, max_steps, keep=False):
+    """Quasi-static sweep: at each beta of ``grid`` run GD to ``tol`` from the previous state.
+
+    ``grid`` has shape ``(G,)`` (one beta for every replica) or ``(G, R)`` (per replica).  Returns
+    ``(s (R, G, 2), worst steps)`` and, with ``keep=True``, the states after every grid point.
+    """
+    s_out, worst, states = [], 0, []
+    R = Ws[0].shape[0]
     for b in grid:
-        Ws, steps, g = gd_to_tolerance(Ws, Sxx, Syx, np.full(Ws[0].shape[0], b), lr=lr, tol=tol, max_steps=max_steps)
+        Ws, steps, g = gd_to_tolerance(Ws, Sxx, Syx, np.broadcast_to(np.asarray(b, float), (R,)).copy(), lr=lr, tol=tol,
+                                       max_steps=max_steps)
         worst = max(worst, steps)
         s_out.append(per_layer_s(Ws)[:, :2])
-    return np.stack(s_out, 1), worst                        # (R, len(grid), 2)
+        if keep:
+            states.append([W.copy() for W in Ws])
+    out = (np.stack(s_out, 1), worst)
+    return out + (states,) if keep else out
+
+
+def _first_below(s, thresh):
+    """Index of the first grid point where each replica's ``s`` (R, G) is below ``thresh`` (G if never)."""
+    below = s < thresh
+    return np.where(below.any(1), below.argmax(1), s.shape[1])
 
 
 def _n3_check(where: str):
     """Up-sweep jump of direction j at ``where`` = "det" (spinodal) or "star" (level crossing) of its potential.
 
-    A Refinement over the beta grid spacing.  Measured per level: the first grid beta where each replica's
-    ``s_j`` left the branch (``2R`` values), the largest distance of the up-sweep from the quartic's branch
-    before that, and the largest ``s`` of the down-sweep; predicted: the jump location, 0 and 0.  Floor of
-    a true statement: a jump lies in ``(beta_det, beta_det + dbeta]`` (``sqrt(2R) dbeta`` for the jumps),
-    plus ``10 tol / L''`` for the branch (the smallest curvature ``30 kappa s^4 - 12 eta s + 6 beta`` on it)
-    and ``10 tol / (6 beta_min)`` for the origin, relative to the jumps' norm.
+    A Refinement over the beta spacing: a global up-sweep at spacing ``dbeta`` brackets, per run and
+    direction, the beta where ``s_j`` leaves the branch (falls below ``s_m / 2``); local sweeps inside the
+    bracket, each ``local[0]`` times finer, narrow it.  Measured per level: the upper end of every bracket
+    (``2R`` values), the largest distance of the up-sweep from the quartic's branch before the jump, and the
+    largest ``s`` of the down-sweep; predicted: the jump location, 0 and 0.  Floor of a true statement: a
+    jump lies in ``(beta_det, beta_det + spacing]`` (``sqrt(2R) spacing`` for the jumps), plus ``10 tol / L''``
+    for the branch (its smallest curvature ``30 kappa s^4 - 12 eta s + 6 beta``) and ``10 tol / (6 beta_min)``
+    for the origin, relative to the jumps' norm.
     """
 
     def check(rng, dims):
@@ -191,66 +210,93 @@ def _n3_check(where: str):
         bd = np.array([beta_det(e, 1.0) for e in ETA])
         bs = np.array([beta_star(e, 1.0) for e in ETA])
         target = bd if where == "det" else bs
-        names, measured, predicted, floors, figs, notes = [], [], [], [], [], []
-        worst_steps, down_max = 0, 0.0
-        bar = sc.Progress("cascade n=3 hysteresis", len(c["dbetas"]))
-        for k, db in enumerate(c["dbetas"]):
-            db = db / max(1.0, sc.budget()) ** 0.5 if k == len(c["dbetas"]) - 1 else db
-            grid = np.arange(c["lo"], c["hi"] + 1e-12, db)
-            # up: train at beta = 0 from an O(1) init (the origin is a saddle there), then raise beta
-            W0 = _init(rng, R, widths, 1.0)
-            W0, steps0, _ = gd_to_tolerance(W0, Sxx, Syx, np.zeros(R), lr=c["lr"], tol=1e-6, max_steps=c["max_steps"])
-            up, st_up = _sweep(W0, Sxx, Syx, grid, lr=c["lr"], tol=c["tol"], max_steps=c["max_steps"])
-            # down: from a tiny random init at the top of the grid, lower beta
-            down, st_down = _sweep(_init(rng, R, widths, 1e-3), Sxx, Syx, grid[::-1], lr=c["lr"], tol=c["tol"],
-                                   max_steps=c["max_steps"])
-            down = down[:, ::-1]
-            worst_steps = max(worst_steps, st_up, st_down)
-            branch = np.array([[n3_branch(e, 1.0, b) for e in ETA] for b in grid])       # (len(grid), 2)
-            jumps, branch_err, curv = [], 0.0, np.inf
+        s_m = (ETA / 4.0) ** (1 / 3)                     # the branch minimum at the spinodal; "left" = below s_m / 2
+        db = c["dbeta"]
+        grid = np.arange(c["lo"], c["hi"] + 1e-12, db)
+        nsteps = 1 + c["local"][1]
+        bar = sc.Progress("cascade n=3 hysteresis", nsteps)
+        # up: train at beta = 0 from an O(1) init (the origin is a saddle there), then raise beta
+        W0 = _init(rng, R, widths, 1.0)
+        W0, _, _ = gd_to_tolerance(W0, Sxx, Syx, np.zeros(R), lr=c["lr"], tol=1e-6, max_steps=c["max_steps"])
+        up, worst, states = _sweep(W0, Sxx, Syx, grid, lr=c["lr"], tol=c["tol"], max_steps=c["max_steps"], keep=True)
+        # down: from a tiny random init at the top of the grid, lower beta
+        down, st_down = _sweep(_init(rng, R, widths, 1e-3), Sxx, Syx, grid[::-1], lr=c["lr"], tol=c["tol"],
+                               max_steps=c["max_steps"])
+        down = down[:, ::-1]
+        worst = max(worst, st_down)
+        branch = np.array([[n3_branch(e, 1.0, b) for e in ETA] for b in grid])           # (G, 2)
+        down_max = float(np.max(down))
+        jumps = np.zeros((2, R))
+        lo_beta, lo_state = np.zeros((2, R)), [None, None]
+        branch_err, curv = 0.0, np.inf
+        for j in range(2):
+            i_jump = _first_below(up[:, :, j], s_m[j] / 2)
+            # a run that never leaves the branch on the grid is recorded as jumping past its end (a gap
+            # that does not shrink with the spacing: refuted, not excused)
+            jumps[j] = np.where(i_jump < len(grid), grid[np.minimum(i_jump, len(grid) - 1)], grid[-1] + db)
+            i_lo = np.maximum(i_jump - 1, 0)
+            lo_beta[j] = grid[i_lo]
+            lo_state[j] = [np.stack([states[i_lo[r]][li][r] for r in range(R)]) for li in range(len(widths) - 1)]
+            on = grid < jumps[j].min()
+            if on.any():
+                branch_err = max(branch_err, float(np.max(np.abs(up[:, on, j] - branch[on, j]))))
+                sb = branch[on, j]
+                curv = min(curv, float(np.min(30 * sb ** 4 - 12 * ETA[j] * sb + 6 * grid[on])))
+        names, measured, spacings = [f"dbeta={db:g}"], [jumps.ravel().copy()], [db]
+        notes = [f"dbeta={db:g}: up-sweep jumps at beta = {', '.join(f'{v:.6f}' for v in jumps.max(1))}"]
+        bar.update(1)
+        w = db
+        for k in range(c["local"][1]):
+            w = w / c["local"][0]
             for j in range(2):
-                s_m = (ETA[j] / 4.0) ** (1 / 3)
-                below = np.where(up[:, :, j] < s_m / 2)
-                # a run that never leaves the branch on the grid is recorded as jumping past its end (a gap
-                # that does not shrink with dbeta: refuted, not excused)
-                first = np.array([grid[below[1][below[0] == r].min()] if np.any(below[0] == r) else grid[-1] + db
-                                  for r in range(R)])
-                jumps.append(first)
-                on = grid < first.min()
-                if on.any():
-                    branch_err = max(branch_err, float(np.max(np.abs(up[:, on, j] - branch[on, j]))))
-                    sb = branch[on, j]
-                    curv = min(curv, float(np.min(30 * sb ** 4 - 12 * ETA[j] * sb + 6 * grid[on])))
-            jumps = np.array(jumps)                                                         # (2, R)
-            level_down = float(np.max(down))
-            down_max = max(down_max, level_down)
-            names.append(f"dbeta={db:g}")
-            measured.append(np.r_[jumps.ravel(), branch_err, level_down])
-            pred = np.r_[np.repeat(target, R), 0.0, 0.0]
-            predicted.append(pred)
-            bound = np.sqrt(2 * R) * db + 10 * c["tol"] / max(curv, 1e-300) + 10 * c["tol"] / (6 * c["lo"])
-            floors.append(float(bound / np.linalg.norm(pred)))
-            notes.append(f"dbeta={db:g}: up-sweep jumps at beta = {', '.join(f'{v:.4f}' for v in jumps.max(1))} "
-                         f"(branch error {branch_err:.1e}); down-sweep max s = {level_down:.1e}")
-            if k == len(c["dbetas"]) - 1:
-                for j in range(2):
-                    figs.append({"label": f"up-sweep s_{j + 1}", "style": "points", "x": grid.tolist(), "y": up[0, :, j].tolist()})
-                    figs.append({"label": f"down-sweep s_{j + 1}", "style": "points", "x": grid.tolist(),
-                                 "y": down[0, :, j].tolist()})
-                    figs.append({"label": f"nontrivial branch {j + 1}", "style": "line", "x": grid.tolist(),
-                                 "y": branch[:, j].tolist()})
-            bar.update(k + 1)
+                fine = lo_beta[j][None, :] + w * np.arange(1, c["local"][0] + 1)[:, None]     # (local, R)
+                s_loc, st, st_states = _sweep(lo_state[j], Sxx, Syx, fine, lr=c["lr"], tol=c["tol"],
+                                              max_steps=c["max_steps"], keep=True)
+                worst = max(worst, st)
+                i_jump = _first_below(s_loc[:, :, j], s_m[j] / 2)
+                # the bracket's upper end (a run still on the branch at its old upper end cannot happen for a true
+                # statement; it is recorded there)
+                jumps[j] = fine[np.minimum(i_jump, len(fine) - 1), np.arange(R)]
+                i_lo = i_jump - 1
+                for r in range(R):
+                    if i_lo[r] >= 0:
+                        lo_beta[j][r] = fine[i_lo[r], r]
+                        for li in range(len(widths) - 1):
+                            lo_state[j][li][r] = st_states[i_lo[r]][li][r]
+                on_pts = np.arange(len(fine))[:, None] < i_jump[None, :]                     # (local, R)
+                if on_pts.any():
+                    ref = np.array([[n3_branch(ETA[j], 1.0, b) for b in fine[:, r]] for r in range(R)])   # (R, local)
+                    err = np.abs(s_loc[:, :, j] - ref)[on_pts.T]
+                    branch_err = max(branch_err, float(err.max()))
+                    sb, bb = ref[on_pts.T], fine.T[on_pts.T]
+                    curv = min(curv, float(np.min(30 * sb ** 4 - 12 * ETA[j] * sb + 6 * bb)))
+            names.append(f"dbeta={w:.3g}")
+            measured.append(jumps.ravel().copy())
+            spacings.append(w)
+            notes.append(f"dbeta={w:.3g}: jumps at beta = {', '.join(f'{v:.6f}' for v in jumps.max(1))}")
+            bar.update(2 + k)
         bar.close()
-        if worst_steps >= c["max_steps"]:
+        if worst >= c["max_steps"]:
             raise sc.NotConverged(f"GD did not converge at some beta within {c['max_steps']} steps")
-        what = (f"up-sweep jumps at beta_det = ({bd[0]:.4f}, {bd[1]:.4f})" if where == "det"
-                else f"up-sweep jumps at beta* = ({bs[0]:.4f}, {bs[1]:.4f})")
+        pred = np.r_[np.repeat(target, R), 0.0, 0.0]
+        extra = 10 * c["tol"] / max(curv, 1e-300) + 10 * c["tol"] / (6 * c["lo"])
+        floors = [float((np.sqrt(2 * R) * sp + extra) / np.linalg.norm(pred)) for sp in spacings]
+        meas = [np.r_[m, branch_err, down_max] for m in measured]
+        what = (f"up-sweep jumps at beta_det = ({bd[0]:.6f}, {bd[1]:.6f})" if where == "det"
+                else f"up-sweep jumps at beta* = ({bs[0]:.6f}, {bs[1]:.6f})")
+        figs = []
+        for j in range(2):
+            figs.append({"label": f"up-sweep s_{j + 1}", "style": "points", "x": grid.tolist(), "y": up[0, :, j].tolist()})
+            figs.append({"label": f"down-sweep s_{j + 1}", "style": "points", "x": grid.tolist(),
+                         "y": down[0, :, j].tolist()})
+            figs.append({"label": f"nontrivial branch {j + 1}", "style": "line", "x": grid.tolist(),
+                         "y": branch[:, j].tolist()})
         return sc.refinement(
-            names, measured=measured, predicted_levels=predicted, floors=floors,
+            names, measured=meas, predicted=pred, floors=floors,
             resolution=min(0.5, sc.resolvable(floors)),
             detail=f"predicted: {what}, branch followed, down-sweep stays at s = 0 (hysteresis; beta* = ({bs[0]:.4f}, "
-                   f"{bs[1]:.4f})) | " + " | ".join(notes) + "; floors (grid spacing, GD tolerance) "
-                   + ", ".join(f"{f:.1e}" for f in floors),
+                   f"{bs[1]:.4f})) | " + " | ".join(notes) + f" | branch error {branch_err:.1e}, down-sweep max s "
+                   f"{down_max:.1e}; floors (spacing, GD tolerance) " + ", ".join(f"{f:.1e}" for f in floors),
             figure={"title": "Cascade n = 3: hysteresis of the trained singular values",
                     "panels": [{"kind": "line", "xlabel": r"$\beta$", "ylabel": r"$s_j$", "series": figs,
                                 "vlines": [{"x": b, "label": f"beta_det_{j + 1}"} for j, b in enumerate(bd)]
