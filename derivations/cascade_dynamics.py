@@ -135,7 +135,7 @@ _DIMS_N2 = tc.DimSpace({"n": (2, 2), "hidden": (4, 4)})
 _n2 = tc.Statement(r"s_j(\beta) = \sqrt{\max(0, (\eta_j - \beta)/\kappa_j)},\ \beta^*_j = \eta_j", dims=_DIMS_N2,
                    check=_n2_check("sqrt"),
                    note="Per-layer singular values s_j = sigma_j(W_2 W_1)^{1/2} of the trained network (0-balanced at "
-                        "convergence), GD to gradient tolerance 1e-4 then 1e-9; two aligned data sets (kappa = (1, 1), "
+                        "convergence), GD to gradient tolerance 1e-4, 1e-7, 1e-10; two aligned data sets (kappa = (1, 1), "
                         "(1, 0.5)) in random orthogonal frames; includes the review's beta = 0.60 point.")
 
 tc.register(tc.Claim(
@@ -310,7 +310,8 @@ _n3 = tc.Statement(
     r"\text{up-sweep: } s_j \text{ follows } \kappa s^4 - \eta_j s + \beta = 0 \text{ and jumps to 0 at } "
     r"\beta^{(\mathrm{det})}_j = \tfrac{3\eta_j^{4/3}}{4^{4/3}\kappa_j^{1/3}};\ \text{down-sweep from } s \approx 0 \text{ stays at 0}",
     dims=_DIMS_N3, check=_n3_check("det"),
-    note="Quasi-static sweeps of the full 3-layer network (GD to gradient 1e-8 at each beta), grid spacing refined; "
+    note="Quasi-static sweeps of the full 3-layer network (GD to gradient 1e-8 at each beta), beta spacing refined "
+         "locally inside each run's jump bracket (0.005 -> 1e-5); "
          "the origin is a local minimum for every beta > 0 (L''(0) = 6 beta), so the down-sweep cannot leave it.")
 
 tc.register(tc.Claim(

@@ -229,8 +229,8 @@ tc.register(tc.Claim(
 
 _gd = tc.Statement(r"W_tW_t^\top - U_t^\top U_t = W_0W_0^\top - U_0^\top U_0 \text{ under GD}", dims=_DIMS_FIG2,
                    check=_gd_check("conserved"),
-                   note="Exact population GD from Figure 2's initialisation, step refined eta, eta/2, eta/4; floors are "
-                        "the discrete-time drift bound sum_t eta^2 ||g_t||^2 of a conserved charge.")
+                   note="Exact population GD from Figure 2's initialisation, step refined eta/4, eta/8, eta/16; floors are "
+                        "the exact discrete-time drift bound sum_t eta^2 ||g_W g_W^T - g_U^T g_U|| of a conserved charge.")
 
 tc.register(tc.Claim(
     id="noise.fig2_gd_sim",
