@@ -2,8 +2,10 @@
 
 The training-dynamics claims (``derivations.noise_dynamics``, ``derivations.cascade_dynamics``)
 simulate many independent replicas at once (replicas along axis 0 of every array) and decide
-with :func:`theorem_check.decide_zscore` on a statistic whose standard error comes from the spread
-over replicas.  Predictions of the papers are small-step statements (``eta -> 0``); a finite step
+by reporting what they measured and what the theory predicts (``tc.MonteCarlo`` for replica
+estimates with a standard error from the spread over replicas, ``tc.Refinement`` for deterministic
+flows refined in step size, tolerance, grid or time): the engine decides and evaluates the automatic
+mutants (trust model 2).  Predictions of the papers are small-step statements (``eta -> 0``); a finite step
 leaves an ``O(eta)`` bias, removed by running at ``eta`` and ``eta/2`` and extrapolating
 (:func:`richardson`), so that the verdict does not hinge on a chosen tolerance.
 
@@ -33,7 +35,8 @@ import numpy as np
 import theorem_check as tc
 
 __all__ = ["BUDGET", "budget", "paper_scale", "scaled", "Progress", "mean_se", "richardson", "sq_norm_ustat",
-           "zero_test", "scalar_test", "extrapolated_test", "drift_test", "as_figspec", "measurement", "Z_CRIT"]
+           "zero_test", "scalar_test", "extrapolated_test", "extrapolated_estimate", "drift_test", "as_figspec",
+           "NotConverged", "require_converged", "ratio_perp", "refinement", "montecarlo", "resolvable", "Z_CRIT"]
 
 BUDGET: float | str | None = None
 """Module-level override of ``THEOREM_CHECK_BUDGET`` (``"ci"``, ``"paper"`` or a float)."""
@@ -226,6 +229,76 @@ def as_figspec(fig: dict | None) -> dict | None:
     return {"kind": "panels", "panels": curves, "caption": fig.get("title", "")}
 
 
-def measurement(*args, figure=None, **kwargs):
-    """``tc.Measurement`` with the figure converted by :func:`as_figspec`."""
-    return tc.Measurement(*args, figure=as_figspec(figure), **kwargs)
+class NotConverged(RuntimeError):
+    """A simulation that did not converge in budget (drift between window halves, GD above tolerance, runs
+    diverged): raised by a check, it makes the instance GREY and the claim INCONCLUSIVE, with this message."""
+
+
+def require_converged(drifts: dict) -> None:
+    """Raise :class:`NotConverged` naming every entry of ``drifts`` (:func:`drift_test` results) that drifted."""
+    bad = [name for name, d in drifts.items() if not d["converged"]]
+    if bad:
+        raise NotConverged("not converged (drift between window halves resolved at "
+                           + ", ".join(f"{b}: z={drifts[b]['z']:.1f}" for b in bad) + ")")
+
+
+def ratio_perp(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Encode a matrix statement ``A = c B`` as two numbers per replica (axis 0): ``(rho, perp)``.
+
+    ``rho = <A, B> / <B, B>`` (the least-squares factor) and ``perp = ||A - rho B|| / ||B||`` (Frobenius).
+    By Pythagoras ``||A - c B||^2 / ||B||^2 = (rho - c)^2 + perp^2`` for every ``c``: comparing
+    ``(rho, perp)`` with the prediction ``(c, 0)`` is comparing ``A`` with ``c B``, so the engine's
+    mutants of the prediction (times -1, 2, 1/2, 1 + delta) are exactly the statements ``A = -c B``,
+    ``A = 2 c B``, ... and no degenerate "0 = 0" comparison arises.  Shapes ``(R, m, n)`` -> ``(R,), (R,)``.
+    """
+    A, B = np.asarray(A, float), np.asarray(B, float)
+    a, b = A.reshape(len(A), -1), B.reshape(len(B), -1)
+    bb = np.sum(b * b, axis=1)
+    rho = np.sum(a * b, axis=1) / bb
+    p = a - rho[:, None] * b
+    return rho, np.sqrt(np.sum(p * p, axis=1) / bb)
+
+
+def extrapolated_estimate(coarse: np.ndarray, fine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and error of the ``eta -> 0`` extrapolation of replicas (axis 0) measured at ``eta`` and ``eta/2``.
+
+    As :func:`extrapolated_test` (elementwise over trailing axes): the mean of the per-replica
+    :func:`richardson` extrapolation, and the replica standard error combined in quadrature with the
+    extrapolation error ``|m0 - mean(fine)|`` (the size of the last correction).
+    """
+    m0 = richardson(coarse, fine)
+    m, se = mean_se(m0)
+    sys_err = np.abs(np.asarray(m) - np.mean(np.asarray(fine, float), axis=0))
+    return np.asarray(m, float), np.maximum(np.hypot(se, sys_err), 1e-300)
+
+
+def resolvable(floors, *, margin: float = 1.1) -> float:
+    """The smallest relative change ``delta`` of a prediction that the refinement rule refutes for sure.
+
+    Worst case over every true statement (residual up to the floor at each level, of any sign): the
+    mutant's residual at level ``k`` lies in ``[delta - f_k, delta + f_k]`` (relative to the prediction's
+    scale).  With ``rho = f_first / f_last`` it is FAILS when it is (i) not HOLDS by rate: ``delta - f_last >
+    (delta + f_first) / sqrt(rho)`` or ``delta - f_last > sqrt(f_last)``; (ii) above ``f_last sqrt(rho)``:
+    ``delta > f_last (1 + sqrt(rho))``; (iii) stalled, ``r_last >= r_prev / 2``: ``delta >= 2 f_last + f_prev``.
+    Returns ``margin`` times the largest bound (``floors`` coarsest first, at least two, decreasing).
+    """
+    f = [float(x) for x in floors]
+    if len(f) < 2 or not all(a > b > 0 for a, b in zip(f, f[1:])):
+        raise tc.InvalidArgument(f"floors={floors!r} must be at least two positive, decreasing levels")
+    q = math.sqrt(f[0] / f[-1])
+    by_rate = (f[-1] + f[0] / q) / (1.0 - 1.0 / q) if q > 1.0 + 1e-9 else math.inf
+    not_hold = min(f[-1] + math.sqrt(f[-1]), by_rate)
+    above = f[-1] * (1.0 + q)
+    stall = 2.0 * f[-1] + f[-2]
+    return margin * max(not_hold, above, stall)
+
+
+def refinement(names, *, figure=None, **kwargs) -> "tc.Refinement":
+    """``tc.Refinement.of(names, ...)`` with the figure converted by :func:`as_figspec`."""
+    return tc.Refinement.of(list(names), figure=as_figspec(figure), **kwargs)
+
+
+def montecarlo(estimate, predicted, stderr, *, figure=None, **kwargs) -> "tc.MonteCarlo":
+    """``tc.MonteCarlo`` (engine z-test, alpha = 1e-6) with the figure converted by :func:`as_figspec`."""
+    return tc.MonteCarlo(np.asarray(estimate, float), np.asarray(predicted, float), np.asarray(stderr, float),
+                         figure=as_figspec(figure), **kwargs)

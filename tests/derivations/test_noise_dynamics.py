@@ -208,3 +208,91 @@ def test_zero_test_allowance():
     assert sc.zero_test(D, 1.0)["outcome"] is tc.Outcome.FAILS
     assert sc.zero_test(D, 1.0, allowance=2 * 9 * 0.01 ** 2)["outcome"] is tc.Outcome.HOLDS
     assert sc.zero_test(D + 1.0, 1.0, allowance=2 * 9 * 0.01 ** 2)["outcome"] is tc.Outcome.FAILS
+
+
+# --- trust model 2: what the simulation checks report (issue 10) -------------------------------------------------
+
+@given(st.integers(0, 2**32 - 1), st.floats(-3, 3))
+@settings(max_examples=40)
+def test_ratio_perp_encodes_every_multiple(seed, c):
+    """||A - c B||^2 / ||B||^2 = (rho - c)^2 + perp^2 for every c: (rho, perp) vs (c, 0) is A vs c B."""
+    rng = np.random.default_rng(seed)
+    A, B = rng.normal(size=(3, 4, 4)), rng.normal(size=(3, 4, 4))
+    rho, perp = sc.ratio_perp(A, B)
+    lhs = np.sum((A - c * B) ** 2, axis=(1, 2)) / np.sum(B * B, axis=(1, 2))
+    assert np.allclose(lhs, (rho - c) ** 2 + perp ** 2, rtol=1e-10)
+    rho2, perp2 = sc.ratio_perp(2.5 * B, B)
+    assert np.allclose(rho2, 2.5) and np.allclose(perp2, 0.0, atol=1e-12)
+
+
+@given(st.lists(st.floats(1e-12, 1e-1), min_size=2, max_size=4, unique=True), st.integers(0, 2**32 - 1))
+@settings(max_examples=80)
+def test_resolvable_perturbation_is_refuted_whatever_the_true_residual(floors, seed):
+    """The stated resolution is refuted by the refinement rule for every true residual pattern within the floors."""
+    floors = sorted(floors, reverse=True)
+    delta = sc.resolvable(floors)
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        true = rng.uniform(0, 1, len(floors)) * np.array(floors)
+        sign = rng.choice([-1.0, 1.0], len(floors))
+        mutant = np.abs(delta + sign * true)
+        assert tc.decide_refinement(list(mutant), floors) is tc.Outcome.FAILS
+        assert tc.decide_refinement(list(true), floors) is tc.Outcome.HOLDS
+
+
+def test_require_converged_raises_not_converged():
+    sc.require_converged({"a": {"converged": True, "z": 0.3}})
+    with pytest.raises(sc.NotConverged, match="b: z=7.0"):
+        sc.require_converged({"a": {"converged": True, "z": 0.3}, "b": {"converged": False, "z": 7.0}})
+
+
+def test_montecarlo_helper_is_decided_by_the_engine_and_refutes_a_sign_flip():
+    """A check's MonteCarlo is decided by the engine; its sign, factor and 12.2-se mutants are refuted."""
+    from theorem_check.checks import evaluate_result
+
+    est, se = np.array([2.01, 1.98]), np.array([0.02, 0.03])
+    ev = evaluate_result(sc.montecarlo(est, [2.0, 2.0], se), "test")
+    assert ev.outcome is tc.Outcome.HOLDS
+    assert all(o is tc.Outcome.FAILS for o in ev.mutants.values()), ev.mutants
+    assert evaluate_result(sc.montecarlo(est, [-2.0, -2.0], se), "test").outcome is tc.Outcome.FAILS
+    assert evaluate_result(sc.montecarlo(est, [1.0, 1.0], se), "test").outcome is tc.Outcome.FAILS
+
+
+def test_extrapolated_estimate_matches_extrapolated_test():
+    rng = np.random.default_rng(9)
+    coarse, fine = 1.2 + 0.01 * rng.normal(size=20), 1.1 + 0.01 * rng.normal(size=20)
+    m, se = sc.extrapolated_estimate(coarse, fine)
+    t = sc.extrapolated_test(coarse, fine, 1.0)
+    assert math.isclose(float(m), t["mean"]) and math.isclose(float(se), t["se"])
+
+
+@given(st.integers(0, 2**32 - 1), st.floats(0.005, 0.05))
+@settings(max_examples=20)
+def test_gd_floor_bounds_the_drift_of_the_conserved_charge(seed, eta):
+    """The floor of noise.fig2_gd_sim: ||C_T - C_0|| <= sum_t eta^2 ||g_W g_W^T - g_U^T g_U|| along population GD."""
+    from derivations._sim_mf import population_gradients
+
+    rng = np.random.default_rng(seed)
+    prob = MFProblem(rng.uniform(0.5, 1.5, 3), rng.uniform(0.5, 1.5, 2), rng.normal(size=(2, 3)))
+    U, W = 0.5 * rng.normal(size=(1, 2, 4)), 0.5 * rng.normal(size=(1, 4, 3))
+    T = lambda a: np.swapaxes(a, -1, -2)   # noqa: E731
+    C0, bound = W @ T(W) - T(U) @ U, 0.0
+    for _ in range(50):
+        gU, gW = population_gradients(prob, U, W)
+        bound += eta ** 2 * float(np.linalg.norm(gW[0] @ gW[0].T - gU[0].T @ gU[0]))
+        U, W = U - eta * gU, W - eta * gW
+    drift = float(np.linalg.norm(W @ T(W) - T(U) @ U - C0))
+    assert drift <= bound * (1 + 1e-9) + 1e-12
+
+
+def test_dynamics_checks_no_longer_decide_themselves():
+    """No check of the simulation claims builds a decided tc.Measurement (trust model 2, issue 10)."""
+    import inspect
+
+    import derivations.cascade_dynamics as cd
+    import derivations.noise_dynamics as nd
+
+    for mod in (nd, cd, sc):
+        src = inspect.getsource(mod)
+        assert "tc.Measurement(" not in src and "sc.measurement(" not in src and "decide_refinement(" not in src.replace(
+            "``decide_refinement``", "")
