@@ -129,7 +129,7 @@ def test_lambda_unique_counterexample_is_flat():
 # ---------------------------------------------------------------------------------------
 # issue 10: "unique iff coercive" is tested, negated statements are engine-decided
 # ---------------------------------------------------------------------------------------
-IFF = next(v for v in PRH["prh.lambda_unique"].variants if "rank-one T" in v.name)
+IFF = next(v for v in PRH["prh.lambda_unique"].variants if "rank-one" in v.name)
 
 
 @settings(max_examples=4, deadline=None)
@@ -147,7 +147,7 @@ def test_unique_iff_coercive_on_any_global_minimum(d, seed):
 def test_unique_iff_controls_refute_each_half():
     """'Swapped' breaks the formula for the minimiser; 'a finite minimiser also when not coercive' the 'only if'."""
     names = {c.name: c for c in PRH["prh.lambda_unique"].controls}
-    for nm in ("control: alpha and beta swapped in w*", "control: a finite minimiser also when not coercive"):
+    for nm in (r"control: $\alpha$ and $\beta$ swapped in $w^*$", "control: a finite minimiser also when not coercive"):
         assert run_statement(names[nm], seed=5).verdict is Verdict.REFUTED, nm
 
 
