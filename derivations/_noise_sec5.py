@@ -410,15 +410,16 @@ claim("eq87", "Appendix C, eq. 87: the drift of C_{B^(k,l)} with weight decay", 
 
 
 def _eq92_lhs(inst, ctx):
-    Up = inst.L * ctx.sqrt(inst.s)[:, None, :] @ inst.F
-    Wp = M.T(inst.F) @ (ctx.sqrt(inst.s)[:, :, None] * inst.R)
+    F, R = M.T(inst.Fc), M.T(inst.Rc)
+    Up = inst.L * ctx.sqrt(inst.s)[:, None, :] @ F
+    Wp = M.T(F) @ (ctx.sqrt(inst.s)[:, :, None] * R)
     return np.concatenate([(Up @ Wp).reshape(Up.shape[0], -1), (Wp @ M.T(Wp) - M.T(Up) @ Up).reshape(Up.shape[0], -1)], 1)
 
 
 def _eq92_rhs(inst, ctx, s_pow=1):
-    V = (inst.L * inst.s[:, None, :] ** s_pow) @ inst.R
-    z = inst.F[:, :1, :1] * 0
-    return np.concatenate([V.reshape(V.shape[0], -1), np.zeros((V.shape[0], inst.F.shape[-1] ** 2)) * z[:, 0]], 1)
+    V = (inst.L * inst.s[:, None, :] ** s_pow) @ M.T(inst.Rc)
+    z = inst.Fc[:, :1, :1] * 0
+    return np.concatenate([V.reshape(V.shape[0], -1), np.zeros((V.shape[0], inst.Fc.shape[-2] ** 2)) * z[:, 0]], 1)
 
 
 E92_DIMS = tc.DimSpace({"dy": (1, 4), "dx": (1, 4), "r": (1, 3), "d": (1, 4)},
@@ -426,16 +427,18 @@ E92_DIMS = tc.DimSpace({"dy": (1, 4), "dx": (1, 4), "r": (1, 3), "d": (1, 4)},
 
 
 def sample_eq92(rng, d, batch):
-    """SVD factors ``L (dy x r)``, ``s (r,)``, ``R (r x dx)`` and ``F (r x d)`` with orthonormal columns/rows."""
+    """SVD factors ``L (dy x r)``, ``s (r,)``, ``R = Rc^T (r x dx)`` and ``F = Fc^T (r x d)`` with orthonormal
+    columns/rows.  ``Rc``, ``Fc`` are stored untransposed: they are exact samples (orthonormal at every context's
+    precision, mp50 included), which a transposed copy would not be."""
     return {"L": sampling.orthonormal_columns(rng, d["dy"], d["r"], batch=batch),
-            "R": np.swapaxes(sampling.orthonormal_columns(rng, d["dx"], d["r"], batch=batch), -1, -2),
-            "F": np.swapaxes(sampling.orthonormal_columns(rng, d["d"], d["r"], batch=batch), -1, -2),
+            "Rc": sampling.orthonormal_columns(rng, d["dx"], d["r"], batch=batch),
+            "Fc": sampling.orthonormal_columns(rng, d["d"], d["r"], batch=batch),
             "s": rng.uniform(0.3, 2.0, size=(batch, d["r"]))}
 
 
 _e92 = tc.Statement(r"U'=L\sqrt SF,\ W'=F^\top\sqrt SR\Rightarrow U'W'=V',\ W'W'^\top=U'^\top U'", dims=E92_DIMS,
-                    sample=sample_eq92, lhs=_eq92_lhs, rhs=_eq92_rhs, contexts=("float32", "float64"),
-                    note="L, R, F orthonormal to float64 precision (QR), so the mp50 level is not used")
+                    sample=sample_eq92, lhs=_eq92_lhs, rhs=_eq92_rhs,
+                    note="L, R, F exact orthonormal samples (orthonormal at every precision, mp50 included)")
 claim("eq92", "Appendix C: the balanced factorisation U' = L sqrt(S) F, W' = F^T sqrt(S) R solves eqs. 90-91",
       "Appendix C", "(92)", r"U^{\prime}=L\sqrt{S}F;\ W^{\prime}=F^{\top}\sqrt{S}R", _e92, aliases=("eq90", "eq91"),
       controls=[control(_e92, "U'W' = L S^2 R", rhs=lambda i, c: _eq92_rhs(i, c, 2))])
@@ -705,18 +708,34 @@ def _ae_data(inst, ctx, dx):
 
 
 def _S_init(inst, ctx, var_U, var_W):
-    """``E[S]`` over Gaussian init: ``sum_j var_j S(e_j)`` (S is a quadratic form in theta), exact."""
+    """``E[S]`` over Gaussian init: ``sum_j var_j S(e_j)`` (S is a quadratic form in theta), exact.
+
+    ``S(e_j) = Tr Hess L(e_j)`` by the same exact unit second differences as ``_trace_hessian``, all ``P (2P + 1)``
+    loss evaluations stacked on the batch axis in one call (one pass, which keeps the mp50 rung affordable).
+    """
     dx, d = inst.KL.shape[-1], inst.KF.shape[-1]
     X, Y, E = _ae_data(inst, ctx, dx)
     b = X.shape[0]
     P = dx * d * 2
+    eye = np.eye(P)
+    pts = np.concatenate([eye[:, None, :], eye[:, None, :] + eye[None, :, :], eye[:, None, :] - eye[None, :, :]],
+                         axis=1)                                           # (P, 2P + 1, P): e_j, e_j + e_k, e_j - e_k
+    th = ctx.asarray(np.broadcast_to(pts.reshape(1, -1, P), (b, pts.shape[0] * pts.shape[1], P)).reshape(-1, P))
+    U, W = M.mf_unflat(th, dx, d, dx)
+    k = pts.shape[0] * pts.shape[1]
+    # the mean loss from the data's second moments (the same finite data set, exactly):
+    # E||U W x - y||^2 = Tr[V Sxx V^T] - 2 Tr[V Syx^T] + Tr Syy with V = U W
+    n = X.shape[-1]
+    Sxx, Syx = X @ M.T(X) / n, Y @ M.T(X) / n
+    syy = np.sum(np.sum(Y * Y, axis=-1), axis=-1) / n
+    V = U @ W
+    Sxx_r, Syx_r = np.repeat(Sxx, k, axis=0), np.repeat(Syx, k, axis=0)
+    L = (np.sum(np.sum((V @ Sxx_r) * V, -1), -1) - 2 * np.sum(np.sum(V * Syx_r, -1), -1)
+         + np.repeat(syy, k, axis=0)).reshape(b, P, 2 * P + 1)
+    trH = np.sum(L[:, :, 1:P + 1] + L[:, :, P + 1:], axis=-1) - 2 * P * L[:, :, 0]      # (b, P): S(e_j)
     tot = 0
-    for k in range(P):
-        th = ctx.asarray(np.zeros((b, P)))
-        th[:, k] = th[:, k] + 1
-        U, W = M.mf_unflat(th, dx, d, dx)
-        var = var_U if k < dx * d else var_W
-        tot = tot + var * _trace_hessian(U, W, X, Y)
+    for j in range(P):
+        tot = tot + (var_U if j < dx * d else var_W) * trH[:, j]
     return tot
 
 
@@ -745,7 +764,7 @@ def _e15i_rhs(inst, ctx, factor=1):
 
 
 _e15i = tc.Statement(r"S_{\rm init}=d_xd(\sigma_U^2+\sigma_W^2)\mathrm{Tr}[\Sigma_x]", dims=AE_DIMS, sample=sample_ae,
-                     lhs=_e15i_lhs, rhs=_e15i_rhs, contexts=("float32", "float64"),
+                     lhs=_e15i_lhs, rhs=_e15i_rhs,
                      note="autoencoder y = x + eps (d_y = d_x), exact expectation over the Gaussian init")
 claim("eq15_init", "Eq. 15: sharpness at a Gaussian initialisation, S_init = d_x d (sigma_U^2 + sigma_W^2) Tr Sx",
       "5.2", "(15), first line", r"S_{\rm init}=d_{x}d(\sigma_{U}^{2}+\sigma_{W}^{2}){\rm Tr}[\Sigma_{x}]", _e15i,
@@ -768,7 +787,7 @@ def _e15e_rhs(inst, ctx, factor=2):
 
 
 _e15e = tc.Statement(r"S_{\rm end}=2\min(d,d_x)\mathrm{Tr}[\Sigma_x]", dims=AE_END_DIMS, sample=sample_ae,
-                     lhs=_e15e_lhs, rhs=_e15e_rhs, contexts=("float32", "float64"),
+                     lhs=_e15e_lhs, rhs=_e15e_rhs,
                      note="at the noise-equilibrium global minimum U W = I, W W^T = U^T U (claims eq14_iso), d >= d_x")
 claim("eq15_end", "Eq. 15: sharpness at the end of training, S_end = 2 min(d, d_x) Tr Sx", "5.2", "(15), second line",
       r"S_{\rm end}=2\min(d,d_{x}){\rm Tr}[\Sigma_{x}]", _e15e,
