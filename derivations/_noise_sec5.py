@@ -17,7 +17,7 @@ import theorem_check as tc
 from theorem_check import sampling
 
 from . import _noise_models as M
-from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, boolean, claim, control, mf, refine, sample_mf, variant)
+from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, claim, control, mf, sample_mf, variant)
 
 S = S_BATCH
 SIGMA2 = ETA / (2 * S)
@@ -50,11 +50,14 @@ def _eq11_check(sign=-1.0):
         z0 = np.concatenate([U0.ravel(), W0.ravel()])
         q0 = Q(z0)
         tols = (1e-5, 1e-8, 1e-11)
-        res = []
+        meas = []
         for tol in tols:
             sol = solve_ivp(rhs, (0, 1.0), z0, rtol=tol, atol=tol * 1e-2, method="DOP853")
-            res.append(np.linalg.norm(Q(sol.y[:, -1]) - q0) / (np.linalg.norm(q0) + np.linalg.norm(Q(sol.y[:, -1]))))
-        return refine(res, tols, [f"rtol={t:g}" for t in tols], detail="gradient flow on t in [0, 1] (DOP853)")
+            meas.append(Q(sol.y[:, -1]))
+        # measured: the matrix at t = 1; predicted: its value at t = 0 (conserved).  A true conservation law leaves
+        # the integrator's relative error, <= rtol per unit time (the floors).
+        return tc.Refinement.of([f"rtol={t:g}" for t in tols], measured=meas, predicted=q0, floors=list(tols),
+                                detail="gradient flow on t in [0, 1] (DOP853)")
     return check
 
 
@@ -213,6 +216,11 @@ claim("rank1_rate", "Rank-1 case: dC_B/dt = -Var[r] C_B for every B = E_kl + E_l
 
 
 def _r1_sign_check(conclusion):
+    """At a constructed equilibrium W = +-U^T with mixed signs of U: measured [drift of every C_B / scale, signs of
+    U_i (printed) or U_i W_i (corrected) relative to neuron 0], predicted [0, 1, ..., 1]; float32 then float64.
+
+    The drift part vanishes to the working precision (floors ``100 eps``: the point is an equilibrium); the sign
+    part is exact, so the conclusion's sign pattern decides."""
     def check(rng, d):
         h = d["d"]
         U = rng.standard_normal(h)
@@ -221,20 +229,22 @@ def _r1_sign_check(conclusion):
         W = s * U                                                  # W W^T = U^T U: every C_B = 0
         X = rng.standard_normal((1, d["n"]))
         Y = rng.standard_normal((1, d["n"]))
-        res = []
+        if conclusion == "printed":
+            signs = np.sign(U) * np.sign(U[0])
+        else:
+            signs = np.sign(U * W) * np.sign(U[0] * W[0])
+        meas, res = [], []
         for ctx in (tc.FLOAT32, tc.FLOAT64):
             Uc, Wc = ctx.asarray(U[None, None, :]), ctx.asarray(W[None, :, None])
             Mm = M.mf_drift_matrix(Uc, Wc, ctx.asarray(X[None]), ctx.asarray(Y[None]), ctx.scalar(SIGMA2), parts=True)
-            res.append(float(_fro(sum(Mm[:1]) + Mm[1] - Mm[2])[0] / M.scale_of(Mm)[0]))
-        eq = tc.decide_refinement(res, [tc.FLOAT32.eps * 100, tc.FLOAT64.eps * 100])
-        if conclusion == "printed":
-            ok = bool(np.all(np.sign(U) == np.sign(U[0])))
-        else:
-            ok = bool(np.all(np.sign(U * W) == np.sign(U[0] * W[0])))
-        if eq is not tc.Outcome.HOLDS:
-            return boolean(False, f"constructed point is not an equilibrium (residuals {res})")
-        return boolean(ok, f"equilibrium W = {s:+.0f} U^T with U = {np.round(U, 3).tolist()} (dC_B/dt = 0 for all B: "
-                       f"{res[0]:.1e} -> {res[1]:.1e})")
+            r = float(_fro(sum(Mm[:1]) + Mm[1] - Mm[2])[0] / M.scale_of(Mm)[0])
+            res.append(r)
+            meas.append(np.concatenate([[r], signs]))
+        pred = np.concatenate([[0.0], np.ones(h)])
+        return tc.Refinement.of(["float32", "float64"], measured=meas, predicted=pred,
+                                floors=[tc.FLOAT32.eps * 100, tc.FLOAT64.eps * 100],
+                                detail=f"equilibrium W = {s:+.0f} U^T with U = {np.round(U, 3).tolist()} (dC_B/dt = 0 for "
+                                       f"all B: {res[0]:.1e} -> {res[1]:.1e}); relative signs {signs.tolist()}")
     return check
 
 
@@ -298,7 +308,7 @@ def _thm52_check(mode):
         else:
             V = rng.standard_normal((dy, min(h, dx, dy))) @ rng.standard_normal((min(h, dx, dy), dx))
         seed = int(rng.integers(2**31))
-        res = []
+        meas, pred, scales = [], [], []
         for dtype, ctx in ((np.float32, tc.FLOAT32), (np.float64, tc.FLOAT64)):
             Xc, Yc, Vc = X.astype(dtype), Y.astype(dtype), V.astype(dtype)
             R = (Vc @ Xc - Yc)[None]
@@ -316,12 +326,17 @@ def _thm52_check(mode):
             W = Wp @ _sqrtm(GW[0], inv=True)
             parts = M.mf_drift_matrix(ctx.asarray(U[None]), ctx.asarray(W[None]), ctx.asarray(Xc[None]),
                                       ctx.asarray(Yc[None]), ctx.scalar(SIGMA2), gamma=gamma, parts=True)
-            Mm = parts[0] + parts[1] - parts[2]
-            res.append(float(_fro(Mm)[0] / M.scale_of(parts)[0]))
+            meas.append(parts[0] + parts[1])
+            pred.append(parts[2])
+            scales.append(float(M.scale_of(parts)[0]))
         cond = float(np.linalg.cond(GW[0]) * np.linalg.cond(GU[0]))
         floors = [tc.FLOAT32.eps * 100 * cond, tc.FLOAT64.eps * 100 * cond]
-        return refine(res, floors, ["float32", "float64"], detail=f"|dC_B/dt| over all B at a point satisfying the "
-                      f"condition (cond {cond:.1e}, gamma={gamma})")
+        # measured: the drift matrix's first two parts, predicted: the part they must cancel (dC_B/dt = 0 for every
+        # B), relative to the parts' common scale; floors eps * 100 * cond(Gamma_W) cond(Gamma_U) of each precision
+        return tc.Refinement(tuple(tc.Level(nm, m, p, f, sc, nm) for nm, m, p, f, sc in
+                                   zip(["float32", "float64"], meas, pred, floors, scales)),
+                             detail=f"dC_B/dt over all B at a point satisfying the condition (cond {cond:.1e}, "
+                                    f"gamma={gamma})")
     return check
 
 
