@@ -109,22 +109,6 @@ def exp_A(N, nu, lam, ctx):
 
 
 # ----------------------------------------------------------------------------------------------
-# boolean and refinement helpers for custom checks
-# ----------------------------------------------------------------------------------------------
-def boolean(ok: bool, detail: str, **kw) -> tc.Measurement:
-    """A yes/no outcome recorded as a stalled (1) or vanishing (0) residual at two levels."""
-    r = 0.0 if ok else 1.0
-    out = tc.decide_refinement([r, r], [1e-6, 1e-15])
-    return tc.Measurement(out, residuals={"coarse": r, "fine": r}, detail=detail, **kw)
-
-
-def refine(residuals, floors, labels, detail="", **kw) -> tc.Measurement:
-    """Decide a refinement sequence and package it as a Measurement."""
-    out = tc.decide_refinement(list(residuals), list(floors))
-    return tc.Measurement(out, residuals={lab: float(r) for lab, r in zip(labels, residuals)}, detail=detail, **kw)
-
-
-# ----------------------------------------------------------------------------------------------
 # trust model 2: what custom checks report (the engine decides)
 # ----------------------------------------------------------------------------------------------
 COUNT_FLOORS = (1e-12, 1e-13)

@@ -337,7 +337,6 @@ def _e1_balance_check(centred, ko_factor=1.0):
                 break
         meas = [[], []]
         pred = [[], []]
-        scales = [[], []]
         for i, (Wb, _) in zip(range(1, D), built):
             for k, (dtype, ctx) in enumerate(((np.float32, tc.FLOAT32), (np.float64, tc.FLOAT64))):
                 parts = M.dln_pair_matrices([ctx.asarray(W.astype(dtype)[None]) for W in Wb],

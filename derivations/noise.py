@@ -22,8 +22,8 @@ import theorem_check as tc
 from theorem_check import sampling
 
 from . import _noise_models as M
-from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, boolean, claim, control, exp_A, mf, mf_absA, mf_eig, mf_nu,
-                            refine, sample_mf, variant)
+from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, claim, control, exp_A, mf, mf_absA, mf_eig, mf_nu,
+                            sample_mf, variant)
 
 S = S_BATCH
 
