@@ -39,9 +39,17 @@ RELU_DIMS = tc.DimSpace({"dx": (1, 3), "dy": (1, 3), "n": (2, 5)})
 
 
 def sample_relu(rng, d, batch):
-    """A ReLU neuron ``a relu(w^T x)``: ``a (dy,)``, ``w (dx,)``, data, ``rho > -1``."""
-    return {"a": rng.standard_normal((batch, d["dy"])), "w": rng.standard_normal((batch, d["dx"])),
-            "X": sampling.gaussian(rng, d["dx"], d["n"], batch=batch),
+    """A ReLU neuron ``a relu(w^T x)``: ``a (dy,)``, ``w (dx,)``, data, ``rho > -1``.
+
+    The first data point is reflected (``x_0 -> -x_0``) where ``w^T x_0 < 0``, so the neuron is active on at least
+    one sample: a neuron dead on every sample has all per-sample gradients 0, and its instances are no evidence
+    (both sides 0, zero reference scale).
+    """
+    w = rng.standard_normal((batch, d["dx"]))
+    X = np.array(sampling.gaussian(rng, d["dx"], d["n"], batch=batch), dtype=float)
+    z0 = np.sum(X[:, :, 0] * w, axis=1)
+    X[:, :, 0] *= np.where(z0 < 0, -1.0, 1.0)[:, None]
+    return {"a": rng.standard_normal((batch, d["dy"])), "w": w, "X": X,
             "Y": sampling.gaussian(rng, d["dy"], d["n"], batch=batch),
             "rho": rng.uniform(-0.6, 2.0, size=batch)}
 
