@@ -340,3 +340,12 @@ def test_lemma_b2_tight_constant_holds_and_is_within_2_of_best():
     assert run_statement(tight, seed=derive_seed(0, c.id, tight.name), trials=4).verdict is Verdict.VERIFIED
     ctl = c.controls[0]
     assert run_statement(ctl, seed=derive_seed(0, c.id, ctl.name), trials=4).verdict is Verdict.REFUTED
+
+
+@pytest.mark.parametrize("cid, seed, verdict", [("noise.ex_rescaling", 2, "VERIFIED"),
+                                                ("noise.thm4_3_p3", 8, "VERIFIED"),
+                                                ("noise.cor_b4", 7, "REFUTED")])
+def test_verdicts_stable_where_the_seed_sweep_found_flips(cid, seed, verdict):
+    """Found by benchmarks/mutant_census.py over seeds 0-9: a ReLU neuron dead on every sample (zero scale),
+    lambda* on the sign-change grid (sign 0 counted twice), Cor. B.4's violations missed by 8 random theta*."""
+    assert run_claim(REGISTRY.get(cid), seed=seed).verdict is Verdict(verdict)
