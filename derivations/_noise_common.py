@@ -109,16 +109,24 @@ def exp_A(N, nu, lam, ctx):
 
 
 # ----------------------------------------------------------------------------------------------
-# boolean and refinement helpers for custom checks
+# trust model 2: what custom checks report (the engine decides)
 # ----------------------------------------------------------------------------------------------
-def boolean(ok: bool, detail: str, **kw) -> tc.Measurement:
-    """A yes/no outcome recorded as a stalled (1) or vanishing (0) residual at two levels."""
-    r = 0.0 if ok else 1.0
-    out = tc.decide_refinement([r, r], [1e-6, 1e-15])
-    return tc.Measurement(out, residuals={"coarse": r, "fine": r}, detail=detail, **kw)
+COUNT_FLOORS = (1e-12, 1e-13)
+"""Floors of exactly computed counts / signs / indicators (a true statement leaves 0; float64 resolution)."""
 
 
-def refine(residuals, floors, labels, detail="", **kw) -> tc.Measurement:
-    """Decide a refinement sequence and package it as a Measurement."""
-    out = tc.decide_refinement(list(residuals), list(floors))
-    return tc.Measurement(out, residuals={lab: float(r) for lab, r in zip(labels, residuals)}, detail=detail, **kw)
+def counted(names, measured, predicted=None, detail="", *, predicted_levels=None, **kw) -> tc.Refinement:
+    """Exact counts (sign changes, zeros on a grid, indicator vectors) against the statement's count, at two levels.
+
+    A count is computed exactly, so a true statement leaves a gap of 0 at both levels and a false one a gap of
+    O(1): the floors are float64's resolution (:data:`COUNT_FLOORS`).  The levels refine what is counted (a finer
+    grid, a wider range, float32 -> float64 evaluation).  The automatic mutants of a nonzero count (times -1, 2,
+    1/2, 1 + 1e-3) are refuted whenever the count is right; the sensitivity of such a check to *wrong statements*
+    lies in what it counts, which its negative controls exercise.
+    """
+    if len(names) != 2:
+        raise ValueError(f"counted: names={list(names)!r} must name exactly two levels")
+    preds = list(predicted_levels) if predicted_levels is not None else [predicted] * len(names)
+    return tc.Refinement.of(list(names), measured=[np.asarray(m, dtype=float) for m in measured],
+                            predicted_levels=[np.asarray(p, dtype=float) for p in preds],
+                            floors=list(COUNT_FLOORS), detail=detail, **kw)

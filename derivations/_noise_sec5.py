@@ -17,7 +17,7 @@ import theorem_check as tc
 from theorem_check import sampling
 
 from . import _noise_models as M
-from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, boolean, claim, control, mf, refine, sample_mf, variant)
+from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, claim, control, mf, sample_mf, variant)
 
 S = S_BATCH
 SIGMA2 = ETA / (2 * S)
@@ -50,11 +50,14 @@ def _eq11_check(sign=-1.0):
         z0 = np.concatenate([U0.ravel(), W0.ravel()])
         q0 = Q(z0)
         tols = (1e-5, 1e-8, 1e-11)
-        res = []
+        meas = []
         for tol in tols:
             sol = solve_ivp(rhs, (0, 1.0), z0, rtol=tol, atol=tol * 1e-2, method="DOP853")
-            res.append(np.linalg.norm(Q(sol.y[:, -1]) - q0) / (np.linalg.norm(q0) + np.linalg.norm(Q(sol.y[:, -1]))))
-        return refine(res, tols, [f"rtol={t:g}" for t in tols], detail="gradient flow on t in [0, 1] (DOP853)")
+            meas.append(Q(sol.y[:, -1]))
+        # measured: the matrix at t = 1; predicted: its value at t = 0 (conserved).  A true conservation law leaves
+        # the integrator's relative error, <= rtol per unit time (the floors).
+        return tc.Refinement.of([f"rtol={t:g}" for t in tols], measured=meas, predicted=q0, floors=list(tols),
+                                detail="gradient flow on t in [0, 1] (DOP853)")
     return check
 
 
@@ -213,6 +216,11 @@ claim("rank1_rate", r"Rank-1 case: $\mathrm{d}C_{B}/\mathrm{d}t = -\operatorname
 
 
 def _r1_sign_check(conclusion):
+    """At a constructed equilibrium W = +-U^T with mixed signs of U: measured [drift of every C_B / scale, signs of
+    U_i (printed) or U_i W_i (corrected) relative to neuron 0], predicted [0, 1, ..., 1]; float32 then float64.
+
+    The drift part vanishes to the working precision (floors ``100 eps``: the point is an equilibrium); the sign
+    part is exact, so the conclusion's sign pattern decides."""
     def check(rng, d):
         h = d["d"]
         U = rng.standard_normal(h)
@@ -221,20 +229,22 @@ def _r1_sign_check(conclusion):
         W = s * U                                                  # W W^T = U^T U: every C_B = 0
         X = rng.standard_normal((1, d["n"]))
         Y = rng.standard_normal((1, d["n"]))
-        res = []
+        if conclusion == "printed":
+            signs = np.sign(U) * np.sign(U[0])
+        else:
+            signs = np.sign(U * W) * np.sign(U[0] * W[0])
+        meas, res = [], []
         for ctx in (tc.FLOAT32, tc.FLOAT64):
             Uc, Wc = ctx.asarray(U[None, None, :]), ctx.asarray(W[None, :, None])
             Mm = M.mf_drift_matrix(Uc, Wc, ctx.asarray(X[None]), ctx.asarray(Y[None]), ctx.scalar(SIGMA2), parts=True)
-            res.append(float(_fro(sum(Mm[:1]) + Mm[1] - Mm[2])[0] / M.scale_of(Mm)[0]))
-        eq = tc.decide_refinement(res, [tc.FLOAT32.eps * 100, tc.FLOAT64.eps * 100])
-        if conclusion == "printed":
-            ok = bool(np.all(np.sign(U) == np.sign(U[0])))
-        else:
-            ok = bool(np.all(np.sign(U * W) == np.sign(U[0] * W[0])))
-        if eq is not tc.Outcome.HOLDS:
-            return boolean(False, f"constructed point is not an equilibrium (residuals {res})")
-        return boolean(ok, f"equilibrium W = {s:+.0f} U^T with U = {np.round(U, 3).tolist()} (dC_B/dt = 0 for all B: "
-                       f"{res[0]:.1e} -> {res[1]:.1e})")
+            r = float(_fro(sum(Mm[:1]) + Mm[1] - Mm[2])[0] / M.scale_of(Mm)[0])
+            res.append(r)
+            meas.append(np.concatenate([[r], signs]))
+        pred = np.concatenate([[0.0], np.ones(h)])
+        return tc.Refinement.of(["float32", "float64"], measured=meas, predicted=pred,
+                                floors=[tc.FLOAT32.eps * 100, tc.FLOAT64.eps * 100],
+                                detail=f"equilibrium W = {s:+.0f} U^T with U = {np.round(U, 3).tolist()} (dC_B/dt = 0 for "
+                                       f"all B: {res[0]:.1e} -> {res[1]:.1e}); relative signs {signs.tolist()}")
     return check
 
 
@@ -298,7 +308,7 @@ def _thm52_check(mode):
         else:
             V = rng.standard_normal((dy, min(h, dx, dy))) @ rng.standard_normal((min(h, dx, dy), dx))
         seed = int(rng.integers(2**31))
-        res = []
+        meas, pred, scales = [], [], []
         for dtype, ctx in ((np.float32, tc.FLOAT32), (np.float64, tc.FLOAT64)):
             Xc, Yc, Vc = X.astype(dtype), Y.astype(dtype), V.astype(dtype)
             R = (Vc @ Xc - Yc)[None]
@@ -316,12 +326,17 @@ def _thm52_check(mode):
             W = Wp @ _sqrtm(GW[0], inv=True)
             parts = M.mf_drift_matrix(ctx.asarray(U[None]), ctx.asarray(W[None]), ctx.asarray(Xc[None]),
                                       ctx.asarray(Yc[None]), ctx.scalar(SIGMA2), gamma=gamma, parts=True)
-            Mm = parts[0] + parts[1] - parts[2]
-            res.append(float(_fro(Mm)[0] / M.scale_of(parts)[0]))
+            meas.append(parts[0] + parts[1])
+            pred.append(parts[2])
+            scales.append(float(M.scale_of(parts)[0]))
         cond = float(np.linalg.cond(GW[0]) * np.linalg.cond(GU[0]))
         floors = [tc.FLOAT32.eps * 100 * cond, tc.FLOAT64.eps * 100 * cond]
-        return refine(res, floors, ["float32", "float64"], detail=f"|dC_B/dt| over all B at a point satisfying the "
-                      f"condition (cond {cond:.1e}, gamma={gamma})")
+        # measured: the drift matrix's first two parts, predicted: the part they must cancel (dC_B/dt = 0 for every
+        # B), relative to the parts' common scale; floors eps * 100 * cond(Gamma_W) cond(Gamma_U) of each precision
+        return tc.Refinement(tuple(tc.Level(nm, m, p, f, sc, nm) for nm, m, p, f, sc in
+                                   zip(["float32", "float64"], meas, pred, floors, scales)),
+                             detail=f"dC_B/dt over all B at a point satisfying the condition (cond {cond:.1e}, "
+                                    f"gamma={gamma})")
     return check
 
 
@@ -410,15 +425,16 @@ claim("eq87", "Appendix C, eq. 87: the drift of $C_{B^{(k,l)}}$ with weight deca
 
 
 def _eq92_lhs(inst, ctx):
-    Up = inst.L * ctx.sqrt(inst.s)[:, None, :] @ inst.F
-    Wp = M.T(inst.F) @ (ctx.sqrt(inst.s)[:, :, None] * inst.R)
+    F, R = M.T(inst.Fc), M.T(inst.Rc)
+    Up = inst.L * ctx.sqrt(inst.s)[:, None, :] @ F
+    Wp = M.T(F) @ (ctx.sqrt(inst.s)[:, :, None] * R)
     return np.concatenate([(Up @ Wp).reshape(Up.shape[0], -1), (Wp @ M.T(Wp) - M.T(Up) @ Up).reshape(Up.shape[0], -1)], 1)
 
 
 def _eq92_rhs(inst, ctx, s_pow=1):
-    V = (inst.L * inst.s[:, None, :] ** s_pow) @ inst.R
-    z = inst.F[:, :1, :1] * 0
-    return np.concatenate([V.reshape(V.shape[0], -1), np.zeros((V.shape[0], inst.F.shape[-1] ** 2)) * z[:, 0]], 1)
+    V = (inst.L * inst.s[:, None, :] ** s_pow) @ M.T(inst.Rc)
+    z = inst.Fc[:, :1, :1] * 0
+    return np.concatenate([V.reshape(V.shape[0], -1), np.zeros((V.shape[0], inst.Fc.shape[-2] ** 2)) * z[:, 0]], 1)
 
 
 E92_DIMS = tc.DimSpace({"dy": (1, 4), "dx": (1, 4), "r": (1, 3), "d": (1, 4)},
@@ -426,16 +442,18 @@ E92_DIMS = tc.DimSpace({"dy": (1, 4), "dx": (1, 4), "r": (1, 3), "d": (1, 4)},
 
 
 def sample_eq92(rng, d, batch):
-    """SVD factors ``L (dy x r)``, ``s (r,)``, ``R (r x dx)`` and ``F (r x d)`` with orthonormal columns/rows."""
+    """SVD factors ``L (dy x r)``, ``s (r,)``, ``R = Rc^T (r x dx)`` and ``F = Fc^T (r x d)`` with orthonormal
+    columns/rows.  ``Rc``, ``Fc`` are stored untransposed: they are exact samples (orthonormal at every context's
+    precision, mp50 included), which a transposed copy would not be."""
     return {"L": sampling.orthonormal_columns(rng, d["dy"], d["r"], batch=batch),
-            "R": np.swapaxes(sampling.orthonormal_columns(rng, d["dx"], d["r"], batch=batch), -1, -2),
-            "F": np.swapaxes(sampling.orthonormal_columns(rng, d["d"], d["r"], batch=batch), -1, -2),
+            "Rc": sampling.orthonormal_columns(rng, d["dx"], d["r"], batch=batch),
+            "Fc": sampling.orthonormal_columns(rng, d["d"], d["r"], batch=batch),
             "s": rng.uniform(0.3, 2.0, size=(batch, d["r"]))}
 
 
 _e92 = tc.Statement(r"U'=L\sqrt SF,\ W'=F^\top\sqrt SR\Rightarrow U'W'=V',\ W'W'^\top=U'^\top U'", dims=E92_DIMS,
-                    sample=sample_eq92, lhs=_eq92_lhs, rhs=_eq92_rhs, contexts=("float32", "float64"),
-                    note="L, R, F orthonormal to float64 precision (QR), so the mp50 level is not used")
+                    sample=sample_eq92, lhs=_eq92_lhs, rhs=_eq92_rhs,
+                    note=r"$L$, $R$, $F$ exact orthonormal samples (orthonormal at every precision, mp50 included)")
 claim("eq92", r"Appendix C: the balanced factorisation $U' = L \sqrt{S} F$, $W' = F^{\top} \sqrt{S} R$ solves eqs. 90-91",
       "Appendix C", "(92)", r"U^{\prime}=L\sqrt{S}F;\ W^{\prime}=F^{\top}\sqrt{S}R", _e92, aliases=("eq90", "eq91"),
       controls=[control(_e92, "$U'W' = L S^{2} R$", rhs=lambda i, c: _eq92_rhs(i, c, 2))])
@@ -705,18 +723,34 @@ def _ae_data(inst, ctx, dx):
 
 
 def _S_init(inst, ctx, var_U, var_W):
-    """``E[S]`` over Gaussian init: ``sum_j var_j S(e_j)`` (S is a quadratic form in theta), exact."""
+    """``E[S]`` over Gaussian init: ``sum_j var_j S(e_j)`` (S is a quadratic form in theta), exact.
+
+    ``S(e_j) = Tr Hess L(e_j)`` by the same exact unit second differences as ``_trace_hessian``, all ``P (2P + 1)``
+    loss evaluations stacked on the batch axis in one call (one pass, which keeps the mp50 rung affordable).
+    """
     dx, d = inst.KL.shape[-1], inst.KF.shape[-1]
     X, Y, E = _ae_data(inst, ctx, dx)
     b = X.shape[0]
     P = dx * d * 2
+    eye = np.eye(P)
+    pts = np.concatenate([eye[:, None, :], eye[:, None, :] + eye[None, :, :], eye[:, None, :] - eye[None, :, :]],
+                         axis=1)                                           # (P, 2P + 1, P): e_j, e_j + e_k, e_j - e_k
+    th = ctx.asarray(np.broadcast_to(pts.reshape(1, -1, P), (b, pts.shape[0] * pts.shape[1], P)).reshape(-1, P))
+    U, W = M.mf_unflat(th, dx, d, dx)
+    k = pts.shape[0] * pts.shape[1]
+    # the mean loss from the data's second moments (the same finite data set, exactly):
+    # E||U W x - y||^2 = Tr[V Sxx V^T] - 2 Tr[V Syx^T] + Tr Syy with V = U W
+    n = X.shape[-1]
+    Sxx, Syx = X @ M.T(X) / n, Y @ M.T(X) / n
+    syy = np.sum(np.sum(Y * Y, axis=-1), axis=-1) / n
+    V = U @ W
+    Sxx_r, Syx_r = np.repeat(Sxx, k, axis=0), np.repeat(Syx, k, axis=0)
+    L = (np.sum(np.sum((V @ Sxx_r) * V, -1), -1) - 2 * np.sum(np.sum(V * Syx_r, -1), -1)
+         + np.repeat(syy, k, axis=0)).reshape(b, P, 2 * P + 1)
+    trH = np.sum(L[:, :, 1:P + 1] + L[:, :, P + 1:], axis=-1) - 2 * P * L[:, :, 0]      # (b, P): S(e_j)
     tot = 0
-    for k in range(P):
-        th = ctx.asarray(np.zeros((b, P)))
-        th[:, k] = th[:, k] + 1
-        U, W = M.mf_unflat(th, dx, d, dx)
-        var = var_U if k < dx * d else var_W
-        tot = tot + var * _trace_hessian(U, W, X, Y)
+    for j in range(P):
+        tot = tot + (var_U if j < dx * d else var_W) * trH[:, j]
     return tot
 
 
@@ -745,7 +779,7 @@ def _e15i_rhs(inst, ctx, factor=1):
 
 
 _e15i = tc.Statement(r"S_{\rm init}=d_xd(\sigma_U^2+\sigma_W^2)\mathrm{Tr}[\Sigma_x]", dims=AE_DIMS, sample=sample_ae,
-                     lhs=_e15i_lhs, rhs=_e15i_rhs, contexts=("float32", "float64"),
+                     lhs=_e15i_lhs, rhs=_e15i_rhs,
                      note=r"autoencoder $y = x + \varepsilon (d_{y} = d_{x})$, exact expectation over the Gaussian init")
 claim("eq15_init", r"Eq. 15: sharpness at a Gaussian initialisation, $S_{\mathrm{init}} = d_{x} d (\sigma_{U}^{2} + \sigma_{W}^{2}) \operatorname{Tr} \Sigma_x$",
       "5.2", "(15), first line", r"S_{\rm init}=d_{x}d(\sigma_{U}^{2}+\sigma_{W}^{2}){\rm Tr}[\Sigma_{x}]", _e15i,
@@ -768,7 +802,7 @@ def _e15e_rhs(inst, ctx, factor=2):
 
 
 _e15e = tc.Statement(r"S_{\rm end}=2\min(d,d_x)\mathrm{Tr}[\Sigma_x]", dims=AE_END_DIMS, sample=sample_ae,
-                     lhs=_e15e_lhs, rhs=_e15e_rhs, contexts=("float32", "float64"),
+                     lhs=_e15e_lhs, rhs=_e15e_rhs,
                      note=r"at the noise-equilibrium global minimum $U W = I$, $W W^{\top} = U^{\top} U$ (claims eq14$_{\mathrm{iso}}$), $d \ge d_{x}$")
 claim("eq15_end", r"Eq. 15: sharpness at the end of training, $S_{\mathrm{end}} = 2 \min(d, d_{x}) \operatorname{Tr} \Sigma_x$", "5.2", "(15), second line",
       r"S_{\rm end}=2\min(d,d_{x}){\rm Tr}[\Sigma_{x}]", _e15e,

@@ -14,8 +14,8 @@ import theorem_check as tc
 from theorem_check import sampling
 
 from . import _noise_models as M
-from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, boolean, claim, control, exp_A, mf, mf_absA, mf_eig,
-                            mf_nu, refine, sample_mf, variant)
+from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, claim, control, counted, exp_A, mf, mf_absA, mf_eig,
+                            mf_nu, sample_mf, variant)
 from .noise import F64, FP_DIMS, XTOLS, _drift_at, _mf_instance, _orbit_point, _root, _sigma2
 
 S = S_BATCH
@@ -58,6 +58,13 @@ claim("eq8", r"The exponential map of the generator is a symmetry: $l(e^{\lambda
 
 
 def _eq8_limit_check(exponent=1.0):
+    """``(I + rho A)^m theta`` with ``m = lambda/rho`` steps against ``e^{lambda A} theta``, m refined.
+
+    Both are evaluated in A's eigenbasis (A = N diag(nu) N^T is symmetric, so ``(I + rho A)^m = N diag((1 + rho
+    nu)^m) N^T`` exactly; ``(1 + rho nu)^m = exp(m log1p(rho nu))`` to float64 accuracy for any m), which lets m
+    reach 1e8 without the ``m eps`` rounding of repeated products.  Floors: ``(1 + x/m)^m = e^x (1 - x^2/(2m) +
+    O(m^-2))``, so a true limit leaves ``<= max(lambda^2 max nu^2, 1e-2)/m`` relative, plus 1e-13 of rounding.
+    """
     def check(rng, d):
         inst = _mf_instance(rng, d)
         p = mf(inst, F64)
@@ -65,13 +72,16 @@ def _eq8_limit_check(exponent=1.0):
         nu = mf_nu(inst, p)
         lam = float(inst.lam[0])
         target = (exp_A(N, nu, lam, F64) @ p.th[:, :, None])[0, :, 0]
-        res, ms = [], (10, 100, 1000, 10000)
+        c = max(lam ** 2 * float(np.max(nu ** 2)), 1e-2)
+        ms = (1e2, 1e4, 1e6, 1e8)
+        meas = []
         for m in ms:
             rho = lam / m
-            step = np.eye(p.A.shape[-1]) + rho * p.A[0]
-            v = np.linalg.matrix_power(step, int(round(m * exponent))) @ p.th[0]
-            res.append(np.linalg.norm(v - target) / np.linalg.norm(target))
-        return refine(res, [1.0 / m for m in ms], [f"m={m}" for m in ms], detail=f"lambda={lam:.3g}, rho=lambda/m")
+            k = round(m * exponent)
+            powed = np.exp(k * np.log1p(rho * nu[0]))
+            meas.append(N[0] @ (powed * (N[0].T @ p.th[0])))
+        return tc.Refinement.of([f"m={m:g}" for m in ms], measured=meas, predicted=target,
+                                floors=[c / m + 1e-13 for m in ms], detail=f"lambda={lam:.3g}, rho=lambda/m")
     return check
 
 
@@ -245,36 +255,36 @@ def _bracket(fun, lam_max=32.0):
     return None, vals
 
 
-def _p2_check(gamma):
+def _p2_check(gamma, offset=0.0):
     """Existence of lambda*: a sign change of G(theta_lambda) on a grid (or |G| -> 0 at one end: a root at
-    +-infinity); the root is refined by brentq and G re-evaluated there by exact minibatch enumeration."""
+    +-infinity); the root is refined by brentq and G re-evaluated there by exact minibatch enumeration.
+
+    Reports measured ``G(theta_lambda*)`` (enumeration) against the prediction 0 (``offset * scale`` for the
+    control), with ``scale`` the |A|-magnitude of G's terms; floors as in noise.eq9 (``2 max|nu| xtol``).  Without a
+    sign change on [-32, 32] the measured quantity is ``|G|`` at the grid's ends, relative to its largest value on
+    the grid, which must vanish (a root at +-infinity) as the grid widens from 16 to 32.
+    """
     def check(rng, d):
         inst = _mf_instance(rng, d)
         fun = lambda l: _drift_at(inst, l, gamma)
         br, vals = _bracket(fun)
         if br is None:
             ends = sorted(vals)
-            at_inf = abs(vals[ends[-1]]) < 1e-6 * abs(vals[ends[-2]]) or abs(vals[ends[0]]) < 1e-6 * abs(vals[ends[1]])
-            return boolean(at_inf, f"no sign change of G on lambda in [-32, 32]; root at +-infinity: {at_inf}")
-        res = []
+            top = max(abs(v) for v in vals.values())
+            meas = [min(abs(vals[16.0]), abs(vals[-16.0])) / top, min(abs(vals[ends[-1]]), abs(vals[ends[0]])) / top]
+            return tc.Refinement.of(["|lambda|<=16", "|lambda|<=32"], measured=meas, predicted=0.0, scale=1.0,
+                                    floors=[np.exp(-16 * 0.05), np.exp(-32 * 0.05)],
+                                    detail="no sign change of G on lambda in [-32, 32]: |G| at the ends")
+        nu_max = float(np.max(np.abs(inst.mu)))
+        meas, floors, scale = [], [], None
         for xt in XTOLS:
             lam = brentq(fun, br[0], br[1], xtol=xt, rtol=4 * np.finfo(float).eps, maxiter=500)
-            sc = _G_relation(gamma)(_orbit_point(inst, lam), inst)[1]
-            res.append(abs(_G_enum(inst, lam, gamma)) / sc)
-        return refine(res, XTOLS, [f"xtol={x:g}" for x in XTOLS], detail=f"bracket [{br[0]:g}, {br[1]:g}], lambda*={lam:.6g}")
-    return check
-
-
-def _p2_check_control(gamma):
-    """Control: the root of the Ito drift, but the claim 'G(theta_lambda*) = scale' checked by enumeration."""
-    def check(rng, d):
-        inst = _mf_instance(rng, d)
-        res = []
-        for xt in XTOLS:
-            lam = _root(lambda l: _drift_at(inst, l, gamma), xt)
-            sc = _G_relation(gamma)(_orbit_point(inst, lam), inst)[1]
-            res.append(abs(_G_enum(inst, lam, gamma) - sc) / sc)
-        return refine(res, XTOLS, [f"xtol={x:g}" for x in XTOLS])
+            scale = _G_relation(gamma)(_orbit_point(inst, lam), inst)[1]
+            meas.append(_G_enum(inst, lam, gamma))
+            floors.append(2 * nu_max * xt + 1e3 * np.finfo(float).eps)
+        return tc.Refinement.of([f"xtol={x:g}" for x in XTOLS], measured=meas, predicted=offset * scale, scale=scale,
+                                floors=floors, detail=f"bracket [{br[0]:g}, {br[1]:g}], lambda*={lam:.6g}, "
+                                                      f"G/scale = {meas[-1] / scale:.2e}")
     return check
 
 
@@ -284,7 +294,7 @@ claim("thm4_3_p2", r"Theorem 4.3(2): $G(\theta_{\lambda})$ has a zero $\lambda^*
       r"\text{there exists a }\lambda^{*}\in\mathbb{R}\cup\{\pm\infty\}\text{ such that }G(\theta_{\lambda^{*}})=0", _p2,
       variants=[variant(_p2, r"reading: $\gamma = 0$", kind="reading", check=_p2_check(0.0))],
       controls=[control(_p2, "G = scale at the root (G by enumeration)",
-                        check=_p2_check_control(GAMMA))])
+                        check=_p2_check(GAMMA, offset=1.0))])
 
 
 def _sign_changes(inst, gamma, lam0, width=3.0, k=25):
@@ -294,13 +304,17 @@ def _sign_changes(inst, gamma, lam0, width=3.0, k=25):
 
 
 def _p3_check(gamma, require=1):
+    """Counts on a grid around lambda*: [sign changes of G, non-decreasing steps of G] against [require, 0],
+    on a 24-point and a refined 48-point grid of [lambda* - 3, lambda* + 3] (exact counts, see ``counted``)."""
     def check(rng, d):
         inst = _mf_instance(rng, d)
         lam = _root(lambda l: _drift_at(inst, l, gamma), 1e-12)
-        n, vals = _sign_changes(inst, gamma, lam)
-        strict = bool(np.all(np.diff(vals) < 0))
-        return boolean(n == require and strict, f"{n} sign change(s) of G on [lambda*-3, lambda*+3], "
-                       f"strictly decreasing: {strict}")
+        meas = []
+        for k in (24, 48):          # even: lambda* itself (G ~ 0, sign possibly 0) is not a grid point
+            n, vals = _sign_changes(inst, gamma, lam, k=k)
+            meas.append([n, int(np.sum(np.diff(vals) >= 0))])
+        return counted(["24 points", "48 points"], meas, [require, 0],
+                       detail=f"[sign changes, non-decreasing steps] of G on [lambda*-3, lambda*+3]: {meas[-1]}")
     return check
 
 
@@ -314,24 +328,29 @@ def _interpolation_instance(rng, d, dtype):
 
 
 def _p3_interp_check(rng, d):
-    """The proof's hypothesis (Tr[Sigma A] != 0 or theta^T A theta != 0) at an interpolation minimum, gamma = 0."""
+    """The proof's hypothesis (Tr[Sigma A] != 0 or theta^T A theta != 0) at an interpolation minimum, gamma = 0.
+
+    Measured: the number of grid points lambda (of LAMS) at which G(theta_lambda) vanishes to the working precision
+    (|G|/scale <= 100 eps, float32 then float64), with theta^T A theta != 0 so the hypothesis holds; predicted: at
+    most one zero, i.e. 1 (lambda* unique).  At an interpolation minimum Sigma = 0 on the whole orbit: every point
+    is a zero.
+    """
     seed = int(rng.integers(2**31))
-    res, Cs = [], []
+    meas, Cs = [], []
     for dtype in (np.float32, np.float64):
         inst, ctx = _interpolation_instance(np.random.default_rng(seed), d, dtype)
         p = mf(inst, ctx)
         big = float(np.sum(p.th ** 2)) * float(np.sum(inst.X ** 2)) * float(np.sum(p.th ** 2)) / inst.X.shape[-1]
-        Gmax = 0.0
+        zeros = 0
         for lam in LAMS:
             q = _orbit(inst, ctx, lam)
-            Gmax = max(Gmax, abs(float(M.charge_drift(q.th, q.G, q.A, inst.eta, S, 0.0)[0])))
-        res.append(Gmax / (_sigma2(inst) * big))
+            g = abs(float(M.charge_drift(q.th, q.G, q.A, inst.eta, S, 0.0)[0])) / (_sigma2(inst) * big)
+            zeros += int(g <= 100 * ctx.eps)
+        meas.append(zeros)
         Cs.append(float(M.quad(p.th, p.A)[0]))
-    zero = tc.decide_refinement(res, [tc.FLOAT32.eps * 100, tc.FLOAT64.eps * 100])
-    hyp = abs(Cs[-1]) > 0
-    unique_fails = zero is tc.Outcome.HOLDS and hyp
-    return boolean(not unique_fails, f"G(theta_lambda) = 0 for every lambda on the grid (max |G|/scale "
-                   f"{res[0]:.1e} -> {res[1]:.1e}) while theta^T A theta = {Cs[-1]:.3g}: lambda* not unique")
+    return counted(["float32", "float64"], meas, 1.0 if abs(Cs[-1]) > 0 else float(len(LAMS)),
+                   detail=f"G(theta_lambda) = 0 at {meas[-1]} of {len(LAMS)} grid points while theta^T A theta = "
+                          f"{Cs[-1]:.3g}: lambda* not unique")
 
 
 _p3 = tc.Statement(r"G(\theta_\cdot)\not\equiv0\Rightarrow\lambda^*\ \text{unique},\ G\ \text{strictly monotone}",
@@ -370,15 +389,19 @@ def _p4_check(sign=1.0, drift=None):
         th0 = p.th[0]
         l0 = lam_star(th0)
         hs = (1e-2, 1e-3, 1e-4)
-        res = []
+        meas, pred = [], []
         for h in hs:
             fd = (lam_star(th0 + h * v) - lam_star(th0 - h * v)) / (2 * h)
             dJ_dth = (drift(at(th0 + h * v), l0, GAMMA) - drift(at(th0 - h * v), l0, GAMMA)) / (2 * h)
             dJ_dl = (drift(at(th0), l0 + h, GAMMA) - drift(at(th0), l0 - h, GAMMA)) / (2 * h)
             ift = -sign * dJ_dth / dJ_dl
-            res.append(abs(fd - ift) / max(abs(ift), abs(fd)))
-        return refine(res, [h ** 2 for h in hs], [f"h={h:g}" for h in hs], detail=f"lambda*={l0:.5g}",
-                      predicted=None)
+            meas.append(fd)
+            pred.append(ift)
+        # central differences: relative error O(h^2) (unit constant); brentq's xtol 1e-14 adds 1e-14/h
+        return tc.Refinement.of([f"h={h:g}" for h in hs], measured=meas, predicted_levels=pred,
+                                floors=[h ** 2 + 1e-14 / h for h in hs],
+                                detail=f"lambda*={l0:.5g}, d lambda*/dv = {meas[-1]:.6g} (finite differences), "
+                                       f"{pred[-1]:.6g} (implicit function theorem)")
     return check
 
 
@@ -391,16 +414,21 @@ claim("thm4_3_p4", r"Theorem 4.3(4): $\lambda^*(\theta)$ is differentiable, with
 
 
 def _signs_check(flip=False):
+    """Signs [sgn(C - C*), sgn(dC/dt)] against [-sgn lambda*, sgn lambda*] (swapped for the control), with lambda*
+    located to xtol 1e-6 and 1e-12 (exact signs, see ``counted``)."""
     def check(rng, d):
         inst = _mf_instance(rng, d)
-        lam = _root(lambda l: _drift_at(inst, l, GAMMA), 1e-12)
         p = mf(inst, F64)
-        q = _orbit_point(inst, lam)
-        dC = float(M.quad(p.th, p.A)[0] - M.quad(q.th, q.A)[0])
         G0 = _drift_at(inst, 0.0, GAMMA)
+        meas, pred = [], []
         s = -1 if flip else 1
-        ok = np.sign(dC) == -s * np.sign(lam) and np.sign(G0) == s * np.sign(lam)
-        return boolean(bool(ok), f"lambda*={lam:.4g}, C-C*={dC:.3g}, dC/dt={G0:.3g}")
+        for xt in (1e-6, 1e-12):
+            lam = _root(lambda l: _drift_at(inst, l, GAMMA), xt)
+            q = _orbit_point(inst, lam)
+            dC = float(M.quad(p.th, p.A)[0] - M.quad(q.th, q.A)[0])
+            meas.append([np.sign(dC), np.sign(G0)])
+            pred.append([-s * np.sign(lam), s * np.sign(lam)])
+        return counted(["xtol=1e-6", "xtol=1e-12"], meas, predicted_levels=pred, detail=f"lambda*={lam:.4g}, C-C*={dC:.3g}, dC/dt={G0:.3g}")
     return check
 
 
@@ -545,11 +573,16 @@ def _dI_check(sign=1.0):
         printed = np.sum((nu > 0) * (e * em * a ** 2 * s2 + g * ep * a ** 2 * t ** 2)
                          + (nu < 0) * (g * em * a ** 2 * t ** 2 + e * ep * a ** 2 * s2))
         hs = (1e-2, 1e-3, 1e-4)
-        res = []
+        meas = []
         for h in hs:
             fd = (float(_I_lhs(inst, F64, lam + h)[0]) - float(_I_lhs(inst, F64, lam - h)[0])) / (2 * h)
-            res.append(abs(-fd / 2 - sign * printed) / max(abs(fd / 2), abs(printed)))
-        return refine(res, [h ** 2 for h in hs], [f"h={h:g}" for h in hs])
+            meas.append(-fd / 2)
+        # central differences of e^{+-2 lambda a}: relative error <= (2 max a)^2 h^2 / 6 (Taylor), float64
+        # rounding of the difference quotient ~ 1e-15 / h (relative)
+        c = (2 * float(np.max(a))) ** 2 / 6 + 1.0
+        return tc.Refinement.of([f"h={h:g}" for h in hs], measured=meas, predicted=sign * printed,
+                                floors=[c * h ** 2 + 1e-14 / h for h in hs],
+                                detail=f"-dJ/(2 dlambda) = {meas[-1]:.6g} (finite differences), {printed:.6g} (printed)")
     return check
 
 

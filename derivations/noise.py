@@ -22,8 +22,8 @@ import theorem_check as tc
 from theorem_check import sampling
 
 from . import _noise_models as M
-from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, boolean, claim, control, exp_A, mf, mf_absA, mf_eig, mf_nu,
-                            refine, sample_mf, variant)
+from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, claim, control, exp_A, mf, mf_absA, mf_eig, mf_nu,
+                            sample_mf, variant)
 
 S = S_BATCH
 
@@ -39,9 +39,17 @@ RELU_DIMS = tc.DimSpace({"dx": (1, 3), "dy": (1, 3), "n": (2, 5)})
 
 
 def sample_relu(rng, d, batch):
-    """A ReLU neuron ``a relu(w^T x)``: ``a (dy,)``, ``w (dx,)``, data, ``rho > -1``."""
-    return {"a": rng.standard_normal((batch, d["dy"])), "w": rng.standard_normal((batch, d["dx"])),
-            "X": sampling.gaussian(rng, d["dx"], d["n"], batch=batch),
+    """A ReLU neuron ``a relu(w^T x)``: ``a (dy,)``, ``w (dx,)``, data, ``rho > -1``.
+
+    The first data point is reflected (``x_0 -> -x_0``) where ``w^T x_0 < 0``, so the neuron is active on at least
+    one sample: a neuron dead on every sample has all per-sample gradients 0, and its instances are no evidence
+    (both sides 0, zero reference scale).
+    """
+    w = rng.standard_normal((batch, d["dx"]))
+    X = np.array(sampling.gaussian(rng, d["dx"], d["n"], batch=batch), dtype=float)
+    z0 = np.sum(X[:, :, 0] * w, axis=1)
+    X[:, :, 0] *= np.where(z0 < 0, -1.0, 1.0)[:, None]
+    return {"a": rng.standard_normal((batch, d["dy"])), "w": w, "X": X,
             "Y": sampling.gaussian(rng, d["dy"], d["n"], batch=batch),
             "rho": rng.uniform(-0.6, 2.0, size=batch)}
 
@@ -581,20 +589,33 @@ XTOLS = (1e-3, 1e-7, 1e-12)
 
 
 def _fixed_point_check(relation, gamma=GAMMA):
-    """At lambda* (G(theta_lambda*) = 0, G from definitions), evaluate ``relation(q, inst) -> (gap, scale)``."""
+    """At lambda* (G(theta_lambda*) = 0, G from definitions), report ``relation(q, inst) -> (lhs, rhs, scale)``.
+
+    The engine compares ``lhs`` (measured, e.g. ``4 gamma C(theta*)``) with ``rhs`` (the statement's prediction,
+    e.g. ``sigma^2 Tr[Sigma(theta*) A]``) relative to ``scale``, the same two terms with ``|A|`` in place of ``A``
+    (positive, and not vanishing at the root on FP9_DIMS).  Floors: a root located to ``xtol`` in lambda moves
+    either side by at most ``2 max|nu| xtol`` relative to ``scale`` (``d/dlambda e^{2 lambda A}`` has norm
+    ``<= 2 max|nu|`` relative to the ``|A|`` terms), plus float64 rounding of the traces (``1e3 eps``).
+    """
     def check(rng, d):
         inst = _mf_instance(rng, d)
-        res = []
+        nu_max = float(np.max(np.abs(inst.mu)))
+        meas, pred, floors = [], [], []
+        scale = None
         for xt in XTOLS:
             lam = _root(lambda l: _drift_at(inst, l, gamma), xt)
-            gap, scale = relation(_orbit_point(inst, lam), inst)
-            res.append(abs(gap) / scale)
-        return refine(res, XTOLS, [f"xtol={x:g}" for x in XTOLS], detail=f"lambda*={lam:.6g}")
+            lhs, rhs, scale = relation(_orbit_point(inst, lam), inst)
+            meas.append(lhs)
+            pred.append(rhs)
+            floors.append(2 * nu_max * xt + 1e3 * np.finfo(float).eps)
+        return tc.Refinement.of([f"xtol={x:g}" for x in XTOLS], measured=meas, predicted_levels=pred, floors=floors,
+                                scale=scale, detail=f"lambda*={lam:.6g}; measured {meas[-1]:.6g}, predicted "
+                                                    f"{pred[-1]:.6g}, scale {scale:.3g}")
     return check
 
 
 def _eq9_relation(cg, cs, half=False):
-    """Gap ``cg gamma C - cs sigma^2 Tr[Sigma A]`` and its scale (both terms with |A| in place of A)."""
+    """``(cg gamma C, cs sigma^2 Tr[Sigma A], scale)``, scale = both terms with |A| in place of A (> 0)."""
     def rel(q, inst):
         h = 2 if half else 1
         C = float(M.quad(q.th, q.A)[0]) / h
@@ -602,8 +623,8 @@ def _eq9_relation(cg, cs, half=False):
         TrSA = float(M.tr(Sg @ q.A)[0])
         aA = mf_absA(inst, q, F64)
         s2 = _sigma2(inst)
-        scale = cg * GAMMA * float(M.quad(q.th, aA)[0]) / h + cs * s2 * float(M.tr(Sg @ aA)[0])
-        return cg * GAMMA * C - cs * s2 * TrSA, scale
+        scale = abs(cg) * GAMMA * float(M.quad(q.th, aA)[0]) / h + abs(cs) * s2 * float(M.tr(Sg @ aA)[0])
+        return cg * GAMMA * C, cs * s2 * TrSA, scale
     return rel
 
 
@@ -611,8 +632,14 @@ FP_DIMS = tc.DimSpace({"dx": (1, 2), "d": (1, 2), "dy": (1, 2), "n": (3, 4)},
                       where=lambda d: d["dx"] + d["d"] + d["dy"] > 3)
 """Sizes for fixed-point checks.  All-ones is excluded: there (u, w scalars) the equilibrium has C* = 0 and
 Tr[Sigma A] = 0 at once, so every relation between the two holds trivially."""
+FP9_DIMS = tc.DimSpace({"dx": (1, 2), "d": (1, 2), "dy": (1, 2), "n": (3, 4)},
+                       where=lambda d: d["dx"] + d["dy"] > 2)
+"""Sizes for the relations between C* and Tr[Sigma* A] (eq. 9, Sec. 4.3 text).  d_x = d_y = 1 is excluded for every
+d: there u, w are vectors, each B-charge's drift is proportional to the charge itself (noise.rank1_rate), so the
+equilibrium has C* = 0 and Tr[Sigma* A] = 0 at once (both ~1e-13 of the scale) and any relation between them holds:
+such instances are no evidence (issue 10)."""
 _eq9 = tc.Statement(r"4\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A],\ C=\tfrac12\theta^\top A\theta\ (\nabla C=J)",
-                    dims=FP_DIMS, check=_fixed_point_check(_eq9_relation(4, 1, half=True)),
+                    dims=FP9_DIMS, check=_fixed_point_check(_eq9_relation(4, 1, half=True)),
                     note=r"$\theta^* = e^{\lambda^* A} \theta$ with $\lambda^*$ the root of the SDE drift of "
                          "the charge (computed from per-sample gradients), brentq tolerance refined; $C$ as Sec. 4 defines it")
 claim("eq9", r"Noise equilibrium with weight decay: $4 \gamma C(\theta^*) = \sigma^{2} \operatorname{Tr}[\Sigma(\theta^*) A]$ ($C$ the antiderivative of $J$)",
@@ -626,7 +653,7 @@ claim("eq9", r"Noise equilibrium with weight decay: $4 \gamma C(\theta^*) = \sig
       controls=[control(_eq9, r"$\gamma C = \sigma^{2} \operatorname{Tr}[\Sigma A]$", check=_fixed_point_check(_eq9_relation(1, 1, half=True)))],
       assumptions=(r"$C$ defined by $\nabla C = J$ (Sec. 4); eq. 9 is the zero of eq. 7",))
 
-_fp_text = tc.Statement(r"-\gamma C(\theta)+\eta\mathrm{Tr}[\Sigma(\theta)A]=0,\ C=\tfrac12\theta^\top A\theta", dims=FP_DIMS,
+_fp_text = tc.Statement(r"-\gamma C(\theta)+\eta\mathrm{Tr}[\Sigma(\theta)A]=0,\ C=\tfrac12\theta^\top A\theta", dims=FP9_DIMS,
                         check=_fixed_point_check(_eq9_relation(1, 2 * S, half=True)),
                         note=r"$C$ as Sec. 4 defines it; with eq. 6's $C = \theta^{\top} A \theta$ the printed relation fails too")
 claim("sec4_3_stationary", r"Text of Sec. 4.3: the stationary point satisfies $-\gamma C + \eta \operatorname{Tr}[\Sigma A] = 0$", "4.3",
