@@ -166,7 +166,7 @@ def _claim(label, latex, lhs, rhs, wrong):
                                   dims=DIMS, sample=_sample, lhs=lhs, rhs=w) for name, w in wrong.items())
     controls += (tc.perturb(s, "factor 2", rhs=lambda v, inst, ctx: 2 * v),
                  tc.perturb(s, "1 + 1e-6", rhs=lambda v, inst, ctx: v * (1 + 1e-6)))
-    return tc.Claim(id=f"calc.{label}", title=latex, source=tc.Source("calc", "test", label, latex),
+    return tc.Claim(id=f"calc.{label}", title=f"${latex}$", source=tc.Source("calc", "test", label, latex),
                     statement=s, controls=controls)
 
 

@@ -236,7 +236,7 @@ def test_every_statement_is_decided_by_the_engine(claim):
 
 
 @pytest.mark.parametrize("cid, name", [("noise.eq9", None), ("noise.sec4_3_stationary",
-                                       "corrected: the zero of eq. 7, -4 gamma C + (eta/(2S)) Tr[Sigma A] = 0 (eq. 9)")])
+                                       r"corrected: the zero of eq. 7, $-4 \gamma C + (\eta/(2S)) \operatorname{Tr}[\Sigma A] = 0$ (eq. 9)")])
 def test_eq9_sign_flipped_prediction_is_refuted(cid, name):
     """Issue 10: eq. 9 and the Sec. 4.3 text scaled by a signed coefficient, so -prediction was VERIFIED on ~40%
     of seeds.  Now the engine holds the prediction: the statement holds, its sign flip fails, on every seed."""
@@ -287,7 +287,7 @@ def test_double_rotation_false_reading_refuted_where_every_drawn_size_was_one(se
     """Issue 10: 'B an arbitrary invertible matrix' was VERIFIED on seeds 11 and 46 (every drawn d = 1); the
     generic configuration (d >= 2) now runs first."""
     r = run_claim(REGISTRY.get("noise.ex_double_rotation"), seed=seed)
-    v = next(v for v in r.variants if v.name.startswith("reading: B an arbitrary invertible"))
+    v = next(v for v in r.variants if v.name.startswith("reading: $B$ an arbitrary invertible"))
     assert v.verdict is Verdict.REFUTED, v.evidence
     assert r.verdict is Verdict.VERIFIED
 
