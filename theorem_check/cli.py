@@ -22,18 +22,47 @@ _VERDICT_COLOURS = {"PROVED": "green", "VERIFIED": "green", "ERRATUM": "yellow",
                     "ILL-POSED": "red", "INCONCLUSIVE": "magenta"}
 
 
-def _load(packs: tuple[str, ...]) -> list:
+def _load(packs: tuple[str, ...], timeout: float | None = None) -> list:
     from pathlib import Path
 
+    from .errors import PackError
+    from .workers import DEFAULT_IMPORT_TIMEOUT, check_packs
+
+    # packs are imported first in a probe process with a time limit: a pack that hangs, exits or
+    # crashes at import is a one-line error (exit 2), never the run's exit status
+    probed = check_packs(packs, DEFAULT_IMPORT_TIMEOUT if timeout is None else (timeout or None))
     load_builtin()
+    probed()
     new, seen = [], set()
     for p in packs:
         key = Path(p).resolve() if Path(p).is_file() else p
         if key in seen:  # the same pack named twice is loaded once
             continue
         seen.add(key)
-        new.extend(load_pack(p))
+        try:
+            new.extend(load_pack(p))
+        except SystemExit as exc:
+            raise PackError(f"pack={p!r} called sys.exit({exc.code!r}) at import") from None
     return new
+
+
+def _start_workers_early(jobs) -> None:
+    """Start the workers' fork server now: it imports the catalogue while this process does."""
+    from .workers import default_jobs, start_method_ready
+
+    if (jobs or default_jobs()) > 1:
+        start_method_ready()
+
+
+def _worker_options(f):
+    """--jobs and --timeout (theorem_check.workers)."""
+    from .workers import DEFAULT_TIMEOUT, SLOW_TIMEOUT_FACTOR
+
+    f = click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULT_TIMEOUT, show_default=True,
+                     help=f"Seconds per claim (x{SLOW_TIMEOUT_FACTOR} for slow simulations; also bounds pack "
+                          "imports); a claim over it is INCONCLUSIVE. 0 = no limit.")(f)
+    return click.option("--jobs", "-j", type=click.IntRange(1, 4096), default=None,
+                        help="Worker processes [default: the number of cores]; 1 runs in this process.")(f)
 
 
 def _select(ids, paper, all_, pack_claims, *, slow: bool):
@@ -189,19 +218,25 @@ def _table(run) -> str:
               help="Hypothesis examples per identity that hunt for a counterexample (shrunk).")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, quiet):
+@click.option("--dims", "dims_text", metavar="NAME=VALUE,...", help="Run at these sizes (e.g. D=10,d1=2048).")
+@_worker_options
+def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, quiet, dims_text, jobs, timeout):
     """Run claims: symbolic derivation, numeric stage, verdict.
 
     IDS are claim ids (prh.eq31) or bare labels (eq31), which run every paper's match.
     """
     from .records import dumps, run_record
-    from .runner import run_claims
+    from .workers import check_dims, parse_dims, run_claims_parallel
 
-    pack_claims = _load(packs)
+    dims = parse_dims(dims_text)
+    _start_workers_early(jobs)
+    pack_claims = _load(packs, timeout)
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
+    check_dims(claims, dims)
     show_progress = not quiet and not as_json and sys.stderr.isatty()
-    result = run_claims(claims, seed=seed, trials=trials, controls=controls, fuzz=fuzz,
-                        progress=_progress_fn(show_progress), skipped_slow=skipped)
+    result = run_claims_parallel(claims, seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims, jobs=jobs,
+                                 timeout=timeout, packs=packs, progress=_progress_fn(show_progress),
+                                 skipped_slow=skipped)
     if show_progress:
         click.echo("\r" + " " * 60 + "\r", err=True, nl=False)
     if as_json:
@@ -236,22 +271,24 @@ def _report_broken(result) -> None:
 @click.option("--controls", is_flag=True, help="Also run and report each claim's negative controls.")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, controls, packs, quiet):
+@_worker_options
+def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, controls, packs, quiet, jobs, timeout):
     """Write a LaTeX derivation report (DIR/report.tex, figures; --pdf compiles it)."""
     try:
         from .report import check_pdf_engine, write_report
     except ImportError as exc:
         raise click.ClickException(f"reports need the [report] extra: pip install 'theorem-check[report]' ({exc})")
-    from .runner import run_claims
+    from .workers import run_claims_parallel
 
     if pdf:
         check_pdf_engine()  # fail in one line before running anything
     _prepare_out_dir(out_dir)
-    pack_claims = _load(packs)
+    _start_workers_early(jobs)
+    pack_claims = _load(packs, timeout)
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
     show_progress = not quiet and sys.stderr.isatty()
-    result = run_claims(claims, seed=seed, trials=trials, controls=controls, progress=_progress_fn(show_progress),
-                        skipped_slow=skipped)
+    result = run_claims_parallel(claims, seed=seed, trials=trials, controls=controls, jobs=jobs, timeout=timeout,
+                                 packs=packs, progress=_progress_fn(show_progress), skipped_slow=skipped)
     path = write_report(result, out_dir, pdf=pdf)
     click.echo(str(path))
     _report_broken(result)
