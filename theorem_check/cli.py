@@ -295,6 +295,50 @@ def report(ids, paper, all_, out_dir, pdf, trials, seed, slow, controls, packs, 
     sys.exit(result.exit_code)
 
 
+@cli.command()
+@click.argument("ids", nargs=-1)
+@click.option("--seeds", "seeds_text", default="0:10", show_default=True, metavar="A:B|N",
+              help="Seeds A..B-1, or a count N (seeds 0..N-1).")
+@click.option("--paper", help="Sweep every claim of this paper.")
+@click.option("--all", "all_", is_flag=True, help="Sweep every claim.")
+@click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
+              help="Random instances per statement (custom checks run trials/8).")
+@click.option("--slow", is_flag=True, help="Include slow simulations in --paper/--all sweeps.")
+@click.option("--controls", is_flag=True, help="Also run each claim's negative controls on every seed.")
+@click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
+@click.option("--scheduler", default="local", show_default=True, metavar="local|dask|tcp://HOST:PORT",
+              help="Local worker processes, a Dask LocalCluster, or a running Dask scheduler.")
+@click.option("--json", "as_json", is_flag=True, help="Write the sweep's JSON record to stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@_worker_options
+def sweep(ids, seeds_text, paper, all_, trials, slow, controls, packs, scheduler, as_json, quiet, jobs, timeout):
+    """Run claims on many seeds: verdict counts, the seeds that disagree, surviving mutants.
+
+    Exit code 1 when any verdict changes across seeds.
+    """
+    from .records import dumps
+    from .sweep import format_sweep, parse_seeds, run_sweep, sweep_record
+    from .workers import Progress
+
+    seeds = parse_seeds(seeds_text)
+    if scheduler == "local":
+        _start_workers_early(jobs)
+    pack_claims = _load(packs, timeout)
+    claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
+    bar = Progress(len(claims) * len(seeds), enabled=not quiet)
+    try:
+        res = run_sweep(claims, seeds, trials=trials, controls=controls, jobs=jobs, timeout=timeout, packs=packs,
+                        scheduler=scheduler, progress=lambda k, n, label: bar.update(k, label), skipped_slow=skipped)
+    finally:
+        bar.close()
+    click.echo(dumps(sweep_record(res)) if as_json else format_sweep(res))
+    broken = res.broken
+    if broken:
+        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        click.echo(f"theorem-check: error: {broken[0]}{more}", err=True)
+    sys.exit(res.exit_code)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 

@@ -45,7 +45,7 @@ from .errors import InvalidArgument, PackError
 
 __all__ = ["DEFAULT_TIMEOUT", "SLOW_TIMEOUT_FACTOR", "DEFAULT_IMPORT_TIMEOUT", "START_METHOD", "Task",
            "Outcome", "WorkerPool", "ClaimTimeout", "default_jobs", "timeout_for", "check_packs",
-           "run_claims_parallel", "run_task", "failed_result", "parse_dims", "check_dims", "Progress"]
+           "run_claims_parallel", "run_task", "run_tasks", "run_isolated", "outcome_result", "failed_result", "parse_dims", "check_dims", "Progress"]
 
 DEFAULT_TIMEOUT = 120.0
 """Default per-claim time limit in seconds (``--timeout``); slow simulations get
@@ -329,11 +329,12 @@ class WorkerPool:
         self._workers.remove(w)
 
     def run(self, tasks: Sequence[Task], *, timeouts: Sequence[float | None] | None = None,
-            on_done: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
+            on_done: Callable[[int, Outcome], None] | None = None, keep: bool = True) -> list[Outcome]:
         """Execute ``tasks``; returns one :class:`Outcome` per task, in the tasks' order.
 
         ``timeouts[i]`` bounds task ``i`` (seconds, ``None`` = no limit); ``on_done(i, outcome)``
-        is called as each task finishes (in completion order).
+        is called as each task finishes (in completion order).  With ``keep=False`` outcomes are
+        only passed to ``on_done`` (the list returned holds ``None``s): long sweeps keep no results.
         """
         n = len(tasks)
         timeouts = list(timeouts) if timeouts is not None else [None] * n
@@ -344,7 +345,7 @@ class WorkerPool:
 
         def finish(i: int, o: Outcome) -> None:
             nonlocal remaining
-            out[i] = o
+            out[i] = o if keep else None
             remaining -= 1
             if on_done:
                 on_done(i, o)
@@ -545,18 +546,52 @@ def _in_process(task: Task, limit: float | None) -> Outcome:
 
 def run_tasks(tasks: Sequence[Task], *, jobs: int, timeouts: Sequence[float | None], packs: Sequence[str] = (),
               on_done: Callable[[int, Outcome], None] | None = None,
-              import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT) -> list[Outcome]:
-    """Execute tasks in process (``jobs == 1``) or on a :class:`WorkerPool`; outcomes in order."""
+              import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT, keep: bool = True) -> list[Outcome]:
+    """Execute tasks in process (``jobs == 1``) or on a :class:`WorkerPool`; outcomes in order
+    (see :meth:`WorkerPool.run` for ``on_done`` and ``keep``)."""
     if jobs == 1:
         outs = []
         for i, t in enumerate(tasks):
             o = _in_process(t, timeouts[i])
-            outs.append(o)
+            outs.append(o if keep else None)
             if on_done:
                 on_done(i, o)
         return outs
     with WorkerPool(min(jobs, max(1, len(tasks))), packs=packs, import_timeout=import_timeout) as pool:
-        return pool.run(tasks, timeouts=timeouts, on_done=on_done)
+        return pool.run(tasks, timeouts=timeouts, on_done=on_done, keep=keep)
+
+
+_LOCAL_POOL: "WorkerPool | None" = None
+
+
+def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -> Outcome:
+    """Run one task in a worker process kept for this process (used inside Dask workers).
+
+    The worker is reused across calls with the same packs and replaced after a timeout or a
+    crash.  Where this process may not have children (a daemonic Dask worker), the task runs
+    in this process, without a time limit on threads other than the main one.
+    """
+    global _LOCAL_POOL
+    packs = tuple(str(Path(p).resolve()) for p in packs)
+    try:
+        if _LOCAL_POOL is None or _LOCAL_POOL.packs != packs:
+            if _LOCAL_POOL is not None:
+                _LOCAL_POOL.close()
+            _LOCAL_POOL = WorkerPool(1, packs=packs)
+        return _LOCAL_POOL.run([task], timeouts=[timeout])[0]
+    except AssertionError:  # "daemonic processes are not allowed to have children"
+        _LOCAL_POOL = None
+        from .registry import load_builtin, load_pack, REGISTRY
+
+        load_builtin()
+        for p in packs:
+            if Path(p).stem not in _loaded_here:
+                _loaded_here.add(Path(p).stem)
+                load_pack(p)
+        return _in_process(task, timeout)
+
+
+_loaded_here: set[str] = set()
 
 
 def outcome_result(claim, task: Task, o: Outcome):
