@@ -315,7 +315,7 @@ def _eq75_check(expo=0.5, mu=0.0):
     return check
 
 
-_e75 = tc.Statement(r"\Pr(|C^*|>\sqrt t)\to1", dims=tc.DimSpace({"case": (0, 1)}), check=_eq75_check(),
+_e75 = tc.Statement(r"\Pr(|C^*|>\sqrt t)\to1", dims=tc.DimSpace({"case": (0, 1)}, scalar=True), check=_eq75_check(),
                     note="exact normal probabilities; mu = 0")
 claim("eq75", "Proof of Thm B.6: Pr(|C*| > sqrt t) -> 1 (fails for mu = 0)", "Appendix B.3", "(75)",
       r"\Pr(|C^{*}|>\sqrt{t})\to 1", _e75,

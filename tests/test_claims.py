@@ -21,7 +21,8 @@ BAD = [
     (dict(title=""), "title must be non-empty"),
     (dict(source=tc.Source("other", "1", "1", "x")), "must match the id prefix"),
     (dict(source=tc.Source("demo", "1", "1", " ")), "printed statement"),
-    (dict(controls=()), "needs at least one negative control"),
+    # numeric statements have automatic mutants; a derivation-only one still needs a hand-written control
+    (dict(statement=tc.Statement("x", derivation=lambda: None), controls=()), "needs at least one negative control"),
     (dict(statement=tc.Statement("x")), "needs a verifier"),
     (dict(statement=tc.Statement("x", lhs=lambda i, c: 0)), "lhs and rhs must be given together"),
     (dict(statement=tc.Statement("x", lhs=lambda i, c: 0, rhs=lambda i, c: 0)), "needs dims"),

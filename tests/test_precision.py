@@ -33,3 +33,292 @@ def test_linear_algebra_matches_numpy(ctx):
         assert np.allclose(to_float(ctx.det(X)), np.linalg.det(A), rtol=tol * 10)
         assert np.allclose(to_float(ctx.eigvalsh(X)), np.linalg.eigvalsh(A), atol=tol * 10)
         assert np.allclose(to_float(ctx.trace(X)), np.trace(A, axis1=-2, axis2=-1), rtol=tol)
+
+
+# ---------------------------------------------------------------------------------------
+# Functions at every precision (issue 11, item 2)
+# ---------------------------------------------------------------------------------------
+import mpmath  # noqa: E402
+import scipy.linalg  # noqa: E402
+import scipy.special  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+from theorem_check.errors import ShapeMismatch  # noqa: E402
+
+CTXS = [FLOAT32, FLOAT64, MP50]
+ids = lambda c: c.name  # noqa: E731
+
+
+def _tol(ctx, k=50.0):
+    """Relative error allowed against a float64 reference: k eps of the context (float64's at mp50)."""
+    return k * max(ctx.eps, FLOAT64.eps)
+
+
+def _rel(a, b):
+    a, b = np.asarray(a, dtype=complex), np.asarray(b, dtype=complex)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
+
+
+ELEMENTWISE = [
+    ("sin", np.sin, (-3, 3)), ("cos", np.cos, (-3, 3)), ("tan", np.tan, (-1.2, 1.2)),
+    ("tanh", np.tanh, (-3, 3)), ("exp", np.exp, (-3, 3)), ("log", np.log, (0.1, 5)),
+    ("log1p", np.log1p, (-0.5, 3)), ("expm1", np.expm1, (-3, 3)), ("sigmoid", scipy.special.expit, (-8, 8)),
+    ("softplus", lambda x: np.logaddexp(0, x), (-8, 8)), ("abs", np.abs, (-3, 3)), ("sqrt", np.sqrt, (0.01, 5)),
+]
+
+
+@pytest.mark.parametrize("ctx", CTXS, ids=ids)
+@pytest.mark.parametrize("name,ref,dom", ELEMENTWISE, ids=[e[0] for e in ELEMENTWISE])
+def test_elementwise_matches_numpy(ctx, name, ref, dom):
+    x = np.random.default_rng(3).uniform(*dom, size=(2, 3, 3))
+    with ctx.active():
+        X = ctx.asarray(x)
+        out = getattr(ctx, name)(X)
+    assert np.shape(out) == x.shape
+    if not ctx.is_mp:
+        assert out.dtype == ctx.dtype
+    assert _rel(to_float(out), ref(x)) < _tol(ctx)
+
+
+@pytest.mark.parametrize("ctx", CTXS, ids=ids)
+def test_elementwise_identities_follow_precision(ctx):
+    """At mp50 the functions are accurate to ~50 digits (a float64 reference cannot show it)."""
+    x = np.random.default_rng(4).uniform(-2, 2, size=(3, 4))
+    with ctx.active():
+        X = ctx.asarray(x)
+        one = ctx.asarray(np.ones_like(x))
+        res = [
+            ctx.sin(X) * ctx.sin(X) + ctx.cos(X) * ctx.cos(X) - one,
+            ctx.log(ctx.exp(X)) - X,
+            ctx.expm1(ctx.log1p(X / 4)) - X / 4,
+            ctx.sigmoid(X) + ctx.sigmoid(-X) - one,
+            ctx.softplus(X) - ctx.softplus(-X) - X,
+            ctx.tanh(X) - ctx.expm1(2 * X) / (ctx.exp(2 * X) + one),
+            ctx.tan(X / 2) * ctx.cos(X / 2) - ctx.sin(X / 2),
+            ctx.power(ctx.abs(X), 3) - ctx.abs(X) * X * X,
+            ctx.hadamard_power(ctx.sqrt(ctx.abs(X)), 2) - ctx.abs(X),
+            ctx.sin(ctx.pi + 0 * X) - 0 * X,
+        ]
+        worst = max(float(np.max(to_float(ctx.norm(r)))) for r in res)
+    assert worst < 100 * ctx.eps
+
+
+@pytest.mark.parametrize("ctx", CTXS, ids=ids)
+def test_pi(ctx):
+    with ctx.active():
+        assert abs(float(ctx.pi) - np.pi) < 4 * max(ctx.eps, FLOAT64.eps)
+        if ctx.is_mp:
+            assert abs(ctx.pi - mpmath.pi) < 1e-49
+
+
+@pytest.mark.parametrize("ctx", CTXS, ids=ids)
+def test_softmax_logsumexp(ctx):
+    x = np.random.default_rng(5).standard_normal((2, 3, 5)) * 3
+    with ctx.active():
+        X = ctx.asarray(x)
+        for axis in (-1, 1):
+            p = ctx.softmax(X, axis=axis)
+            assert _rel(to_float(p), scipy.special.softmax(x, axis=axis)) < _tol(ctx)
+            lse = ctx.logsumexp(X, axis=axis)
+            assert np.shape(lse) == tuple(np.delete(x.shape, axis % 3))
+            assert _rel(to_float(lse), scipy.special.logsumexp(x, axis=axis)) < _tol(ctx)
+        # identities at the context's own precision: log softmax = x - logsumexp; sums are 1
+        r1 = ctx.log(ctx.softmax(X)) - (X - ctx.logsumexp(X)[..., None])
+        r2 = np.sum(ctx.softmax(X), axis=-1) - 1
+        assert float(np.max(to_float(ctx.norm(r1)))) < 100 * ctx.eps
+        assert float(np.max(np.abs(to_float(r2)))) < 100 * ctx.eps
+        # stable: huge inputs do not overflow, in any context
+        big = ctx.asarray(np.array([[1000.0, 999.0, -1000.0]]))
+        assert np.all(np.isfinite(to_float(ctx.softmax(big))))
+        assert abs(float(to_float(ctx.logsumexp(big))[0]) - (1000 + np.log1p(np.exp(-1)))) < 1e-3
+
+
+@pytest.mark.parametrize("ctx", CTXS, ids=ids)
+def test_structure_matches_numpy(ctx):
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal((2, 2, 3)), rng.standard_normal((2, 3, 2))
+    s = rng.standard_normal((2, 4, 4))
+    v = rng.standard_normal((2, 4))
+    with ctx.active():
+        A, B, S, V = (ctx.asarray(t) for t in (a, b, s, v))
+        K = ctx.kron(A, B)
+        assert K.shape == (2, 6, 6)
+        assert _rel(to_float(K), np.stack([np.kron(a[i], b[i]) for i in range(2)])) < _tol(ctx, 1)
+        assert ctx.vec(A).shape == (2, 6, 1)
+        af = to_float(A)
+        assert np.array_equal(to_float(ctx.vec(A))[..., 0], np.stack([af[i].ravel(order="F") for i in range(2)]))
+        assert np.array_equal(to_float(ctx.unvec(ctx.vec(A), 2, 3)), to_float(A))
+        D = ctx.diag(V)
+        vf = to_float(V)
+        assert D.shape == (2, 4, 4) and np.array_equal(to_float(D), np.stack([np.diag(vf[i]) for i in range(2)]))
+        assert np.array_equal(to_float(ctx.diag_part(S)), np.diagonal(to_float(S), axis1=1, axis2=2))
+        for k in (-1, 0, 2):
+            assert np.array_equal(to_float(ctx.tril(S, k)), np.tril(to_float(S), k))
+            assert np.array_equal(to_float(ctx.triu(S, k)), np.triu(to_float(S), k))
+            assert np.array_equal(to_float(ctx.tril(A, k)), np.tril(to_float(A), k))
+        assert np.array_equal(ctx.hadamard(A, A[..., ::-1]), A * A[..., ::-1])
+        if ctx.is_mp:
+            assert all(isinstance(z, mpmath.mpf) for z in ctx.tril(S).flat)
+            assert all(isinstance(z, mpmath.mpf) for z in D.flat)
+
+
+def test_structure_bad_shapes():
+    with pytest.raises(ShapeMismatch, match="unvec"):
+        FLOAT64.unvec(np.zeros((2, 5, 1)), 2, 3)
+    with pytest.raises(ShapeMismatch, match="diag_part"):
+        FLOAT64.diag_part(np.zeros((2, 2, 3)))
+    with pytest.raises(ShapeMismatch, match="kron"):
+        FLOAT64.kron(np.zeros(3), np.zeros((2, 2)))
+    with pytest.raises(ShapeMismatch, match="cholesky"):
+        MP50.cholesky(MP50.asarray(np.zeros((1, 2, 3))))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=sampling.seeds(), m=st.integers(1, 4), n=st.integers(1, 4), batch=st.integers(1, 3))
+def test_vec_unvec_round_trip(seed, m, n, batch):
+    x = np.random.default_rng(seed).standard_normal((batch, m, n))
+    for ctx in (FLOAT32, FLOAT64):
+        X = ctx.asarray(x)
+        assert np.array_equal(ctx.unvec(ctx.vec(X), m, n), X)
+        assert np.array_equal(ctx.vec(ctx.unvec(ctx.vec(X)[..., 0], m, n)), ctx.vec(X))
+        # column-major: vec(X)[j*m + i] = X[i, j]
+        assert np.array_equal(ctx.vec(X)[:, :, 0], np.swapaxes(X, 1, 2).reshape(batch, -1))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=sampling.seeds(), d=st.lists(st.integers(1, 3), min_size=6, max_size=6))
+def test_kron_mixed_product_and_vec_identity(seed, d):
+    """(A (x) B)(C (x) D) = AC (x) BD, and vec(A X B) = (B^T (x) A) vec(X), at every precision."""
+    m, k, p, q, n, r = d
+    rng = np.random.default_rng(seed)
+    a, c = rng.standard_normal((1, m, k)), rng.standard_normal((1, k, n))
+    b, dd = rng.standard_normal((1, p, q)), rng.standard_normal((1, q, r))
+    x = rng.standard_normal((1, k, n))
+    e = rng.standard_normal((1, n, r))
+    for ctx in CTXS:
+        with ctx.active():
+            A, B, C, D, X, E = (ctx.asarray(t) for t in (a, b, c, dd, x, e))
+            lhs = ctx.kron(A, B) @ ctx.kron(C, D)
+            rhs = ctx.kron(A @ C, B @ D)
+            r1 = to_float(ctx.norm(lhs - rhs) / ctx.norm(rhs))[0]
+            lhs2 = ctx.vec(A @ X @ E)
+            rhs2 = ctx.kron(ctx.T(E), A) @ ctx.vec(X)
+            r2 = to_float(ctx.norm(lhs2 - rhs2) / ctx.norm(rhs2))[0]
+        assert r1 < 100 * ctx.eps and r2 < 100 * ctx.eps
+
+
+@pytest.mark.parametrize("ctx", CTXS, ids=ids)
+def test_matrix_functions(ctx):
+    rng = np.random.default_rng(7)
+    s = sampling.spd(rng, 3, cond=5.0, batch=2)
+    s = (s + np.swapaxes(s, 1, 2)) / 2                                   # exactly symmetric
+    g = sampling.gaussian(rng, 3, 2, batch=2) / 2
+    sq = sampling.gaussian(rng, 3, batch=2) / 2
+    lim = 1e3 * ctx.eps
+    with ctx.active():
+        S, G, Q = ctx.asarray(s), ctx.asarray(g), ctx.asarray(sq)
+        nrm = lambda x: float(np.max(to_float(ctx.norm(x))))  # noqa: E731
+        L = ctx.cholesky(S)
+        assert nrm(L @ ctx.T(L) - S) < lim and nrm(ctx.triu(L, 1)) == 0
+        assert _rel(to_float(L), np.linalg.cholesky(s)) < _tol(ctx, 100)
+        E = ctx.expm(Q)
+        assert _rel(to_float(E), scipy.linalg.expm(sq)) < _tol(ctx, 100)
+        Ls = ctx.logm(S)
+        assert nrm(ctx.expm(Ls) - S) < lim
+        assert _rel(to_float(Ls), np.stack([scipy.linalg.logm(m).real for m in s])) < _tol(ctx, 100)
+        R = ctx.sqrtm(S)
+        assert nrm(R @ R - S) < lim and nrm(R - ctx.T(R)) < lim
+        w, V = ctx.eigh(S)
+        assert w.shape == (2, 3) and V.shape == (2, 3, 3)
+        assert np.all(np.diff(to_float(w), axis=-1) > 0)
+        assert _rel(to_float(w), np.linalg.eigvalsh(s)) < _tol(ctx, 100)
+        assert nrm(V @ ctx.diag(w) @ ctx.T(V) - S) < lim and nrm(ctx.T(V) @ V - ctx.eye(3)) < lim
+        U, sv, Vt = ctx.svd(G)
+        assert U.shape == (2, 3, 2) and sv.shape == (2, 2) and Vt.shape == (2, 2, 2)
+        assert np.all(np.diff(to_float(sv), axis=-1) < 0)
+        assert _rel(to_float(sv), np.linalg.svd(g, compute_uv=False)) < _tol(ctx, 100)
+        assert nrm(U @ ctx.diag(sv) @ Vt - G) < lim
+
+
+# ---------------------------------------------------------------------------------------
+# Complex numbers
+# ---------------------------------------------------------------------------------------
+def _cgauss(rng, *shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+@pytest.mark.parametrize("ctx", CTXS, ids=ids)
+def test_complex_arrays_and_norm(ctx):
+    rng = np.random.default_rng(8)
+    z = _cgauss(rng, 2, 3, 3)
+    with ctx.active():
+        Z = ctx.asarray(z)
+        if ctx.is_mp:
+            assert all(isinstance(v, mpmath.mpc) for v in Z.flat)
+            assert all(isinstance(v, mpmath.mpf) for v in ctx.asarray(z.real).flat)
+            assert isinstance(ctx.scalar(1j), mpmath.mpc)
+        else:
+            assert Z.dtype == ctx.complex_dtype
+        n = ctx.norm(Z)
+        # |z|^2, not z*z: the norm is real and equals numpy's
+        assert _rel(to_float(n), np.linalg.norm(z.reshape(2, -1), axis=1)) < _tol(ctx)
+        assert not np.any(np.isnan(to_float(n)))
+        assert np.array_equal(to_float(ctx.real(Z)), to_float(ctx.asarray(z.real)))
+        assert np.array_equal(to_float(ctx.imag(Z)), to_float(ctx.asarray(z.imag)))
+        assert _rel(np.asarray(ctx.H(Z).tolist(), dtype=complex), np.conj(np.swapaxes(z, 1, 2))) < _tol(ctx)
+        assert np.array_equal(to_float(ctx.imag(ctx.asarray(z.real))), np.zeros(z.shape))
+        # (AB)^H = B^H A^H and |exp(i t)| = 1 at the context's precision
+        W = ctx.asarray(_cgauss(rng, 2, 3, 3))
+        assert float(np.max(to_float(ctx.norm(ctx.H(Z @ W) - ctx.H(W) @ ctx.H(Z)) / ctx.norm(Z @ W)))) < 100 * ctx.eps
+        t = ctx.asarray(rng.standard_normal((2, 4)))
+        u = ctx.exp(t * ctx.scalar(1j))
+        assert float(np.max(np.abs(to_float(ctx.abs(u)) - 1))) < 10 * ctx.eps
+
+
+@pytest.mark.parametrize("ctx", CTXS, ids=ids)
+def test_complex_matrix_functions(ctx):
+    rng = np.random.default_rng(9)
+    g = _cgauss(rng, 2, 3, 3)
+    h = g @ np.conj(np.swapaxes(g, 1, 2)) + 3 * np.eye(3)       # Hermitian positive definite
+    h = (h + np.conj(np.swapaxes(h, 1, 2))) / 2                 # exactly Hermitian
+    lim = 1e3 * ctx.eps
+    with ctx.active():
+        Hm = ctx.asarray(h)
+        nrm = lambda x: float(np.max(to_float(ctx.norm(x) / ctx.norm(Hm))))  # noqa: E731
+        L = ctx.cholesky(Hm)
+        assert nrm(L @ ctx.H(L) - Hm) < lim
+        w, V = ctx.eigh(Hm)
+        assert _rel(to_float(w), np.linalg.eigvalsh(h)) < _tol(ctx, 100)
+        assert nrm(V @ ctx.diag(w) @ ctx.H(V) - Hm) < lim
+        U, s, Vt = ctx.svd(ctx.asarray(g))
+        assert nrm(U @ ctx.diag(s) @ Vt - ctx.asarray(g)) < lim
+
+
+def test_to_float_of_complex_residual_is_real():
+    z = np.array([[1 + 1j, 2 - 1j]])
+    for ctx in CTXS:
+        with ctx.active():
+            r = ctx.norm(ctx.asarray(z))
+        assert np.allclose(to_float(r), [np.sqrt(7)])
+
+
+def test_engine_decides_identities_over_C():
+    """Through the engine: (AB)^H = B^H A^H VERIFIED; the conjugate forgotten, B^T A^T, REFUTED."""
+    import theorem_check as tc
+
+    dims = tc.DimSpace({"n": (2, 3)})
+
+    def sample(rng, d, batch):
+        n = d["n"]
+        return {k: sampling.gaussian(rng, n, batch=batch) + 1j * sampling.gaussian(rng, n, batch=batch)
+                for k in ("A", "B")}
+
+    s = tc.Statement(r"(AB)^H = B^H A^H", dims=dims, sample=sample, lhs=lambda i, c: c.H(i.A @ i.B),
+                     rhs=lambda i, c: c.H(i.B) @ c.H(i.A))
+    wrong = tc.perturb(s, "no conjugate", rhs=lambda v, i, c: c.T(i.B) @ c.T(i.A))
+    claim = tc.Claim(id="cplx.adjoint", title="adjoint of a product", source=tc.Source("cplx", "t", "1", "(AB)^H"),
+                     statement=s, controls=(wrong, tc.perturb(s, "1 + 1e-6", rhs=lambda v, i, c: v * (1 + 1e-6))))
+    for seed in (0, 1):
+        res = tc.run_claim(claim, seed=seed, trials=8, controls=True)
+        assert res.verdict is tc.Verdict.VERIFIED, res.evidence
+        assert all(c.verdict is tc.Verdict.REFUTED for c in res.controls), [c.evidence for c in res.controls]

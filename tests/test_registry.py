@@ -28,6 +28,9 @@ def test_claim_verdict(claim):
     result = run_claim(claim, seed=0)
     allowed = {Verdict(claim.expected)} if claim.expected else {Verdict.PROVED, Verdict.VERIFIED, Verdict.ERRATUM}
     assert result.verdict in allowed, f"{claim.id}: {result.verdict.value}: {result.evidence}"
+    for st in (result.printed, *result.variants):
+        survivors = [m.name for m in st.mutants if m.survived]
+        assert not survivors, f"{claim.id} ({st.name}): automatic mutants {survivors} also hold (INSENSITIVE)"
 
 
 @pytest.mark.parametrize("claim,control", CONTROL_PARAMS)

@@ -1,8 +1,16 @@
 """The symbolic stage: simplify, random rational points, shape mismatches."""
 
+import math
+import random
+import signal
+import threading
+import time
+
+import pytest
 import sympy as sp
 
-from theorem_check import Derivation, Step, check_derivation
+import theorem_check as tc
+from theorem_check import Derivation, Step, check_derivation, symbolic
 from theorem_check.symbolic import check_step
 
 x, y = sp.symbols("x y", positive=True)
@@ -76,3 +84,166 @@ def test_domain_coordinates_are_kept():
     z = sp.Symbol("z")
     r = check_step(Step(z**2, z), domain={z: lambda rnd: 7})
     assert r.point == "z=7: difference 42"
+
+
+# ---------------------------------------------------------------------------------------
+# Limits: time limit per step, errors named, bounded-height points (issue 9, item 9)
+# ---------------------------------------------------------------------------------------
+
+
+class Hang(sp.Function):
+    """A SymPy function whose simplification never returns (a pure-Python infinite loop)."""
+
+    def _eval_simplify(self, **kwargs):
+        while True:
+            pass
+
+
+class Boom(sp.Function):
+    """A SymPy function whose simplification hits Python's 4300-digit int-to-string limit (a real error)."""
+
+    def _eval_simplify(self, **kwargs):
+        return sp.sympify(str(10 ** 5000))
+
+
+def test_hanging_step_times_out_within_the_limit_and_leaves_no_alarm():
+    before = signal.getsignal(signal.SIGALRM)
+    t0 = time.perf_counter()
+    r = check_step(Step(Hang(x), 0, "never returns"), time_limit=1)
+    assert time.perf_counter() - t0 < 3
+    assert not r.closed and r.method == "timeout after 1 s"
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(signal.SIGALRM) is before
+
+
+def test_an_alarm_that_fires_after_its_step_stops_itself():
+    """If the step has ended but the alarm was not stopped (a signal slipped in before the cleanup), the
+    next tick finds no step on the stack, stops the alarm and restores the previous handler: nothing is raised."""
+    before = signal.getsignal(signal.SIGALRM)
+    alarm = symbolic._Alarm(0.05)
+    alarm.start()               # armed, but no step is running
+    time.sleep(0.3)             # the tick arrives here, outside any step
+    assert not alarm.active and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is before and symbolic._Alarm.current is None
+
+
+def test_an_outer_alarm_survives_a_step():
+    fired = []
+    old = signal.signal(signal.SIGALRM, lambda *a: fired.append(1))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30.0)
+        assert check_step(Step(Hang(x), 0), time_limit=0.5).method == "timeout after 0.5 s"
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 25.0 < remaining < 30.0 and not fired
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_outside_the_main_thread_a_hanging_step_is_killed_at_the_limit():
+    out = {}
+
+    def run():
+        out["hang"] = check_step(Step(Hang(x), 0), time_limit=1)
+        out["true"] = check_step(Step((x + y) ** 2, x**2 + 2 * x * y + y**2), time_limit=5)
+        out["false"] = check_step(Step((x + y) ** 2, x**2 + y**2), time_limit=5)
+        out["boom"] = check_step(Step(Boom(x), 0), time_limit=5)
+
+    t0 = time.perf_counter()
+    th = threading.Thread(target=run)
+    th.start()
+    th.join(30)
+    assert not th.is_alive() and time.perf_counter() - t0 < 20
+    assert out["hang"].method == "timeout after 1 s"
+    assert out["true"].closed and out["true"].method == "simplify"
+    assert out["false"].method == "counterexample" and out["false"].point == "x=1, y=1: difference 2"
+    assert out["boom"].method.startswith("sympy error: ValueError: Exceeds the limit (4300 digits)")
+
+
+def test_step_that_raises_is_reported_by_name():
+    r = check_step(Step(Boom(x), 0, "huge integer"), time_limit=5)
+    assert not r.closed and r.method.startswith("sympy error: ValueError: Exceeds the limit (4300 digits)")
+    res = check_derivation(Derivation([Step(x + x, 2 * x, "fine"), Step(Boom(x), 0, "huge integer")]), time_limit=5)
+    assert not res.closed and not res.refuted
+    assert res.undecided.startswith("step 2 'huge integer': sympy error: ValueError: Exceeds the limit")
+    assert check_derivation(Derivation([Step(x + x, 2 * x)])).undecided is None
+
+
+def test_huge_exact_difference_is_printed_abbreviated():
+    """A counterexample whose exact difference has ~6000 digits (str() of it would raise) is still reported."""
+    r = check_step(Step(x ** 2000, 0, "big"), domain={x: lambda rnd: sp.Rational(999999, 1000)}, time_limit=10)
+    assert r.method == "counterexample" and "an exact rational of about" in r.point and "digits" in r.point
+
+
+def _claim(statement, control):
+    return tc.Claim(id="symlim.demo", title="demo", source=tc.Source("symlim", "1", "(1)", statement.latex),
+                    statement=statement, controls=(control,))
+
+
+def _deriv_statement(steps, name="as printed", kind="printed"):
+    return tc.Statement("x = x", name=name, kind=kind, derivation=lambda: Derivation(steps))
+
+
+def test_timeout_and_error_make_the_statement_inconclusive(monkeypatch):
+    monkeypatch.setenv(symbolic.TIME_LIMIT_ENV, "1")
+    control = _deriv_statement([Step((x + y) ** 2, x**2 + y**2)], "control: wrong", "control")
+    t0 = time.perf_counter()
+    r = tc.run_claim(_claim(_deriv_statement([Step(x + x, 2 * x), Step(Hang(x), 0, "loops")]), control),
+                     controls=True)
+    assert time.perf_counter() - t0 < 10
+    assert r.verdict is tc.Verdict.INCONCLUSIVE and "step 2 'loops': timeout after 1 s" in r.evidence
+    assert r.controls[0].verdict is tc.Verdict.REFUTED
+    r = tc.run_claim(_claim(_deriv_statement([Step(Boom(x), 0, "huge")]), control))
+    assert r.verdict is tc.Verdict.INCONCLUSIVE and "sympy error: ValueError: Exceeds the limit" in r.evidence
+    # with a numeric stage that holds, the stuck derivation still makes it INCONCLUSIVE (it used to be VERIFIED)
+    ident = tc.Statement("a + a = 2a", dims=tc.DimSpace({"n": (1, 3)}),
+                         sample=lambda rng, d, b: {"a": rng.standard_normal((b, d["n"]))},
+                         lhs=lambda i, c: i.a + i.a, rhs=lambda i, c: 2 * i.a,
+                         derivation=lambda: Derivation([Step(Hang(x), 0, "loops")]))
+    r = tc.run_claim(_claim(ident, tc.double(ident)), trials=4)
+    assert r.verdict is tc.Verdict.INCONCLUSIVE and "timeout after 1 s" in r.evidence
+
+
+def test_true_and_false_derivations_keep_their_verdicts(monkeypatch):
+    monkeypatch.setenv(symbolic.TIME_LIMIT_ENV, "5")
+    true = _deriv_statement([Step((x + y) ** 2, x**2 + 2 * x * y + y**2)])
+    false = _deriv_statement([Step((x + y) ** 2, x**2 + y**2, "wrong expansion")], "control: wrong", "control")
+    r = tc.run_claim(_claim(true, false), controls=True)
+    assert r.verdict is tc.Verdict.PROVED and r.controls[0].verdict is tc.Verdict.REFUTED
+    assert "x=1, y=1: difference 2" in r.controls[0].evidence
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "0", "nan", "1e"])
+def test_bad_environment_time_limit_is_named(monkeypatch, value):
+    monkeypatch.setenv(symbolic.TIME_LIMIT_ENV, value)
+    with pytest.raises(tc.InvalidArgument, match=f"THEOREM_CHECK_SYMPY_TIMEOUT='{value}' must be a positive number"):
+        check_derivation(Derivation([Step(x, x)]))
+
+
+@pytest.mark.parametrize("value", [0, -2.5, "5", True, float("nan")])
+def test_bad_time_limit_argument_is_named(value):
+    with pytest.raises(tc.InvalidArgument, match="time_limit=.* must be a positive number"):
+        check_step(Step(x, x), time_limit=value)
+
+
+def test_time_limit_resolution(monkeypatch):
+    monkeypatch.delenv(symbolic.TIME_LIMIT_ENV, raising=False)
+    assert symbolic.resolve_time_limit() == symbolic.DEFAULT_TIME_LIMIT == 20.0
+    monkeypatch.setenv(symbolic.TIME_LIMIT_ENV, " 2.5 ")
+    assert symbolic.resolve_time_limit() == 2.5 and symbolic.resolve_time_limit(7) == 7.0
+    monkeypatch.setenv(symbolic.TIME_LIMIT_ENV, "inf")
+    assert symbolic.resolve_time_limit() is None
+    assert check_step(Step(x + x, 2 * x)).closed
+
+
+def test_random_points_have_bounded_height_and_the_stated_population():
+    """Coordinates are reduced fractions p/q with 1 <= p, q <= H (uniform over the N of them): the
+    Schwartz-Zippel bound of the module docstring uses N = 608383 for H = 1000."""
+    H = symbolic.POINT_HEIGHT
+    assert H == 1000
+    assert sum(math.gcd(p, q) == 1 for p in range(1, H + 1) for q in range(1, H + 1)) == 608383
+    z = sp.Symbol("z")
+    rnd = random.Random(0)
+    vals = [symbolic._draw(s, rnd, {}) for s in (x, z) for _ in range(2000)]
+    assert all(1 <= abs(v.p) <= H and 1 <= v.q <= H for v in vals)
+    assert any(v < 0 for v in vals) and all(v > 0 for v in vals[:2000])      # x positive, z signed
+    assert len(set(vals[:2000])) > 1990                                     # no value repeats much

@@ -187,8 +187,23 @@ def test_ctrl_c_stops_workers_and_exits_130(tmp_path):
         pytest.fail(f"worker {worker} still alive after Ctrl-C")
 
 
+def test_run_at_given_dims_jobs_1_and_2(tmp_path, capsys, pack_paper):
+    from theorem_check.registry import REGISTRY
+
+    pack = make_pack(tmp_path, paper=pack_paper)
+    dims = []
+    for j in ("1", "2"):
+        code, out, err = tc_here(capsys, "run", "--pack", pack, f"{pack_paper}.ok", "--dims", "n=3", "--json",
+                                 "--jobs", j)
+        REGISTRY.unregister_paper(pack_paper)
+        assert code == 0, err
+        inst = claims_of(out)[f"{pack_paper}.ok"]["printed_result"]["numeric"]["instances"]
+        dims.append({i["dims"]["n"] for i in inst})
+    assert dims == [{3}, {3}]
+
+
 @pytest.mark.parametrize("args,message", [
-    (("--dims", "zz=3"), "dims name 'zz' is not a dimension of claim tiny"),
+    (("--dims", "zz=3"), "dims name='zz' is not a dimension of claim tiny"),
     (("--dims", "n=-1"), "n=-1 must be a non-negative integer"),
     (("--dims", "n=1.5"), "n='1.5' must be a non-negative integer"),
     (("--dims", "n"), "dims item 'n' must read NAME=VALUE"),

@@ -11,25 +11,28 @@ lives in the submodules.  See ``docs/writing-claims.md`` for a worked example.
 __version__ = "0.1.0"
 
 from . import sampling
+from .checks import Level, MonteCarlo, Refinement
 from .claims import Claim, Instance, Measurement, Source, Statement, double, negate, perturb, transpose
 from .dims import DimSpace, dln_dims
-from .errors import (ClaimDefinitionError, InvalidArgument, PackError, ShapeMismatch, TheoremCheckError,
+from .errors import (BadClaim, ClaimDefinitionError, InvalidArgument, PackError, ShapeMismatch, TheoremCheckError,
                      UnknownClaim)
+from .numeric import TheoremCheckDeprecationWarning
 from .precision import CONTEXTS, FLOAT32, FLOAT64, MP50, Ctx
 from .registry import REGISTRY, load_builtin, load_pack, register, resolve
-from .runner import ClaimResult, RunResult, StatementResult, run_claim, run_claims, run_statement
+from .runner import ClaimResult, MutantResult, RunResult, StatementResult, run_claim, run_claims, run_statement
 from .symbolic import Derivation, Step, check_derivation
 from .verdicts import Outcome, Verdict, decide_refinement, decide_zscore
 
 __all__ = [
     "__version__",
     "sampling",
+    "Level", "MonteCarlo", "Refinement",
     "Claim", "Instance", "Measurement", "Source", "Statement", "double", "negate", "perturb", "transpose",
     "DimSpace", "dln_dims",
-    "ClaimDefinitionError", "InvalidArgument", "PackError", "ShapeMismatch", "TheoremCheckError", "UnknownClaim",
+    "BadClaim", "ClaimDefinitionError", "InvalidArgument", "TheoremCheckDeprecationWarning", "PackError", "ShapeMismatch", "TheoremCheckError", "UnknownClaim",
     "CONTEXTS", "FLOAT32", "FLOAT64", "MP50", "Ctx",
     "REGISTRY", "load_builtin", "load_pack", "register", "resolve",
-    "ClaimResult", "RunResult", "StatementResult", "run_claim", "run_claims", "run_statement",
+    "ClaimResult", "MutantResult", "RunResult", "StatementResult", "run_claim", "run_claims", "run_statement",
     "Derivation", "Step", "check_derivation",
     "Outcome", "Verdict", "decide_refinement", "decide_zscore",
 ]

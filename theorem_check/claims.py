@@ -16,10 +16,11 @@ Three ways to give a statement its numeric stage (pick exactly one):
     (shape ``(batch,)``) optionally replaces the default reference magnitude
     ``max(|lhs|, |rhs|)`` of the relative residual (use it for statements ``... = 0``).
 ``check``
-    Anything else (optima, flows, Monte Carlo): ``check(rng, dims) -> Measurement``; the
-    function refines its own computation and decides with
-    :func:`~theorem_check.verdicts.decide_refinement` or
-    :func:`~theorem_check.verdicts.decide_zscore`.
+    Anything else (optima, flows, Monte Carlo): ``check(rng, dims)`` refines its own computation
+    and returns what it measured and what the statement predicts, per level
+    (:class:`~theorem_check.checks.Refinement`) or as a Monte Carlo estimate
+    (:class:`~theorem_check.checks.MonteCarlo`); the engine decides.  Returning a decided
+    :class:`Measurement` still works but is deprecated (``decided_by: "check"``).
 ``derivation`` only
     Pure algebra: PROVED when the derivation closes for all sizes.
 """
@@ -82,7 +83,12 @@ class Source:
 
 @dataclass(frozen=True)
 class Measurement:
-    """What a custom ``check`` returns for one instance.
+    """Deprecated: a custom check's *decided* result for one instance.
+
+    New checks return :class:`~theorem_check.checks.Refinement` or
+    :class:`~theorem_check.checks.MonteCarlo` (measured and predicted values; the engine decides and
+    evaluates mutants).  A check returning a Measurement keeps working, with a
+    ``TheoremCheckDeprecationWarning`` and ``decided_by: "check"``; no mutant can test it.
 
     ``outcome`` must come from :func:`~theorem_check.verdicts.decide_refinement` or
     :func:`~theorem_check.verdicts.decide_zscore`.  ``residuals`` / ``levels`` record the
@@ -129,6 +135,12 @@ class Statement:
         Bound on the error amplification of the instance (condition numbers), scaling floors.
     note : str
         Conventions or remarks shown with the statement.
+    undefined : str
+        ``"error"`` (default): a side that raises or is NaN/inf makes that instance unevaluated (a
+        statement no instance can evaluate is a broken definition, exit 2).  ``"fails"``: on an
+        instance inside the statement's domain, a side that raises a linear-algebra error
+        (singular matrix, division by zero) or is NaN/inf at the highest precision is a
+        counterexample ("undefined at ..."): "for every square A, A^{-1} A = I" is REFUTED.
     """
 
     latex: str
@@ -144,6 +156,7 @@ class Statement:
     contexts: tuple[str, ...] = ("float32", "float64", "mp50")
     cond: float = 100.0
     note: str = ""
+    undefined: str = "error"
 
     @property
     def is_identity(self) -> bool:
@@ -169,6 +182,13 @@ class Statement:
         if (self.lhs is not None or self.check is not None) and (self.dims is None or self.sample is None
                                                                 and self.lhs is not None):
             raise ClaimDefinitionError(f"{where}: a numeric stage needs dims (and sample for lhs/rhs)")
+        if self.undefined not in ("error", "fails"):
+            raise ClaimDefinitionError(f"{where}: undefined={self.undefined!r} must be 'error' or 'fails'")
+        if self.dims is not None and self.dims.degenerate and not self.dims.scalar:
+            raise ClaimDefinitionError(
+                f"{where}: every configuration of dims {dict(self.dims.ranges)} is degenerate (all sizes <= 1, "
+                "where matrices commute and equal their transposes): widen the ranges, or declare "
+                "DimSpace(..., scalar=True) for a statement about scalars")
         unknown = set(self.contexts) - {"float32", "float64", "mp50"}
         if unknown or len(self.contexts) < 2 and self.lhs is not None:
             raise ClaimDefinitionError(f"{where}: contexts={self.contexts!r} must be >= 2 of float32, float64, mp50")
@@ -190,7 +210,9 @@ class Claim:
     variants : tuple of Statement
         Corrected forms and readings.
     controls : tuple of Statement
-        Negative controls (at least one is required for any numeric or symbolic check).
+        Hand-written negative controls.  Required (at least one) when the printed statement has no
+        numeric stage; otherwise optional, since the engine's automatic mutants (sign, factor 2,
+        factor 1/2, small relative perturbation) run on every statement.
     aliases : tuple of str
         Bare labels (``"eq31"``) that ``theorem-check run`` accepts; several papers may share one.
     assumptions : tuple of str
@@ -254,8 +276,10 @@ class Claim:
             c.validate(f"claim {self.id} control {c.name!r}")
             if c.kind != "control":
                 raise ClaimDefinitionError(f"claim {self.id} control {c.name!r}: kind must be 'control'")
-        if not self.controls:
-            raise ClaimDefinitionError(f"claim {self.id}: needs at least one negative control")
+        numeric = self.statement.is_identity or self.statement.check is not None
+        if not self.controls and not numeric:
+            raise ClaimDefinitionError(f"claim {self.id}: needs at least one negative control (a derivation-only "
+                                       "statement has no automatic mutants)")
         names = [s.name for s in (*self.statements(), *self.controls)]
         if len(set(names)) != len(names):
             raise ClaimDefinitionError(f"claim {self.id}: statement names {names} must be unique")
@@ -274,18 +298,26 @@ class Claim:
 
 
 def perturb(statement: Statement, name: str, *, rhs: Callable | None = None, lhs: Callable | None = None,
-            latex: str | None = None, **changes) -> Statement:
-    """A negative control: ``statement`` with its ``rhs`` (or ``lhs``) passed through a map.
+            predicted: Callable | None = None, latex: str | None = None, **changes) -> Statement:
+    """A negative control: ``statement`` with its ``rhs`` (or ``lhs``, or a check's prediction) passed
+    through a map.
 
     ``rhs(value, inst, ctx) -> value'`` receives the original side's value, so that the
-    control runs through exactly the same code path as the statement.  Other fields (e.g. a
-    different ``check``) can be replaced through ``changes``.  The derivation is dropped
-    (a control's derivation, if any, must be passed explicitly as ``derivation=``).
+    control runs through exactly the same code path as the statement.  For a custom check that
+    returns :class:`~theorem_check.checks.Refinement` or :class:`~theorem_check.checks.MonteCarlo`,
+    ``predicted(value) -> value'`` maps the prediction at every level (the measurement is untouched).
+    Other fields (e.g. a different ``check``) can be replaced through ``changes``.  The derivation is
+    dropped (a control's derivation, if any, must be passed explicitly as ``derivation=``).
 
-    Raises ClaimDefinitionError if ``rhs``/``lhs`` is given for a statement without that side.
+    Raises ClaimDefinitionError if ``rhs``/``lhs``/``predicted`` is given for a statement without that side.
     """
     fields: dict[str, Any] = dict(name=f"control: {name}", kind="control", derivation=None)
     fields.update(changes)
+    if predicted is not None:
+        if statement.check is None:
+            raise ClaimDefinitionError(f"perturb({name!r}, predicted=...): statement {statement.name!r} has no "
+                                       "custom check (identities perturb rhs=/lhs=)")
+        fields["check"] = _perturbed_check(statement.check, predicted, name)
     for side, given in (("rhs", rhs), ("lhs", lhs)):
         if given is not None and getattr(statement, side) is None:
             raise ClaimDefinitionError(
@@ -301,14 +333,38 @@ def perturb(statement: Statement, name: str, *, rhs: Callable | None = None, lhs
     return dataclasses.replace(statement, **fields)
 
 
+def _perturbed_check(check: Callable, fn: Callable, name: str) -> Callable:
+    from .checks import Level, MonteCarlo, Refinement
+    from .errors import BadClaim
+
+    def perturbed(rng, dims):
+        res = check(rng, dims)
+        if isinstance(res, Refinement):
+            return dataclasses.replace(res, levels=tuple(dataclasses.replace(lv, predicted=fn(lv.predicted))
+                                                         for lv in res.levels))
+        if isinstance(res, MonteCarlo):
+            return dataclasses.replace(res, predicted=fn(res.predicted))
+        raise BadClaim(f"perturb({name!r}, predicted=...): the check returned {type(res).__name__}, which has no "
+                       "prediction to perturb (return tc.Refinement or tc.MonteCarlo)")
+
+    return perturbed
+
+
+def _map_side(statement: Statement, fn: Callable) -> dict:
+    """The fields of a control that maps the right side (identity) or the prediction (custom check)."""
+    if statement.is_identity or statement.check is None:
+        return {"rhs": lambda v, inst, ctx: fn(v)}
+    return {"predicted": lambda p: fn(np.asarray(p, dtype=object) if np.asarray(p).dtype == object else np.asarray(p))}
+
+
 def negate(statement: Statement) -> Statement:
-    """Control: the right-hand side with its sign flipped."""
-    return perturb(statement, "sign", rhs=lambda v, inst, ctx: -v)
+    """Control: the right-hand side (or a custom check's prediction) with its sign flipped."""
+    return perturb(statement, "sign", **_map_side(statement, lambda v: -v))
 
 
 def double(statement: Statement) -> Statement:
-    """Control: the right-hand side multiplied by 2."""
-    return perturb(statement, "factor 2", rhs=lambda v, inst, ctx: 2 * v)
+    """Control: the right-hand side (or a custom check's prediction) multiplied by 2."""
+    return perturb(statement, "factor 2", **_map_side(statement, lambda v: 2 * v))
 
 
 def transpose(statement: Statement) -> Statement:

@@ -234,9 +234,10 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, qu
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
     check_dims(claims, dims)
     show_progress = not quiet and not as_json and sys.stderr.isatty()
-    result = run_claims_parallel(claims, seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims, jobs=jobs,
-                                 timeout=timeout, packs=packs, progress=_progress_fn(show_progress),
-                                 skipped_slow=skipped)
+    with _deprecations_noted():  # workers send their warnings back; they are re-issued here
+        result = run_claims_parallel(claims, seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims,
+                                     jobs=jobs, timeout=timeout, packs=packs, progress=_progress_fn(show_progress),
+                                     skipped_slow=skipped)
     if show_progress:
         click.echo("\r" + " " * 60 + "\r", err=True, nl=False)
     if as_json:
@@ -245,9 +246,37 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, qu
         click.echo(_table(result))
         counts = ", ".join(f"{n} {v}" for v, n in result.counts().items())
         skip = f"; {len(skipped)} slow skipped (--slow)" if skipped else ""
-        click.echo(f"{_plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed}){skip}")
+        ctl = ""
+        if controls:
+            bad = result.unrefuted_controls
+            ctl = (f"; controls: {result.controls_run - len(bad)}/{result.controls_run} refuted"
+                   + (f" (NOT refuted: {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''})" if bad else ""))
+        click.echo(f"{_plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed}){skip}{ctl}")
     _report_broken(result)
     sys.exit(result.exit_code)
+
+
+import contextlib
+
+
+@contextlib.contextmanager
+def _deprecations_noted():
+    """Collect the deprecated-API warnings of a run into one stderr note (not one warning per statement)."""
+    import warnings
+
+    from .numeric import TheoremCheckDeprecationWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TheoremCheckDeprecationWarning)
+        yield
+    dep = [w for w in caught if issubclass(w.category, TheoremCheckDeprecationWarning)]
+    for w in caught:
+        if w not in dep:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    if dep:
+        click.echo(f"theorem-check: note: {_plural(len(dep), 'statement')} decided by their own check (deprecated "
+                   "tc.Measurement: no mutant can test them; return tc.Refinement or tc.MonteCarlo, see "
+                   "docs/writing-claims.md)", err=True)
 
 
 def _report_broken(result) -> None:

@@ -44,6 +44,10 @@ class DimSpace:
         Constraint a configuration must satisfy (e.g. "widths all differ").
     normalize : callable(dims) -> dims, optional
         Canonical form applied before ``where`` (e.g. unused widths set to ``lo``).
+    scalar : bool
+        Declare that the statement is about scalars (or 1x1 objects) on purpose.  Without it, a space
+        every configuration of which is *degenerate* (every size <= 1, where matrices commute, equal
+        their transposes and vectors equal matrices) is refused when a claim using it registers.
 
     Raises
     ------
@@ -55,6 +59,7 @@ class DimSpace:
     ranges: Mapping[str, tuple[int, int]]
     where: Callable[[Dims], bool] | None = None
     normalize: Callable[[Dims], Dims] | None = None
+    scalar: bool = False
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
@@ -99,6 +104,32 @@ class DimSpace:
     def ordered(self) -> Iterator[Dims]:
         """Every valid configuration, smallest total size first."""
         return iter(self._all())
+
+    def generic(self) -> Dims:
+        """The most generic configuration: every size >= 2, as many distinct sizes as the space allows,
+        then as many sizes >= 3, then the smallest total (DESIGN.md, "Trust model": instances always include
+        it, so that statements true only at size 1 or only for equal sizes are not verified by luck)."""
+        if "generic" not in self._cache:
+            def key(d: Dims):
+                v = list(d.values())
+                return (sum(x >= 2 for x in v), len(set(v)), sum(x >= 3 for x in v), -sum(v))
+
+            self._cache["generic"] = max(self._all(), key=key)
+        return dict(self._cache["generic"])
+
+    @property
+    def degenerate(self) -> bool:
+        """True when every configuration has every size <= 1 (see ``scalar``)."""
+        return all(max(d.values(), default=0) <= 1 for d in self._all())
+
+    def configurations(self, rng: np.random.Generator, k: int) -> list[Dims]:
+        """``k`` configurations: :meth:`generic` first, then others drawn uniformly without replacement
+        (fewer when the space has fewer than ``k``)."""
+        first = self.generic()
+        rest = [d for d in self._all() if d != first]
+        take = min(max(k - 1, 0), len(rest))
+        idx = rng.choice(len(rest), size=take, replace=False) if take else []
+        return [first] + [dict(rest[int(i)]) for i in idx]
 
     def draw(self, rng: np.random.Generator) -> Dims:
         """A uniformly random valid configuration."""

@@ -15,6 +15,7 @@ __all__ = [
     "ClaimDefinitionError",
     "PackError",
     "ShapeMismatch",
+    "BadClaim",
 ]
 
 
@@ -46,3 +47,13 @@ class PackError(TheoremCheckError, ValueError):
 
 class ShapeMismatch(TheoremCheckError, ValueError):
     """The two sides of a statement do not have conforming shapes (the statement is ILL-POSED)."""
+
+
+class BadClaim(TheoremCheckError, TypeError):
+    """A claim's code returned something that is not mathematics, found while it runs.
+
+    Examples: a side returns a string or a non-array, or drops the leading batch axis; a custom check
+    returns a signed or NaN residual, a non-positive scale, or floors below what its working precision
+    can resolve.  The message names the claim (or statement), the side or level, and what it returned.
+    The run goes on; the CLI reports these after the table and exits with code 2 (bad input).
+    """

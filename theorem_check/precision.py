@@ -9,6 +9,14 @@ mathematics.  That is the refinement rule of DESIGN.md ("Verdicts").
 Arrays carry a leading batch axis: shape ``(batch, ...)``.  Matrix functions act on the last
 two axes.  In the mpmath context arrays are NumPy ``object`` arrays of ``mpmath.mpf``; NumPy's
 ``@``, ``+``, ``*``, ``.swapaxes``, ``np.trace`` and ``np.sum`` work on them unchanged.
+Complex arrays are ``complex64`` at float32, ``complex128`` at float64 and object arrays of
+``mpmath.mpc`` at mp50 (``ctx.asarray`` of a complex array); :meth:`Ctx.norm` is ``sqrt(sum |z|^2)``.
+
+Besides linear algebra, a context offers elementwise functions (``sin`` ... ``softplus``), stable
+reductions (``softmax``, ``logsumexp``), structure (``kron``, ``vec``/``unvec``, ``diag``, ``tril``,
+``hadamard``), matrix functions (``cholesky``, ``expm``, ``logm``, ``sqrtm``, ``eigh``, ``svd``) and a
+derivative oracle (``grad``, ``jacobian``, ``hessian``, ``directional``, ``sym_grad``; see
+:mod:`theorem_check.derivatives`), all with the same meaning at every precision.
 
 >>> import numpy as np
 >>> A = np.array([[[2.0, 1.0], [1.0, 3.0]]])          # batch of one 2x2 matrix
@@ -27,11 +35,41 @@ from typing import Any
 import mpmath
 import numpy as np
 
+from .errors import ShapeMismatch
+
 __all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "CONTEXTS", "to_float"]
 
 
 def _vectorize(fn):
     return np.vectorize(fn, otypes=[object])
+
+
+def _mp_scalar(v):
+    """One entry as ``mpf`` (real) or ``mpc`` (complex), at the current mpmath precision."""
+    if isinstance(v, mpmath.mpc):
+        return mpmath.mpc(v)
+    if isinstance(v, (complex, np.complexfloating)):
+        return mpmath.mpc(complex(v))
+    if isinstance(v, np.floating):
+        return mpmath.mpf(float(v))
+    if isinstance(v, np.integer):
+        return mpmath.mpf(int(v))
+    return mpmath.mpf(v)
+
+
+def _is_complex(x) -> bool:
+    """True for a complex NumPy array or an object array holding at least one ``mpc``."""
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        return any(isinstance(v, (mpmath.mpc, complex)) for v in arr.flat)
+    return np.iscomplexobj(arr)
+
+
+def _abs2(v):
+    """``|v|^2`` of one mpmath entry (real for ``mpc``)."""
+    if isinstance(v, (mpmath.mpc, complex)):
+        return v.real * v.real + v.imag * v.imag
+    return v * v
 
 
 @dataclass(frozen=True)
@@ -63,18 +101,42 @@ class Ctx:
         """The NumPy dtype of arrays in this context (``object`` for mpmath)."""
         return {"float32": np.float32, "float64": np.float64}.get(self.name, object)
 
+    @property
+    def complex_dtype(self):
+        """The dtype of complex arrays: ``complex64`` (float32), ``complex128`` (float64), ``object`` (mpc)."""
+        return {"float32": np.complex64, "float64": np.complex128}.get(self.name, object)
+
     def asarray(self, x) -> np.ndarray:
-        """Convert ``x`` (any array-like of reals) to this context's arrays, exactly where possible."""
+        """Convert ``x`` (an array-like of reals or complex numbers) to this context's arrays.
+
+        Reals become ``dtype`` (``mpf`` entries at mp50), complex input (a complex ndarray, Python
+        ``complex`` or ``mpc`` entries) becomes ``complex_dtype`` (``mpc`` entries at mp50).  The
+        conversion is exact where the target holds the value (float64 -> mp50 always is).
+        """
         if self.is_mp:
             arr = np.asarray(x)
-            if arr.dtype == object:
-                return _vectorize(mpmath.mpf)(arr) if arr.size else arr
-            return _vectorize(mpmath.mpf)(arr.astype(np.float64)) if arr.size else arr.astype(object)
-        return np.asarray(x, dtype=self.dtype)
+            if not arr.size:
+                return arr.astype(object)
+            if arr.dtype != object:
+                arr = arr.astype(np.complex128 if np.iscomplexobj(arr) else np.float64)
+            return _vectorize(_mp_scalar)(arr)
+        arr = np.asarray(x)
+        if arr.dtype == object:
+            arr = arr.astype(np.complex128 if _is_complex(arr) else np.float64)
+        return np.asarray(arr, dtype=self.complex_dtype if np.iscomplexobj(arr) else self.dtype)
 
     def scalar(self, x):
-        """A scalar constant of this context (``mpf`` or NumPy scalar)."""
-        return mpmath.mpf(x) if self.is_mp else self.dtype(x)
+        """A scalar constant of this context (``mpf``/``mpc`` or a NumPy real/complex scalar)."""
+        if self.is_mp:
+            return _mp_scalar(x)
+        if isinstance(x, (complex, np.complexfloating)):
+            return self.complex_dtype(x)
+        return self.dtype(x)
+
+    @property
+    def pi(self):
+        """The constant pi in this context (at mp50: at the current mpmath precision)."""
+        return +mpmath.mp.pi if self.is_mp else self.dtype(np.pi)
 
     @contextlib.contextmanager
     def active(self):
@@ -96,25 +158,206 @@ class Ctx:
         return self.asarray(np.zeros(shape))
 
     # -- elementwise ---------------------------------------------------------------------
+    # Each acts entrywise on any shape (real or complex); at mp50 through the mpmath function of
+    # the same name, at float32/float64 through NumPy/SciPy, keeping the dtype.
+    def _map(self, mp_fn, np_fn, x):
+        return _vectorize(mp_fn)(x) if self.is_mp else np_fn(x)
+
     def sqrt(self, x):
-        """Elementwise square root."""
-        return _vectorize(mpmath.sqrt)(x) if self.is_mp else np.sqrt(x)
+        """Elementwise square root (principal branch; a negative real is NaN at float, ``mpc`` at mp50)."""
+        return self._map(mpmath.sqrt, np.sqrt, x)
 
     def exp(self, x):
         """Elementwise exponential."""
-        return _vectorize(mpmath.exp)(x) if self.is_mp else np.exp(x)
+        return self._map(mpmath.exp, np.exp, x)
 
     def log(self, x):
-        """Elementwise natural logarithm."""
-        return _vectorize(mpmath.log)(x) if self.is_mp else np.log(x)
+        """Elementwise natural logarithm (principal branch)."""
+        return self._map(mpmath.log, np.log, x)
+
+    def log1p(self, x):
+        """Elementwise ``log(1 + x)``, accurate for small ``|x|``."""
+        return self._map(mpmath.log1p, np.log1p, x)
+
+    def expm1(self, x):
+        """Elementwise ``exp(x) - 1``, accurate for small ``|x|``."""
+        return self._map(mpmath.expm1, np.expm1, x)
+
+    def sin(self, x):
+        """Elementwise sine (radians)."""
+        return self._map(mpmath.sin, np.sin, x)
+
+    def cos(self, x):
+        """Elementwise cosine (radians)."""
+        return self._map(mpmath.cos, np.cos, x)
+
+    def tan(self, x):
+        """Elementwise tangent (radians)."""
+        return self._map(mpmath.tan, np.tan, x)
+
+    def tanh(self, x):
+        """Elementwise hyperbolic tangent."""
+        return self._map(mpmath.tanh, np.tanh, x)
+
+    def sigmoid(self, x):
+        """Elementwise logistic function ``1 / (1 + exp(-x))`` (``scipy.special.expit`` for real floats)."""
+        if self.is_mp:
+            return _vectorize(lambda v: 1 / (1 + mpmath.exp(-v)))(x)
+        if np.iscomplexobj(x):
+            return 1 / (1 + np.exp(-x))
+        from scipy.special import expit
+
+        return expit(x)
+
+    def softplus(self, x):
+        """Elementwise ``log(1 + exp(x))``, without overflow (``logaddexp(0, x)`` for real floats)."""
+        if self.is_mp:
+            return _vectorize(lambda v: mpmath.log1p(mpmath.exp(v)))(x)
+        if np.iscomplexobj(x):
+            return np.log1p(np.exp(x))
+        return np.logaddexp(0, x)
 
     def abs(self, x):
-        """Elementwise absolute value."""
+        """Elementwise absolute value (the modulus ``|z|``, real, for complex entries)."""
         return _vectorize(abs)(x) if self.is_mp else np.abs(x)
 
     def power(self, x, p):
-        """Elementwise ``x**p``."""
-        return _vectorize(lambda v: mpmath.power(v, p))(x) if self.is_mp else np.power(x, p)
+        """Elementwise ``x**p``; ``p`` a scalar or an array broadcasting against ``x``."""
+        if not self.is_mp:
+            return np.power(x, p)
+        if np.ndim(p) == 0:
+            return _vectorize(lambda v: mpmath.power(v, p))(x)
+        return _vectorize(mpmath.power)(x, p)
+
+    def hadamard(self, a, b):
+        """Hadamard (entrywise) product ``a * b`` (NumPy broadcasting)."""
+        return a * b
+
+    def hadamard_power(self, a, p):
+        """Hadamard power: entrywise ``a**p`` (same as :meth:`power`)."""
+        return self.power(a, p)
+
+    # -- complex numbers -------------------------------------------------------------------
+    def conj(self, x):
+        """Entrywise complex conjugate (the identity on real arrays)."""
+        return np.conj(x) if not self.is_mp else _vectorize(lambda v: v.conjugate())(x)
+
+    def real(self, x):
+        """Entrywise real part, a real array of this context."""
+        return np.real(x) if not self.is_mp else _vectorize(lambda v: mpmath.mpf(v.real))(x)
+
+    def imag(self, x):
+        """Entrywise imaginary part, a real array of this context (zeros for real input)."""
+        if not self.is_mp:
+            return np.imag(x) if np.iscomplexobj(x) else np.zeros_like(x)
+        return _vectorize(lambda v: mpmath.mpf(v.imag))(x)
+
+    def H(self, x):
+        """Conjugate transpose of the last two axes: ``(..., m, n) -> (..., n, m)``."""
+        return self.conj(np.swapaxes(x, -1, -2))
+
+    # -- reductions along an axis ----------------------------------------------------------
+    def _shift(self, x, axis):
+        """The maximum along ``axis`` (keepdims; of the real part for complex input), 0 where not finite."""
+        xr = self.real(x) if _is_complex(x) else x
+        m = np.max(xr, axis=axis, keepdims=True)
+        if self.is_mp:
+            return _vectorize(lambda v: v if mpmath.isfinite(v) else mpmath.mpf(0))(m)
+        return np.where(np.isfinite(m), m, 0).astype(m.dtype)
+
+    def softmax(self, x, axis: int = -1):
+        """``exp(x) / sum(exp(x))`` along ``axis`` (shifted by the maximum: no overflow in any context).
+
+        Same shape as ``x``; entries along ``axis`` are positive and sum to 1.
+        """
+        e = self.exp(x - self._shift(x, axis))
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+    def logsumexp(self, x, axis: int = -1):
+        """``log(sum(exp(x)))`` along ``axis`` (that axis removed), shifted by the maximum (stable)."""
+        m = self._shift(x, axis)
+        out = self.log(np.sum(self.exp(x - m), axis=axis, keepdims=True)) + m
+        return np.squeeze(out, axis=axis)
+
+    # -- structure (last two axes; leading axes are batch) ---------------------------------
+    def kron(self, a, b):
+        """Batched Kronecker product of the last two axes: ``(..., m, n), (..., p, q) -> (..., m*p, n*q)``.
+
+        Block ``(i, j)`` of the result is ``a[..., i, j] * b`` (``numpy.kron`` per batch element).
+        """
+        a, b = np.asarray(a), np.asarray(b)
+        if a.ndim < 2 or b.ndim < 2:
+            raise ShapeMismatch(f"kron needs matrices (..., m, n), got shapes {a.shape} and {b.shape}")
+        m, n = a.shape[-2:]
+        p, q = b.shape[-2:]
+        out = a[..., :, None, :, None] * b[..., None, :, None, :]
+        return out.reshape(out.shape[:-4] + (m * p, n * q))
+
+    def vec(self, a):
+        """Column-major vectorisation: ``(..., m, n) -> (..., m*n, 1)`` (columns stacked).
+
+        ``vec(A X B) = (B^T kron A) vec(X)`` (Magnus & Neudecker; Matrix Cookbook eq. 520).
+        """
+        a = np.asarray(a)
+        if a.ndim < 2:
+            raise ShapeMismatch(f"vec needs matrices (..., m, n), got shape {a.shape}")
+        m, n = a.shape[-2:]
+        return np.swapaxes(a, -1, -2).reshape(a.shape[:-2] + (m * n, 1))
+
+    def unvec(self, v, m: int, n: int):
+        """Inverse of :meth:`vec`: ``(..., m*n, 1)`` (or flat ``(batch, m*n)``) ``-> (..., m, n)``.
+
+        A 2-d array ``(b, m*n)`` is read as ``b`` flat vectors (the batch convention).
+
+        Raises ShapeMismatch if the last axes do not hold ``m*n`` entries.
+        """
+        v = np.asarray(v)
+        mn = m * n
+        if v.ndim >= 3 and v.shape[-2:] == (mn, 1):
+            lead = v.shape[:-2]
+        elif v.ndim >= 1 and v.shape[-1] == mn:          # (batch, m*n): flat vectors
+            lead = v.shape[:-1]
+        elif v.shape == (mn, 1):
+            lead = ()
+        else:
+            raise ShapeMismatch(f"unvec(v, m={m}, n={n}) needs v of shape (..., {m * n}, 1), got {v.shape}")
+        return np.swapaxes(v.reshape(lead + (n, m)), -1, -2)
+
+    def diag(self, v):
+        """Diagonal matrices from vectors: ``(..., n) -> (..., n, n)``."""
+        v = np.asarray(v)
+        if v.ndim < 1:
+            raise ShapeMismatch(f"diag needs vectors (..., n), got shape {v.shape}")
+        n = v.shape[-1]
+        out = self.zeros(v.shape + (n,)) if v.dtype == object or self.is_mp else np.zeros(v.shape + (n,), v.dtype)
+        idx = np.arange(n)
+        out[..., idx, idx] = v
+        return out
+
+    def diag_part(self, a):
+        """The diagonal of square matrices: ``(..., n, n) -> (..., n)``."""
+        a = np.asarray(a)
+        if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+            raise ShapeMismatch(f"diag_part needs square matrices (..., n, n), got shape {a.shape}")
+        return np.diagonal(a, axis1=-2, axis2=-1).copy()
+
+    def _tri(self, a, k: int, lower: bool):
+        a = np.asarray(a)
+        if a.ndim < 2:
+            raise ShapeMismatch(f"{'tril' if lower else 'triu'} needs matrices (..., m, n), got shape {a.shape}")
+        m, n = a.shape[-2:]
+        mask = np.tri(m, n, k, dtype=bool) if lower else ~np.tri(m, n, k - 1, dtype=bool)
+        zero = mpmath.mpf(0) if a.dtype == object else a.dtype.type(0)
+        out = np.where(mask, a, zero)
+        return out.astype(object) if a.dtype == object else out
+
+    def tril(self, a, k: int = 0):
+        """Lower triangle of the last two axes: entries ``(i, j)`` with ``j - i <= k`` kept, others 0."""
+        return self._tri(a, k, True)
+
+    def triu(self, a, k: int = 0):
+        """Upper triangle of the last two axes: entries ``(i, j)`` with ``j - i >= k`` kept, others 0."""
+        return self._tri(a, k, False)
 
     # -- reductions ----------------------------------------------------------------------
     @staticmethod
@@ -127,13 +370,22 @@ class Ctx:
         return np.trace(x, axis1=-2, axis2=-1)
 
     def sum_sq(self, x: np.ndarray, *, batch_axes: int = 1):
-        """Sum of squares over every axis but the first ``batch_axes``: ``(b, ...) -> (b,)``."""
+        """Sum of squared moduli ``sum |x|^2`` over every axis but the first ``batch_axes``: ``(b, ...) -> (b,)``.
+
+        Real for complex input (``|z|^2 = re^2 + im^2``, not ``z*z``), in every context.
+        """
         x = np.asarray(x)
+        if x.dtype == object:
+            sq = _vectorize(_abs2)(x) if x.size else x
+        elif np.iscomplexobj(x):
+            sq = x.real * x.real + x.imag * x.imag
+        else:
+            sq = x * x
         axes = tuple(range(batch_axes, x.ndim))
-        return np.sum(x * x, axis=axes) if axes else x * x
+        return np.sum(sq, axis=axes) if axes else sq
 
     def norm(self, x: np.ndarray, *, batch_axes: int = 1):
-        """Frobenius norm over every axis but the first ``batch_axes``: ``(b, ...) -> (b,)``."""
+        """Frobenius norm ``sqrt(sum |x|^2)`` over every axis but the first ``batch_axes``: ``(b, ...) -> (b,)``."""
         return self.sqrt(self.sum_sq(x, batch_axes=batch_axes))
 
     # -- linear algebra (last two axes, batched) -----------------------------------------
@@ -194,6 +446,178 @@ class Ctx:
             return np.array(sorted(ev[i] for i in range(ev.rows)), dtype=object)
 
         return self._batched(one, a)
+
+    def _batched_tuple(self, fn, a: np.ndarray, k: int):
+        """``fn(matrix) -> k arrays`` applied per batch element, each stacked back to ``lead + shape``."""
+        lead = a.shape[:-2]
+        if not lead:
+            return tuple(fn(a))
+        outs = [fn(a[idx]) for idx in np.ndindex(*lead)]
+        return tuple(np.stack([o[i] for o in outs]).reshape(lead + np.shape(outs[0][i])) for i in range(k))
+
+    @staticmethod
+    def _square(a, what: str):
+        a = np.asarray(a)
+        if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+            raise ShapeMismatch(f"{what} needs square matrices (..., n, n), got shape {a.shape}")
+        return a
+
+    def _float_loop(self, fn, a):
+        """A SciPy matrix function applied per matrix, cast back to this context's real or complex dtype."""
+        lead = a.shape[:-2]
+        outs = [np.asarray(fn(a[idx])) for idx in np.ndindex(*lead)] if lead else [np.asarray(fn(a))]
+        cplx = any(np.iscomplexobj(o) and np.any(o.imag != 0) for o in outs) or np.iscomplexobj(a)
+        dt = self.complex_dtype if cplx else self.dtype
+        outs = [o.astype(dt) if cplx else np.real(o).astype(dt) for o in outs]
+        return np.stack(outs).reshape(a.shape) if lead else outs[0]
+
+    def cholesky(self, a: np.ndarray) -> np.ndarray:
+        """Lower-triangular Cholesky factor ``L`` with ``L L^H = A`` of SPD (Hermitian PD) matrices.
+
+        ``(..., n, n) -> (..., n, n)``.  A matrix that is not positive definite raises
+        ``numpy.linalg.LinAlgError`` (float) or ``ValueError`` (mpmath).
+        """
+        a = self._square(a, "cholesky")
+        if not self.is_mp:
+            return np.linalg.cholesky(a)
+        a = self._hermitian_from_lower(a)
+        return self._batched(lambda m: self._from_mp(mpmath.cholesky(self._to_mp(m))), a)
+
+    def _hermitian_from_lower(self, a):
+        """The Hermitian matrix whose lower triangle is that of ``a`` (NumPy's ``UPLO='L'`` reading)."""
+        return self.tril(a) + self.H(self.tril(a, -1))
+
+    def expm(self, a: np.ndarray) -> np.ndarray:
+        """Matrix exponential ``sum_k A^k / k!`` of square matrices, ``(..., n, n) -> (..., n, n)``
+        (``scipy.linalg.expm``; ``mpmath.expm`` at mp50)."""
+        a = self._square(a, "expm")
+        if not self.is_mp:
+            from scipy.linalg import expm  # batched over leading axes since SciPy 1.9
+
+            return expm(a).astype(self.complex_dtype if np.iscomplexobj(a) else self.dtype)
+        return self._batched(lambda m: self._from_mp(mpmath.expm(self._to_mp(m))), a)
+
+    def logm(self, a: np.ndarray) -> np.ndarray:
+        """Principal matrix logarithm (``expm(logm(A)) = A``; eigenvalues of the log in the strip
+        ``|Im| < pi``), ``(..., n, n) -> (..., n, n)``.
+
+        Real for matrices with no eigenvalue on the closed negative real axis (e.g. SPD), complex
+        otherwise (``scipy.linalg.logm``; ``mpmath.logm`` at mp50).  Singular input raises or is inf.
+        """
+        a = self._square(a, "logm")
+        if not self.is_mp:
+            import warnings
+
+            from scipy.linalg import logm
+
+            def one(m):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return logm(m)
+
+            return self._float_loop(one, a)
+        return self._batched(lambda m: self._from_mp(mpmath.logm(self._to_mp(m))), a)
+
+    def sqrtm(self, a: np.ndarray) -> np.ndarray:
+        """Principal matrix square root ``S`` with ``S @ S = A`` (eigenvalues with positive real part),
+        ``(..., n, n) -> (..., n, n)``: symmetric positive definite for SPD input
+        (``scipy.linalg.sqrtm``; ``mpmath.sqrtm`` at mp50)."""
+        a = self._square(a, "sqrtm")
+        if not self.is_mp:
+            import warnings
+
+            from scipy.linalg import sqrtm
+
+            def one(m):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return sqrtm(m)
+
+            return self._float_loop(one, a)
+        return self._batched(lambda m: self._from_mp(mpmath.sqrtm(self._to_mp(m))), a)
+
+    def eigh(self, a: np.ndarray):
+        """Eigen-decomposition of symmetric (Hermitian) matrices: ``(w, V)`` with ``A = V diag(w) V^H``.
+
+        ``w`` of shape ``(..., n)``, ascending; ``V`` of shape ``(..., n, n)``, orthonormal
+        eigenvectors as columns (each determined up to sign/phase).  Only the lower triangle of ``A``
+        is read (as NumPy does).  ``numpy.linalg.eigh``;
+        ``mpmath.eigsy`` (real) / ``mpmath.eighe`` (complex) at mp50.
+        """
+        a = self._square(a, "eigh")
+        if not self.is_mp:
+            return np.linalg.eigh(a)
+        cplx = _is_complex(a)
+        a = self._hermitian_from_lower(a)
+
+        def one(m):
+            ev, q = (mpmath.eighe if cplx else mpmath.eigsy)(self._to_mp(m))
+            w = [ev[i] for i in range(ev.rows)]
+            order = sorted(range(len(w)), key=lambda i: w[i])
+            qa = self._from_mp(q)
+            return np.array([w[i] for i in order], dtype=object), qa[:, order]
+
+        return self._batched_tuple(one, a, 2)
+
+    def svd(self, a: np.ndarray):
+        """Reduced singular value decomposition ``(U, s, Vt)`` with ``A = U diag(s) Vt``.
+
+        For ``A`` of shape ``(..., m, n)`` and ``k = min(m, n)``: ``U (..., m, k)``, ``s (..., k)``
+        descending and nonnegative, ``Vt (..., k, n)`` (singular vectors up to sign/phase).
+        ``numpy.linalg.svd(full_matrices=False)``; ``mpmath.svd_r`` / ``svd_c`` at mp50.
+        """
+        a = np.asarray(a)
+        if a.ndim < 2:
+            raise ShapeMismatch(f"svd needs matrices (..., m, n), got shape {a.shape}")
+        if not self.is_mp:
+            return np.linalg.svd(a, full_matrices=False)
+        cplx = _is_complex(a)
+
+        def one(m):
+            u, s, vt = (mpmath.svd_c if cplx else mpmath.svd_r)(self._to_mp(m), full_matrices=False,
+                                                               compute_uv=True)
+            sv = [s[i] for i in range(s.rows)]
+            order = sorted(range(len(sv)), key=lambda i: -sv[i])
+            return (self._from_mp(u)[:, order], np.array([sv[i] for i in order], dtype=object),
+                    self._from_mp(vt)[order, :])
+
+        return self._batched_tuple(one, a, 3)
+
+    # -- derivative oracle (theorem_check.derivatives) -------------------------------------
+    def grad(self, f, X):
+        """Gradient ``G_ij = df/dX_ij`` of a batched scalar ``f: (batch, *shape) -> (batch,)``; same shape
+        as ``X``.  See :func:`theorem_check.derivatives.grad`."""
+        from . import derivatives
+
+        return derivatives.grad(self, f, X)
+
+    def jacobian(self, F, x, *, order: str = "C"):
+        """Jacobian ``J_ij = dF_i/dx_j``, shape ``(batch, prod(out), prod(in))``.
+        See :func:`theorem_check.derivatives.jacobian`."""
+        from . import derivatives
+
+        return derivatives.jacobian(self, F, x, order=order)
+
+    def hessian(self, f, x, *, order: str = "C"):
+        """Hessian ``H_ij = d^2 f / dx_i dx_j`` of a batched scalar ``f``, shape ``(batch, prod(in), prod(in))``.
+        See :func:`theorem_check.derivatives.hessian`."""
+        from . import derivatives
+
+        return derivatives.hessian(self, f, x, order=order)
+
+    def directional(self, F, X, V):
+        """Directional derivative ``d/dt F(X + t V)`` at ``t = 0``, shape of ``F``'s output.
+        See :func:`theorem_check.derivatives.directional`."""
+        from . import derivatives
+
+        return derivatives.directional(self, F, X, V)
+
+    def sym_grad(self, f, X):
+        """Gradient of ``f`` on the symmetric matrices at symmetric ``X`` (``(G + G^T)/2``, arXiv:1911.06491).
+        See :func:`theorem_check.derivatives.sym_grad`."""
+        from . import derivatives
+
+        return derivatives.sym_grad(self, f, X)
 
 
 FLOAT32 = Ctx("float32", float(np.finfo(np.float32).eps))

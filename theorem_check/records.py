@@ -48,7 +48,11 @@ def claim_record(claim: Claim) -> dict:
 def statement_record(r: StatementResult) -> dict:
     """One statement's verdict and evidence, with its instances."""
     rec: dict[str, Any] = {"name": r.name, "kind": r.kind, "latex": r.latex, "verdict": r.verdict.value,
-                           "evidence": r.evidence, "seed": r.seed, "seconds": round(r.seconds, 4)}
+                           "evidence": r.evidence, "seed": r.seed, "seconds": round(r.seconds, 4),
+                           "decided_by": r.decided_by,
+                           "mutants": [{"name": m.name, "outcome": m.outcome.value, "survived": m.survived}
+                                       for m in r.mutants],
+                           "sensitivity": r.sensitivity, "configs": [dict(c) for c in r.configs]}
     if r.symbolic is not None:
         rec["symbolic"] = {"closed": r.symbolic.closed, "general": r.symbolic.general, "sizes": r.symbolic.sizes,
                            "steps": [{"lhs": s.lhs_latex, "rhs": s.rhs_latex, "why": s.why, "closed": s.closed,
@@ -58,7 +62,7 @@ def statement_record(r: StatementResult) -> dict:
         inst = lambda i: {"dims": dict(i.dims), "seed": i.seed, "index": i.index, "residuals": dict(i.residuals),
                           "floors": dict(i.floors), "outcome": i.outcome.value, "detail": i.detail,
                           "predicted": i.predicted, "measured": i.measured}
-        rec["numeric"] = {"outcome": n.outcome.value, "ill_posed": n.ill_posed, "note": n.note,
+        rec["numeric"] = {"outcome": n.outcome.value, "ill_posed": n.ill_posed, "note": n.note, "bad": n.bad,
                           "seconds": round(n.seconds, 4), "errors": list(n.errors),
                           "counterexample": inst(n.counterexample) if n.counterexample else None,
                           "instances": [inst(i) for i in n.instances]}
@@ -77,7 +81,8 @@ def run_record(run: RunResult) -> dict:
     """The whole run as a JSON-able dict."""
     return {"seed": run.seed, "trials": run.trials, "started": run.started, "seconds": round(run.seconds, 3),
             "versions": run.versions, "summary": run.counts(), "exit_code": run.exit_code,
-            "skipped_slow": list(run.skipped_slow), "claims": [result_record(r) for r in run.results]}
+            "skipped_slow": list(run.skipped_slow), "controls_run": run.controls_run,
+            "unrefuted_controls": run.unrefuted_controls, "claims": [result_record(r) for r in run.results]}
 
 
 def dumps(obj: Any) -> str:

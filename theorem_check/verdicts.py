@@ -31,7 +31,9 @@ import enum
 import math
 from typing import Sequence
 
-__all__ = ["Verdict", "Outcome", "decide_refinement", "decide_zscore", "combine_outcomes"]
+from .errors import InvalidArgument
+
+__all__ = ["Verdict", "Outcome", "decide_refinement", "decide_zscore", "combine_outcomes", "z_critical"]
 
 
 class Verdict(str, enum.Enum):
@@ -83,8 +85,10 @@ def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Ou
 
     Raises
     ------
-    ValueError
-        If the sequences are shorter than 2, differ in length, or floors do not decrease.
+    InvalidArgument
+        (a ``ValueError``) if the sequences are shorter than 2, differ in length, floors do not
+        decrease or are not positive, or a residual is negative (a residual is a relative *gap*,
+        never signed: a signed value would let a sign-flipped prediction pass).
 
     >>> decide_refinement([3e-15, 2e-48], [2.2e-16, 1e-49])   # a true identity
     <Outcome.HOLDS: 'holds'>
@@ -94,9 +98,14 @@ def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Ou
     <Outcome.FAILS: 'fails'>
     """
     if len(residuals) < 2 or len(residuals) != len(floors):
-        raise ValueError("residuals and floors must have the same length >= 2")
-    if not all(a > b for a, b in zip(floors, floors[1:])):
-        raise ValueError(f"floors={list(floors)!r} must decrease strictly")
+        raise InvalidArgument(f"residuals={list(residuals)!r} and floors={list(floors)!r} must have the same "
+                              "length >= 2")
+    if not all(a > b for a, b in zip(floors, floors[1:])) or not float(floors[-1]) > 0:
+        raise InvalidArgument(f"floors={list(floors)!r} must be positive and decrease strictly")
+    neg = [float(r) for r in residuals if float(r) < 0]
+    if neg:
+        raise InvalidArgument(f"residuals={list(residuals)!r} must be >= 0 (relative gaps, never signed; "
+                              f"got {neg[0]!r})")
     r_first, r_last = float(residuals[0]), float(residuals[-1])
     f_first, f_last = float(floors[0]), float(floors[-1])
     if math.isnan(r_first) or math.isnan(r_last):
@@ -118,7 +127,7 @@ def decide_zscore(estimate: float, predicted: float, stderr: float, *, alpha: fl
     HOLDS when ``|estimate - predicted| / stderr`` is below the ``1 - alpha/2`` normal quantile
     (``z = 4.89`` for the default ``alpha = 1e-6``: a true prediction is called FAILS with
     probability ``alpha``); FAILS when it exceeds twice that (the gap is resolved far beyond
-    noise); GREY between.  ``stderr`` must be > 0.
+    noise); GREY between.  ``stderr`` must be finite and > 0 (InvalidArgument otherwise).
 
     >>> decide_zscore(1.02, 1.0, 0.01)
     <Outcome.HOLDS: 'holds'>
@@ -127,9 +136,11 @@ def decide_zscore(estimate: float, predicted: float, stderr: float, *, alpha: fl
     """
     from scipy.stats import norm
 
-    if not stderr > 0:
-        raise ValueError(f"stderr={stderr!r} must be > 0")
-    z_crit = float(norm.isf(alpha / 2))
+    if not (stderr > 0 and math.isfinite(stderr)):
+        raise InvalidArgument(f"stderr={stderr!r} must be a finite number > 0")
+    if not (math.isfinite(estimate) and math.isfinite(predicted)):
+        raise InvalidArgument(f"estimate={estimate!r} and predicted={predicted!r} must be finite")
+    z_crit = z_critical(alpha)
     z = abs(estimate - predicted) / stderr
     if z <= z_crit:
         return Outcome.HOLDS
@@ -145,3 +156,12 @@ def combine_outcomes(outcomes: Sequence[Outcome]) -> Outcome:
     if outcomes and all(o is Outcome.HOLDS for o in outcomes):
         return Outcome.HOLDS
     return Outcome.GREY
+
+
+def z_critical(alpha: float = 1e-6) -> float:
+    """The two-sided normal quantile ``z`` with ``P(|Z| > z) = alpha`` (4.89 for ``alpha = 1e-6``)."""
+    from scipy.stats import norm
+
+    if not 0 < alpha < 1:
+        raise InvalidArgument(f"alpha={alpha!r} must lie in (0, 1)")
+    return float(norm.isf(alpha / 2))

@@ -105,6 +105,7 @@ class Outcome:
     result: object = None
     message: str = ""
     seconds: float = 0.0
+    warnings: tuple = ()
 
 
 class ClaimTimeout(BaseException):
@@ -138,6 +139,34 @@ def run_task(task: Task):
         kwargs["dims"] = dict(task.dims)
     result = run_claim(claim, **kwargs)
     return dataclasses.replace(result, claim=claim.id)
+
+
+def _run_capturing(task: Task):
+    """:func:`run_task`, with the warnings it issued as picklable tuples
+    ``(category module, category name, message, filename, lineno)``."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = run_task(task)
+    return result, tuple((w.category.__module__, w.category.__qualname__, str(w.message), w.filename, w.lineno)
+                         for w in caught)
+
+
+def reissue_warnings(outcomes: Iterable[Outcome]) -> None:
+    """Issue again, in this process and in task order, the warnings the tasks issued."""
+    import importlib
+    import warnings
+
+    for o in outcomes:
+        for mod, name, message, filename, lineno in o.warnings:
+            try:
+                category = getattr(importlib.import_module(mod), name)
+                if not (isinstance(category, type) and issubclass(category, Warning)):
+                    raise TypeError
+            except Exception:  # noqa: BLE001 - a category defined in a pack the parent cannot name
+                category, message = UserWarning, f"{mod}.{name}: {message}"
+            warnings.warn_explicit(message, category, filename, lineno)
 
 
 def failed_result(claim, task: Task, evidence: str, seconds: float = 0.0):
@@ -213,7 +242,7 @@ def _worker_main(conn, packs: tuple[str, ...]) -> None:
         index, task = msg
         t0 = time.perf_counter()
         try:
-            out = ("ok", index, run_task(task))
+            out = ("ok", index, *_run_capturing(task))
         except SystemExit as exc:
             out = ("error", index, f"claim code called sys.exit({exc.code!r})")
         except BaseException as exc:  # noqa: BLE001 - a claim's failure is a result, never the run's
@@ -391,7 +420,7 @@ class WorkerPool:
                 if msg is not None:
                     kind, i = msg[0], msg[1]
                     secs = time.monotonic() - t_start[i]
-                    finish(i, Outcome("ok", result=msg[2], seconds=secs) if kind == "ok"
+                    finish(i, Outcome("ok", result=msg[2], seconds=secs, warnings=msg[3]) if kind == "ok"
                            else Outcome("error", message=msg[2], seconds=secs))
                     w.task, w.deadline = None, None
                     if kind != "ok":
@@ -529,7 +558,8 @@ def _in_process(task: Task, limit: float | None) -> Outcome:
         old = signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, limit)
     try:
-        return Outcome("ok", result=run_task(task), seconds=time.perf_counter() - t0)
+        result, warns = _run_capturing(task)
+        return Outcome("ok", result=result, seconds=time.perf_counter() - t0, warnings=warns)
     except ClaimTimeout:
         return Outcome("timeout", message=f"timed out after {_fmt_seconds(limit)}", seconds=time.perf_counter() - t0)
     except (KeyboardInterrupt, SystemExit, MemoryError):
@@ -637,6 +667,7 @@ def run_claims_parallel(claims: Iterable, *, seed: int = 0, trials: int = 16, co
         progress(-1, len(claims), claims[0])
     outs = run_tasks(tasks, jobs=jobs, timeouts=[timeout_for(c, timeout) for c in claims], packs=packs,
                      on_done=on_done, import_timeout=timeout or None)
+    reissue_warnings(outs)
     results = tuple(outcome_result(c, t, o) for c, t, o in zip(claims, tasks, outs))
     return RunResult(results, seed, trials, versions(), started, time.perf_counter() - t0, skipped_slow)
 
@@ -676,7 +707,8 @@ def parse_dims(text: str | None) -> dict[str, int]:
 
 
 def check_dims(claims: Sequence, dims: Mapping[str, int]) -> None:
-    """Every name in ``dims`` must be a dimension of some statement of every claim.
+    """Every name in ``dims`` must be a dimension of some statement (or control) of every claim
+    (the rule of :func:`~theorem_check.runner.run_claim`, checked here before any worker starts).
 
     Raises InvalidArgument naming the unknown name and the claim's dimension names, or saying
     that this engine's ``run_claim`` does not take ``dims`` yet.
@@ -685,13 +717,13 @@ def check_dims(claims: Sequence, dims: Mapping[str, int]) -> None:
         return
     for c in claims:
         names: set[str] = set()
-        for st in c.statements():
+        for st in (*c.statements(), *c.controls):
             if st.dims is not None:
                 names |= set(st.dims.ranges)
         unknown = sorted(set(dims) - names)
         if unknown:
             known = ", ".join(sorted(names)) or "none"
-            raise InvalidArgument(f"dims name {unknown[0]!r} is not a dimension of claim {c.id} (its dimensions: "
+            raise InvalidArgument(f"dims name={unknown[0]!r} is not a dimension of claim {c.id} (its dimensions: "
                                   f"{known})")
     import inspect
 

@@ -1,0 +1,274 @@
+"""Trust model 2 (DESIGN.md): the engine decides, mutants prove a check can fail, coverage, undefined, bad claims."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import theorem_check as tc
+from theorem_check import sampling
+from theorem_check.errors import BadClaim, ClaimDefinitionError, InvalidArgument
+from theorem_check.verdicts import Outcome
+
+SQ = tc.DimSpace({"n": (1, 4)})
+
+
+def _two(rng, d, batch):
+    return {"A": sampling.gaussian(rng, d["n"], batch=batch), "B": sampling.gaussian(rng, d["n"], batch=batch)}
+
+
+def _claim(cid, lhs, rhs, *, sample=_two, dims=SQ, controls=(), **kw) -> tc.Claim:
+    st_ = tc.Statement("x", dims=dims, sample=sample, lhs=lhs, rhs=rhs, **kw)
+    c = tc.Claim(id=cid, title=cid, source=tc.Source("tm", "1", "1", "x"), statement=st_, controls=controls)
+    c.validate()
+    return c
+
+
+# statements false in general but true at size 1: the generic configuration is always among the instances
+FALSE_AT_SIZE_GT_1 = {
+    "tm.commute": (lambda i, c: i.A @ i.B, lambda i, c: i.B @ i.A),
+    "tm.symmetric": (lambda i, c: c.T(i.A), lambda i, c: i.A),
+    "tm.trace_product": (lambda i, c: c.trace(i.A @ i.B), lambda i, c: c.trace(i.A) * c.trace(i.B)),
+    "tm.det_sum": (lambda i, c: c.det(i.A + i.B), lambda i, c: c.det(i.A) + c.det(i.B)),
+}
+
+
+@pytest.mark.parametrize("cid", sorted(FALSE_AT_SIZE_GT_1))
+def test_statements_true_only_at_size_one_are_refuted_on_every_seed(cid):
+    claim = _claim(cid, *FALSE_AT_SIZE_GT_1[cid])
+    for seed in range(200):
+        r = tc.run_claim(claim, seed=seed, trials=1)  # --trials 1 still covers the generic configuration
+        assert r.verdict is tc.Verdict.REFUTED, (seed, r.evidence)
+
+
+def test_generic_configuration_is_run_first_and_named():
+    claim = _claim("tm.cyclic", lambda i, c: c.trace(i.A @ i.B), lambda i, c: c.trace(i.B @ i.A))
+    r = tc.run_claim(claim, seed=3, trials=16)
+    assert r.verdict is tc.Verdict.VERIFIED
+    assert r.printed.configs[0] == {"n": 3}
+    assert len({tuple(c.items()) for c in r.printed.configs}) == len(r.printed.configs)  # without replacement
+    assert "dims n=3" in r.evidence
+
+
+def test_generic_configuration_prefers_sizes_at_least_two_and_distinct():
+    space = tc.DimSpace({"m": (1, 4), "k": (1, 4), "n": (1, 4)})
+    g = space.generic()
+    assert min(g.values()) >= 2 and len(set(g.values())) == 3
+    assert tc.DimSpace({"n": (1, 4)}).generic() == {"n": 3}
+
+
+def test_degenerate_space_refused_unless_scalar():
+    with pytest.raises(ClaimDefinitionError, match="degenerate"):
+        _claim("tm.deg", lambda i, c: i.A, lambda i, c: i.A, dims=tc.DimSpace({"n": (1, 1)}))
+    _claim("tm.scalar", lambda i, c: i.A, lambda i, c: i.A, dims=tc.DimSpace({"n": (1, 1)}, scalar=True))
+
+
+def test_true_identity_mutants_all_refuted_and_sensitivity_fine():
+    claim = _claim("tm.cyclic2", lambda i, c: c.trace(i.A @ i.B), lambda i, c: c.trace(i.B @ i.A))
+    r = tc.run_claim(claim, seed=0)
+    muts = {m.name: m for m in r.printed.mutants}
+    assert set(muts) == {"sign", "factor 2", "factor 1/2", "relative 1e-06"}
+    assert all(m.refuted for m in muts.values())
+    assert r.printed.sensitivity is not None and r.printed.sensitivity <= 1e-12
+    assert r.printed.decided_by == "engine"
+
+
+def test_zero_right_side_gets_additive_mutants():
+    def sample(rng, d, batch):
+        return {"A": sampling.symmetric(rng, d["n"], batch=batch)}
+
+    claim = _claim("tm.zero", lambda i, c: i.A - c.T(i.A), lambda i, c: 0 * i.A, sample=sample)
+    r = tc.run_claim(claim, seed=1)
+    assert r.verdict is tc.Verdict.VERIFIED
+    assert r.printed.mutants and all(m.refuted for m in r.printed.mutants)
+
+
+# --------------------------------------------------------------------------- custom checks: engine decides
+def _opt_check(sign=1.0, floors=(1e-4, 1e-8, 1e-12)):
+    """Newton iterations for sqrt(2) at three tolerances; the statement predicts sqrt(2)."""
+
+    def check(rng, d):
+        x, measured = 1.0 + rng.uniform(), []
+        for tol in floors:
+            while abs(x * x - 2) / 2 > tol:
+                x = 0.5 * (x + 2 / x)
+            measured.append(x)
+        return tc.Refinement.of([f"tol={t:g}" for t in floors], measured=measured, predicted=sign * np.sqrt(2.0),
+                                floors=list(floors), resolution=1e-6)
+
+    return check
+
+
+def _check_claim(cid, check, controls_fn=None):
+    s = tc.Statement("x = \\sqrt 2", dims=tc.DimSpace({"k": (2, 3)}), check=check)
+    controls = controls_fn(s) if controls_fn else ()
+    c = tc.Claim(id=cid, title=cid, source=tc.Source("tm", "1", "1", "x"), statement=s, controls=controls)
+    c.validate()
+    return c
+
+
+def test_refinement_check_verified_and_mutants_refuted():
+    r = tc.run_claim(_check_claim("tm.newton", _opt_check()), seed=0, controls=False)
+    assert r.verdict is tc.Verdict.VERIFIED, r.evidence
+    assert all(m.refuted for m in r.printed.mutants), r.printed.mutants
+
+
+def test_sign_flipped_custom_check_is_refuted():
+    r = tc.run_claim(_check_claim("tm.newton_sign", _opt_check(sign=-1.0)), seed=0)
+    assert r.verdict is tc.Verdict.REFUTED
+
+
+def test_perturb_predicted_runs_through_the_same_path():
+    claim = _check_claim("tm.newton_ctl", _opt_check(), lambda s: (tc.negate(s), tc.double(s),
+                                                                    tc.perturb(s, "1e-4", predicted=lambda p: p * (1 + 1e-4))))
+    r = tc.run_claim(claim, seed=0, controls=True)
+    assert [c.verdict for c in r.controls] == [tc.Verdict.REFUTED] * 3
+
+
+def test_check_that_cannot_fail_is_insensitive():
+    # floors so loose that the factor-2 prediction also "holds": the engine calls it INSENSITIVE
+    r = tc.run_claim(_check_claim("tm.loose", _opt_check(floors=(0.9, 0.8))), seed=0)
+    assert r.verdict is tc.Verdict.INCONCLUSIVE
+    assert "INSENSITIVE" in r.evidence
+
+
+def test_floor_below_working_precision_is_a_bad_claim():
+    def check(rng, d):
+        return tc.Refinement.of(["a", "b"], measured=[1.0, 1.0], predicted=1.0, floors=[1e-10, 1e-30])
+
+    r = tc.run_claim(_check_claim("tm.lowfloor", check), seed=0)
+    assert r.printed.numeric.bad and "below what float64 can resolve" in r.printed.numeric.bad
+
+
+def test_montecarlo_check_decided_by_z_test():
+    def mc(sign):
+        def check(rng, d):
+            x = rng.standard_normal(20000) + 1.0
+            return tc.MonteCarlo(x.mean(), sign * 1.0, x.std(ddof=1) / np.sqrt(x.size))
+        return check
+
+    good = tc.run_claim(_check_claim("tm.mc", mc(1.0)), seed=0)
+    assert good.verdict is tc.Verdict.VERIFIED and all(m.refuted for m in good.printed.mutants)
+    assert tc.run_claim(_check_claim("tm.mc_sign", mc(-1.0)), seed=0).verdict is tc.Verdict.REFUTED
+
+
+def test_deprecated_measurement_still_runs_and_says_so():
+    def check(rng, d):
+        return tc.Measurement(tc.decide_refinement([1e-3, 1e-9], [1e-3, 1e-9]), residuals={"a": 1e-3, "b": 1e-9})
+
+    with pytest.warns(tc.TheoremCheckDeprecationWarning):
+        r = tc.run_claim(_check_claim("tm.old", check, lambda s: (tc.perturb(s, "c", check=check),)), seed=0)
+    assert r.verdict is tc.Verdict.VERIFIED and r.printed.decided_by == "check" and not r.printed.mutants
+
+
+# --------------------------------------------------------------------------- decision functions
+@given(st.lists(st.floats(-1e3, -1e-300), min_size=1, max_size=3))
+@settings(max_examples=30)
+def test_decide_refinement_refuses_negative_residuals(neg):
+    with pytest.raises(InvalidArgument, match="must be >= 0"):
+        tc.decide_refinement(neg + [1e-9], [10.0 ** -k for k in range(1, len(neg) + 2)])
+
+
+def test_decide_refinement_refuses_the_measured_case_and_bad_stderr():
+    with pytest.raises(InvalidArgument):
+        tc.decide_refinement([-1.0, -1.0], [1e-3, 1e-9])
+    for se in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(InvalidArgument):
+            tc.decide_zscore(1.0, 1.0, se)
+
+
+# --------------------------------------------------------------------------- undefined as failure
+def _singular(rng, d, batch):
+    A = sampling.gaussian(rng, d["n"], batch=batch)
+    if d["n"] >= 2:
+        A[..., :, 1] = A[..., :, 0]  # two equal columns: exactly singular at every precision
+    else:
+        A[...] = 0.0
+    return {"A": A}
+
+
+def test_undefined_fails_refutes_every_square_matrix_is_invertible():
+    claim = _claim("tm.inv", lambda i, c: c.inv(i.A) @ i.A, lambda i, c: np.broadcast_to(c.eye(i.A.shape[-1]), i.A.shape),
+                   sample=_singular, undefined="fails")
+    r = tc.run_claim(claim, seed=0)
+    assert r.verdict is tc.Verdict.REFUTED, r.evidence
+    assert "undefined" in r.evidence
+
+
+def test_undefined_default_is_a_broken_definition_not_a_verdict():
+    claim = _claim("tm.inv2", lambda i, c: c.inv(i.A) @ i.A, lambda i, c: np.broadcast_to(c.eye(i.A.shape[-1]), i.A.shape),
+                   sample=_singular)
+    r = tc.run_claim(claim, seed=0)
+    assert r.verdict is not tc.Verdict.VERIFIED
+
+
+def test_undefined_fails_keeps_true_statements_verified():
+    def sample(rng, d, batch):
+        return {"A": sampling.invertible(rng, d["n"], batch=batch)}
+
+    claim = _claim("tm.inv3", lambda i, c: c.inv(i.A) @ i.A, lambda i, c: np.broadcast_to(c.eye(i.A.shape[-1]), i.A.shape),
+                   sample=sample, undefined="fails")
+    assert tc.run_claim(claim, seed=0).verdict is tc.Verdict.VERIFIED
+
+
+# --------------------------------------------------------------------------- claim bugs are not mathematics
+@pytest.mark.parametrize("side,what", [
+    (lambda i, c: "abc", "str"),
+    (lambda i, c: c.trace(i.A)[0], "drops the leading batch axis"),
+    (lambda i, c: None, "NoneType"),
+])
+def test_side_returning_garbage_is_a_bad_claim(side, what):
+    claim = _claim("tm.garbage", side, lambda i, c: c.trace(i.A))
+    r = tc.run_claim(claim, seed=0)
+    assert r.printed.numeric.bad and what in r.printed.numeric.bad
+    assert r.verdict is not tc.Verdict.ILL_POSED
+
+
+def test_run_claim_dims_override():
+    claim = _claim("tm.dims", lambda i, c: c.trace(i.A @ i.B), lambda i, c: c.trace(i.B @ i.A))
+    r = tc.run_claim(claim, seed=0, trials=2, dims={"n": 7})
+    assert r.verdict is tc.Verdict.VERIFIED and r.printed.configs == ({"n": 7},)
+    with pytest.raises(InvalidArgument, match="not a dimension"):
+        tc.run_claim(claim, dims={"q": 2})
+    with pytest.raises(InvalidArgument, match="integer >= 0"):
+        tc.run_claim(claim, dims={"n": -1})
+
+
+# --------------------------------------------------------------------------- CLI: controls gate, bad claims exit 2
+PACK = '''
+import numpy as np
+import theorem_check as tc
+from theorem_check import sampling
+sq = tc.DimSpace({"n": (1, 4)})
+def sample(rng, d, batch):
+    return {"A": sampling.gaussian(rng, d["n"], batch=batch), "B": sampling.gaussian(rng, d["n"], batch=batch)}
+s = tc.Statement("x", dims=sq, sample=sample, lhs=lambda i, c: c.trace(i.A @ i.B), rhs=lambda i, c: c.trace(i.B @ i.A))
+tc.register(tc.Claim(id="ctl.weak", title="t", source=tc.Source("ctl", "1", "1", "x"), statement=s,
+                     controls=(tc.perturb(s, "no-op", rhs=lambda v, i, c: v),)))
+'''
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "theorem_check", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_controls_that_are_not_refuted_exit_1(tmp_path):
+    (tmp_path / "pack.py").write_text(PACK)
+    out = _cli("run", "--pack", "pack.py", "--controls", cwd=tmp_path)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "controls: 0/1 refuted" in out.stdout
+    assert _cli("run", "--pack", "pack.py", cwd=tmp_path).returncode == 0
+
+
+def test_bad_claim_exit_2_one_line(tmp_path):
+    (tmp_path / "pack.py").write_text(PACK.replace("rhs=lambda i, c: c.trace(i.B @ i.A)", "rhs=lambda i, c: 'x'"))
+    out = _cli("run", "--pack", "pack.py", cwd=tmp_path)
+    assert out.returncode == 2
+    err = [ln for ln in out.stderr.splitlines() if ln.startswith("theorem-check: error")]
+    assert len(err) == 1 and "rhs returned str" in err[0] and "Traceback" not in out.stderr
