@@ -133,6 +133,19 @@ def test_summarise_reads_mutant_survivors():
     assert c.stable
 
 
+def test_sweep_reads_the_engines_mutants(pack, capsys):
+    """Real StatementResults: every automatic mutant of a true identity is refuted on every seed."""
+    from theorem_check.registry import REGISTRY
+    from theorem_check.runner import run_claim
+
+    path, key = pack('(("ok", ok),)')
+    code, out, err = tc_here(capsys, "sweep", "--pack", path, "--seeds", "2", "--json", "-q", "--jobs", "1")
+    c = json.loads(out)["claims"][0]
+    assert code == 0 and c["stable"] and c["statements"][0]["mutant_survivors"] == []
+    res = run_claim(REGISTRY.get(f"{key}.ok"), seed=0)
+    assert len(res.printed.mutants) >= 3 and not any(m.survived for m in res.printed.mutants)
+
+
 def test_sweep_on_a_dask_local_cluster(pack, capsys):
     pytest.importorskip("dask.distributed", reason="the [dask] extra is not installed")
     path, key = pack('(("ok", ok), ("hang", hang))')
