@@ -189,7 +189,9 @@ class SweepResult:
 
 
 def _pack_payload(packs: Sequence[str]) -> tuple[tuple[str, str, str], ...]:
-    return tuple((str(Path(p).resolve()), Path(p).name, Path(p).read_text()) for p in packs)
+    from .workers import pack_files
+
+    return tuple((p, Path(p).name, Path(p).read_text()) for p in pack_files(packs))
 
 
 def _materialise(payload) -> list[str]:

@@ -44,7 +44,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from .errors import InvalidArgument, PackError
 
 __all__ = ["DEFAULT_TIMEOUT", "SLOW_TIMEOUT_FACTOR", "DEFAULT_IMPORT_TIMEOUT", "START_METHOD", "Task",
-           "Outcome", "WorkerPool", "ClaimTimeout", "default_jobs", "timeout_for", "check_packs",
+           "Outcome", "WorkerPool", "ClaimTimeout", "default_jobs", "timeout_for", "pack_files", "check_packs",
            "run_claims_parallel", "run_task", "run_tasks", "run_isolated", "outcome_result", "failed_result", "parse_dims", "check_dims", "Progress"]
 
 DEFAULT_TIMEOUT = 120.0
@@ -113,6 +113,12 @@ class ClaimTimeout(BaseException):
 
     A ``BaseException`` so that claim code's ``except Exception`` cannot swallow it.
     """
+
+
+def pack_files(packs: Iterable[str]) -> tuple[str, ...]:
+    """Absolute paths of the packs that are files, each once, in order (a pack named twice is
+    loaded once, as the command line does)."""
+    return tuple(dict.fromkeys(str(Path(p).resolve()) for p in packs if Path(p).is_file()))
 
 
 def timeout_for(claim, timeout: float | None) -> float | None:
@@ -322,7 +328,7 @@ class WorkerPool:
         if jobs < 1:
             raise InvalidArgument(f"jobs={jobs!r} must be >= 1")
         self.jobs = int(jobs)
-        self.packs = tuple(str(Path(p).resolve()) for p in packs)
+        self.packs = pack_files(packs)
         self.import_timeout = import_timeout
         self._ctx = _context()
         self._workers: list[_Worker] = []
@@ -534,7 +540,7 @@ def check_packs(packs: Sequence[str], timeout: float | None = DEFAULT_IMPORT_TIM
     ``sys.exit``/``os._exit``, crashes or takes longer than ``timeout`` seconds at import.
     Packs that are not existing files are left to :func:`~theorem_check.registry.load_pack`.
     """
-    files = tuple(str(Path(p).resolve()) for p in packs if Path(p).is_file())
+    files = pack_files(packs)
     if not files:
         return lambda: None
     probe = _PackProbe(files, timeout)
@@ -602,7 +608,7 @@ def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -
     in this process, without a time limit on threads other than the main one.
     """
     global _LOCAL_POOL
-    packs = tuple(str(Path(p).resolve()) for p in packs)
+    packs = pack_files(packs)
     try:
         if _LOCAL_POOL is None or _LOCAL_POOL.packs != packs:
             if _LOCAL_POOL is not None:
