@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -112,6 +111,7 @@ def test_hanging_side_in_process_jobs_1(tmp_path):
 @pytest.mark.parametrize("body,message", [
     ("os._exit(0)", "worker died: exit code 0"),
     ("os.kill(os.getpid(), signal.SIGSEGV)", "worker died: killed by SIGSEGV"),
+    ("import sys; sys.exit(3)", "claim raised: SystemExit: sys.exit(3) in claim code"),
 ])
 def test_worker_that_dies_is_inconclusive_and_replaced(tmp_path, capsys, pack_paper, body, message):
     pack = make_pack(tmp_path, body=body, paper=pack_paper)

@@ -45,7 +45,8 @@ from .errors import InvalidArgument, PackError
 
 __all__ = ["DEFAULT_TIMEOUT", "SLOW_TIMEOUT_FACTOR", "DEFAULT_IMPORT_TIMEOUT", "START_METHOD", "Task",
            "Outcome", "WorkerPool", "ClaimTimeout", "default_jobs", "timeout_for", "pack_files", "check_packs",
-           "run_claims_parallel", "run_task", "run_tasks", "run_isolated", "outcome_result", "failed_result", "parse_dims", "check_dims", "Progress"]
+           "run_claims_parallel", "run_task", "run_tasks", "run_isolated", "outcome_result", "failed_result",
+           "reissue_warnings", "start_method_ready", "parse_dims", "check_dims", "Progress"]
 
 DEFAULT_TIMEOUT = 120.0
 """Default per-claim time limit in seconds (``--timeout``); slow simulations get
@@ -246,11 +247,10 @@ def _worker_main(conn, packs: tuple[str, ...]) -> None:
         if msg is None:
             return
         index, task = msg
-        t0 = time.perf_counter()
         try:
             out = ("ok", index, *_run_capturing(task))
         except SystemExit as exc:
-            out = ("error", index, f"claim code called sys.exit({exc.code!r})")
+            out = ("error", index, f"SystemExit: sys.exit({exc.code!r}) in claim code")
         except BaseException as exc:  # noqa: BLE001 - a claim's failure is a result, never the run's
             out = ("error", index, f"{type(exc).__name__}: {exc}")
         try:
@@ -259,7 +259,6 @@ def _worker_main(conn, packs: tuple[str, ...]) -> None:
             conn.send(("error", index, f"result could not be sent back: {type(exc).__name__}: {exc}"))
         if out[0] == "error":
             return  # state may be corrupt (MemoryError, sys.exit): a fresh worker takes the next task
-        del t0
 
 
 _preload_done = False
@@ -568,9 +567,12 @@ def _in_process(task: Task, limit: float | None) -> Outcome:
         return Outcome("ok", result=result, seconds=time.perf_counter() - t0, warnings=warns)
     except ClaimTimeout:
         return Outcome("timeout", message=f"timed out after {_fmt_seconds(limit)}", seconds=time.perf_counter() - t0)
-    except (KeyboardInterrupt, SystemExit, MemoryError):
+    except KeyboardInterrupt:
         raise
-    except Exception as exc:  # noqa: BLE001 - the same result as in a worker
+    except SystemExit as exc:  # as in a worker: claim code does not decide the run's exit status
+        return Outcome("error", message=f"SystemExit: sys.exit({exc.code!r}) in claim code",
+                       seconds=time.perf_counter() - t0)
+    except Exception as exc:  # noqa: BLE001 - the same result as in a worker (MemoryError included)
         if os.environ.get("THEOREM_CHECK_DEBUG"):
             raise
         return Outcome("error", message=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
@@ -617,7 +619,7 @@ def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -
         return _LOCAL_POOL.run([task], timeouts=[timeout])[0]
     except AssertionError:  # "daemonic processes are not allowed to have children"
         _LOCAL_POOL = None
-        from .registry import load_builtin, load_pack, REGISTRY
+        from .registry import load_builtin, load_pack
 
         load_builtin()
         for p in packs:
