@@ -61,7 +61,8 @@ def _worker_options(f):
     f = click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULT_TIMEOUT, show_default=True,
                      help=f"Seconds per claim (x{SLOW_TIMEOUT_FACTOR} for slow simulations; also bounds pack "
                           "imports); a claim over it is INCONCLUSIVE. 0 = no limit.")(f)
-    return click.option("--jobs", "-j", type=click.IntRange(1, 4096), default=None,
+    return click.option("--jobs", "-j", type=click.IntRange(1, 4096), default=None, envvar="THEOREM_CHECK_JOBS",
+                        show_envvar=True,
                         help="Worker processes [default: the number of cores]; 1 runs in this process.")(f)
 
 
