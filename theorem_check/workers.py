@@ -156,8 +156,9 @@ def _run_capturing(task: Task):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = run_task(task)
-    return result, tuple((w.category.__module__, w.category.__qualname__, str(w.message), w.filename, w.lineno)
-                         for w in caught)
+    # one claim may issue the same warning several times (shrinking, repeated checks): once each
+    return result, tuple(dict.fromkeys((w.category.__module__, w.category.__qualname__, str(w.message), w.filename,
+                                        w.lineno) for w in caught))
 
 
 def reissue_warnings(outcomes: Iterable[Outcome]) -> None:
