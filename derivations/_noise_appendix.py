@@ -101,14 +101,14 @@ def _b2(Q, factor=2.0):
 
 _lb2 = tc.Statement(r"\frac{\dot C}{\lambda^*}\ge2\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A_\pm^2]", dims=B_DIMS,
                     check=_lemma_check(_b2),
-                    note="theta* a noise equilibrium (gamma = 0) found by brentq; theta = e^{-lambda* A} theta*; "
-                         "dC/dt = 2 sigma^2 Tr[Sigma A] (eq. 5; the paper's eq. 45 has sigma^2, the bound holds for both)")
-claim("lemma_b2", "Lemma B.2: dC/dt / lambda* >= 2 sigma^2 Tr[Sigma(theta*) A_+-^2]", "Appendix B.3", "Lemma B.2, (44)",
+                    note=r"$\theta^*$ a noise equilibrium $(\gamma = 0)$ found by brentq; $\theta = e^{-\lambda^* A} \theta^*$; "
+                         r"$\mathrm{d}C/\mathrm{d}t = 2 \sigma^{2} \operatorname{Tr}[\Sigma A]$ (eq. 5; the paper's eq. 45 has $\sigma^{2}$, the bound holds for both)")
+claim("lemma_b2", r"Lemma B.2: $\mathrm{d}C/\mathrm{d}t / \lambda^* \ge 2 \sigma^{2} \operatorname{Tr}[\Sigma(\theta^*) A_{\pm}^{2}]$", "Appendix B.3", "Lemma B.2, (44)",
       r"\frac{\dot{C}(\theta)}{\lambda^{*}(\theta)}\geq\begin{cases}2\sigma^{2}{\rm Tr}[\Sigma(\theta^{*})A_{+}^{2}]&\text{if }\lambda^{*}>0\\2\sigma^{2}{\rm Tr}[\Sigma(\theta^{*})A_{-}^{2}]&\text{if }\lambda^{*}<0\end{cases}",
       _lb2, aliases=("eq44", "eq53", "eq54"),
-      variants=[variant(_lb2, "reading: the paper's dC/dt = sigma^2 Tr[Sigma A] (eq. 45), the tighter bound", kind="reading",
+      variants=[variant(_lb2, r"reading: the paper's $\mathrm{d}C/\mathrm{d}t = \sigma^{2} \operatorname{Tr}[\Sigma A]$ (eq. 45), the tighter bound", kind="reading",
                         check=_lemma_check(lambda Q: _b2(dict(Q, Cdot=Q["Cdot"] / 2))))],
-      controls=[control(_lb2, "bound 8 sigma^2 Tr[...]", dims=B_DIMS_CONTROL,
+      controls=[control(_lb2, r"bound $8 \sigma^{2} \operatorname{Tr}[\dots ]$", dims=B_DIMS_CONTROL,
                         check=_lemma_check(lambda Q: _b2(Q, 8.0), sub=6))])
 
 
@@ -126,10 +126,10 @@ _e52 = tc.Statement(r"\lambda^*>0\Rightarrow\mathrm{Tr}[\Sigma(\theta^*)(e^{2\la
                     check=_lemma_check(_eq52, lams=(0.5, 1.0, 0.2), sub=6))
 claim("eq52_sign", "Proof of Lemma B.2: the sign of the dropped A_- term (printed < 0)", "Appendix B.3", "(52)-(53)",
       r"\text{If }\lambda^{*}>0,\ {\rm Tr}[\Sigma(\theta^{*})(e^{2\lambda^{*}A_{-}}-I)A_{-}]<0", _e52,
-      variants=[variant(_e52, "corrected: >= 0 (so dropping it keeps the lower bound eq. 53)",
+      variants=[variant(_e52, "corrected: ≥ 0 (so dropping it keeps the lower bound eq. 53)",
                         latex=r"\lambda^*>0\Rightarrow\mathrm{Tr}[\Sigma^*(e^{2\lambda^*A_-}-I)A_-]\ge0",
                         check=_lemma_check(lambda Q: _eq52(Q, True), lams=(0.5, 1.0, 0.2, 3.0)))],
-      controls=[control(_e52, "printed at lambda* < 0 with the corrected sign",
+      controls=[control(_e52, r"printed at $\lambda^* < 0$ with the corrected $\operatorname{sign}$",
                         check=_lemma_check(lambda Q: _eq52(Q, True), lams=(-0.5, -1.0), sub=6))])
 
 
@@ -144,15 +144,15 @@ def _b3(Q, form="printed"):
 
 
 _lb3 = tc.Statement(r"-\frac{C-C^*}{\lambda^*}\le2(\theta^*)^\top A_\pm^2\theta^*", dims=B_DIMS, check=_lemma_check(_b3, sub=6))
-claim("lemma_b3", "Lemma B.3: -(C - C*)/lambda* <= 2 theta*^T A_+-^2 theta*", "Appendix B.3", "Lemma B.3, (55)",
+claim("lemma_b3", r"Lemma B.3: $-(C - C^*)/\lambda^* \le 2 \theta^{*\top} A_{\pm}^{2} \theta^*$", "Appendix B.3", "Lemma B.3, (55)",
       r"-\frac{C-C^{*}}{\lambda^{*}}\leq\begin{cases}2(\theta^{*})^{\top}A_{+}^{2}\theta^{*}&\text{if }\lambda^{*}>0\\2(\theta^{*})^{\top}A_{-}^{2}\theta^{*}&\text{if }\lambda^{*}<0\end{cases}",
       _lb3, aliases=("eq55", "eq60", "eq61"),
-      variants=[variant(_lb3, "corrected: -(C - C*)/lambda* >= 2 theta*^T A_-^2 theta* (lambda*>0), A_+ (lambda*<0)",
+      variants=[variant(_lb3, r"corrected: $-(C - C^*)/\lambda^* \ge 2 \theta^{*\top} A_{-}^{2} \theta^* (\lambda^*>0)$, $A_{+} (\lambda^*<0)$",
                         latex=r"-\frac{C-C^*}{\lambda^*}\ge\begin{cases}2(\theta^*)^\top A_-^2\theta^*&\lambda^*>0\\2(\theta^*)^\top A_+^2\theta^*&\lambda^*<0\end{cases}",
                         check=_lemma_check(lambda Q: _b3(Q, "corrected")))],
       controls=[control(_lb3, "corrected with factor 4", dims=B_DIMS_CONTROL,
                         check=_lemma_check(lambda Q: _b3_scaled(Q), sub=6))],
-      assumptions=("the proof's step 'lambda*>0 => theta*^T A_-(e^{-2 lambda* A_-} - I) theta* >= 0' has the wrong sign",))
+      assumptions=(r"the proof's step '$\lambda^*>0 \Rightarrow \theta^{*\top} A_{-}(e^{-2 \lambda^* A_{-}} - I)\theta^* \ge 0$' has the wrong $\operatorname{sign}$",))
 
 
 def _b3_scaled(Q):
@@ -174,12 +174,12 @@ def _b4(Q, factor=1.0):
 
 _cb4 = tc.Statement(r"\frac{\dot C}{C-C^*}\le-\sigma^2\frac{\mathrm{Tr}[\Sigma(\theta^*)A_\pm^2]}{(\theta^*)^\top A_\pm^2\theta^*}",
                     dims=B_DIMS, check=_lemma_check(lambda Q: _b4(Q, 2.0), sub=8),
-                    note="dC/dt = 2 sigma^2 Tr[Sigma A] for C = theta^T A theta (eq. 5)")
-claim("cor_b4", "Corollary B.4: dC/dt / (C - C*) <= -sigma^2 Tr[Sigma* A_+-^2] / theta*^T A_+-^2 theta*", "Appendix B.3",
+                    note=r"$\mathrm{d}C/\mathrm{d}t = 2 \sigma^{2} \operatorname{Tr}[\Sigma A]$ for $C = \theta^{\top} A \theta$ (eq. 5)")
+claim("cor_b4", r"Corollary B.4: $\mathrm{d}C/\mathrm{d}t / (C - C^*) \le -\sigma^{2} \operatorname{Tr}[\Sigma^* A_{\pm}^{2}] / \theta^{*\top} A_{\pm}^{2} \theta^*$", "Appendix B.3",
       "Corollary B.4, (62)",
       r"\frac{\dot{C}}{C-C^{*}}\leq\begin{cases}-\sigma^{2}\frac{{\rm Tr}[\Sigma(\theta^{*})A_{+}^{2}]}{(\theta^{*})^{\top}A_{+}^{2}\theta^{*}},&C-C^{*}<0\\-\sigma^{2}\frac{{\rm Tr}[\Sigma(\theta^{*})A_{-}^{2}]}{(\theta^{*})^{\top}A_{-}^{2}\theta^{*}},&C-C^{*}>0\end{cases}",
       _cb4, aliases=("eq62",), expected="REFUTED",
-      variants=[variant(_cb4, "reading: the paper's dC/dt = sigma^2 Tr[Sigma A] (eq. 45)", kind="reading",
+      variants=[variant(_cb4, r"reading: the paper's $\mathrm{d}C/\mathrm{d}t = \sigma^{2} \operatorname{Tr}[\Sigma A]$ (eq. 45)", kind="reading",
                         check=_lemma_check(lambda Q: _b4(Q, 1.0), sub=8))],
       controls=[control(_cb4, "bound scaled by 10", check=_lemma_check(lambda Q: _b4(dict(Q, s2=10 * Q["s2"]), 2.0), sub=6))],
       assumptions=("follows from B.2 and B.3 only if B.3 held; B.3 fails, and so does B.4 (no corrected form follows)",))
@@ -224,8 +224,8 @@ def _b5_check(bound):
 
 _lb5 = tc.Statement(r"\mathbb{E}(C-C^*)^2\le\frac{2\mu^2+s^2}{2\sigma^4c_0^2}", dims=B5_DIMS,
                     check=_b5_check(lambda k, mu, s: (2 * mu ** 2 + s ** 2) / (2 * k ** 2)),
-                    note="equality case of the hypothesis, dC = -sigma^2 c0 (C - C*) dt, C(0) = C*(0); exact Gaussian "
-                         "moments of C - C* (an Ornstein-Uhlenbeck process with drift)")
+                    note=r"equality case of the hypothesis, $\mathrm{d}C = -\sigma^{2} c_0 (C - C^*) \mathrm{d}t$, "
+                         "$C(0) = C^*(0)$; exact Gaussian moments of $C - C^*$ (an Ornstein-Uhlenbeck process with drift)")
 
 
 def _b5_sim_check(rng, d):
@@ -250,16 +250,16 @@ def _b5_sim_check(rng, d):
                           measured=f"{x2.mean():.4f} +- {err:.4f}")
 
 
-claim("lemma_b5", "Lemma B.5: E(C - C*)^2 <= (2 mu^2 + s^2)/(2 sigma^4 c0^2) when C* drifts as a Brownian motion",
+claim("lemma_b5", r"Lemma B.5: $\mathbb{E}(C - C^*)^{2} \le (2 \mu^{2} + s^{2})/(2 \sigma^{4} c_0^{2})$ when $C^*$ drifts as a Brownian motion",
       "Appendix B.3", "Lemma B.5, (63), (72)",
       r"\mathbb{E}(C-C^{*})^{2}\leq\frac{2\mu^{2}+s^{2}}{2\sigma^{4}c_{0}^{2}}=O(1)", _lb5, aliases=("eq63", "eq72"),
-      variants=[variant(_lb5, "corrected: lim E(C-C*)^2 <= mu^2/(sigma^2 c0)^2 + s^2/(2 sigma^2 c0) (eq. 71 divided out)",
+      variants=[variant(_lb5, r"corrected: $\lim \mathbb{E}(C-C^*)^{2} \le \mu^{2}/(\sigma^{2} c_0)^{2} + s^{2}/(2 \sigma^{2} c_0)$ (eq. 71 divided out)",
                         latex=r"\mathbb{E}(C-C^*)^2\le\frac{\mu^2}{\sigma^4c_0^2}+\frac{s^2}{2\sigma^2c_0}",
                         check=_b5_check(lambda k, mu, s: mu ** 2 / k ** 2 + s ** 2 / (2 * k))),
                 variant(_lb5, "reading: SDE simulation of C and C* against the corrected limit", kind="reading",
                         check=_b5_sim_check)],
-      controls=[control(_lb5, "corrected without the s^2 term", check=_b5_check(lambda k, mu, s: mu ** 2 / k ** 2))],
-      assumptions=("the bound is read as t -> infinity with C(0) = C*(0) (at t = 0 any initial gap violates it)",))
+      controls=[control(_lb5, "corrected without the $s^{2}$ term", check=_b5_check(lambda k, mu, s: mu ** 2 / k ** 2))],
+      assumptions=("the bound is read as $t$ → infinity with $C(0) = C^*(0)$ (at $t = 0$ any initial gap violates it)",))
 
 
 def _cone_prob(vx, cxy, vy, eps):
@@ -294,10 +294,10 @@ def _b6_check(relative=True):
 
 
 _tb6 = tc.Statement(r"\frac{(C-C^*)^2}{(C^*)^2}\to_p0", dims=B5_DIMS, check=_b6_check(),
-                    note="mu = 0 (the hard case): (C - C*, C*) is a zero-mean Gaussian pair with known covariance")
-claim("thm_b6", "Theorem B.6: (C - C*)^2/(C*)^2 -> 0 in probability (and E(C-C*)^2 -> 0 if s = mu = 0)", "Appendix B.3",
+                    note=r"$\mu = 0$ (the hard case): $(C - C^*, C^*)$ is a zero-mean Gaussian pair with known covariance")
+claim("thm_b6", r"Theorem B.6: $(C - C^*)^{2}/(C^*)^{2} \to 0$ in probability (and $\mathbb{E}(C-C^*)^{2} \to 0$ if $s = \mu = 0$)", "Appendix B.3",
       "Theorem B.6, (73)", r"\frac{(C-C^{*})^{2}}{(C^{*})^{2}}\to_{p}0", _tb6, aliases=("eq73",),
-      controls=[control(_tb6, "absolute gap |C - C*| > eps -> 0", check=_b6_check(False))])
+      controls=[control(_tb6, r"absolute gap $|C - C^*| > \varepsilon \to 0$", check=_b6_check(False))])
 
 
 def _eq75_check(expo=0.5, mu=0.0):
@@ -316,13 +316,13 @@ def _eq75_check(expo=0.5, mu=0.0):
 
 
 _e75 = tc.Statement(r"\Pr(|C^*|>\sqrt t)\to1", dims=tc.DimSpace({"case": (0, 1)}, scalar=True), check=_eq75_check(),
-                    note="exact normal probabilities; mu = 0")
-claim("eq75", "Proof of Thm B.6: Pr(|C*| > sqrt t) -> 1 (fails for mu = 0)", "Appendix B.3", "(75)",
+                    note=r"exact normal probabilities; $\mu = 0$")
+claim("eq75", r"Proof of Thm B.6: $\Pr(|C^*| > \sqrt{t}) \to 1$ (fails for $\mu = 0$)", "Appendix B.3", "(75)",
       r"\Pr(|C^{*}|>\sqrt{t})\to 1", _e75,
-      variants=[variant(_e75, "corrected: Pr(|C*| > t^{3/8}) -> 1 (any mu, s > 0)", latex=r"\Pr(|C^*|>t^{3/8})\to1",
+      variants=[variant(_e75, r"corrected: $\Pr(|C^*| > t^{3/8}) \to 1$ (any $\mu, s > 0$)", latex=r"\Pr(|C^*|>t^{3/8})\to1",
                         check=_eq75_check(0.375)),
-                variant(_e75, "reading: mu != 0", kind="reading", check=_eq75_check(0.5, 0.3))],
-      controls=[control(_e75, "threshold t^{5/8}", check=_eq75_check(0.625))])
+                variant(_e75, r"reading: $\mu \ne 0$", kind="reading", check=_eq75_check(0.5, 0.3))],
+      controls=[control(_e75, "threshold $t^{5/8}$", check=_eq75_check(0.625))])
 
 
 # ==============================================================================================
@@ -342,8 +342,8 @@ def _delta_C(inst, ctx, factor=1):
 
 _e98 = tc.Statement(r"\Delta C_t=\eta^2\mathrm{Tr}[\tilde\Sigma_d(\theta)A],\ \tilde\Sigma_d=\nabla\ell\nabla^\top\ell",
                     dims=MF_DIMS, sample=sample_mf, lhs=lambda i, c: _delta_C(i, c)[0], rhs=lambda i, c: _delta_C(i, c)[1],
-                    note="every minibatch of size S = 2 (with replacement), one SGD step, gamma = 0")
-claim("eq98", "Discrete SGD: every step changes the charge by exactly eta^2 g_B^T A g_B (eqs. 93-98)", "Appendix D",
+                    note=r"every minibatch of size $S = 2$ (with replacement), one SGD step, $\gamma = 0$")
+claim("eq98", r"Discrete SGD: every step changes the charge by exactly $\eta^{2} g_{B}^{\top} A g_{B}$ (eqs. 93-98)", "Appendix D",
       "(96)-(98)", r"\Delta C_{t}=\eta^{2}{\rm Tr}[\tilde{\Sigma}_{d}(\theta)A]", _e98,
       aliases=("eq93", "eq95", "eq96", "eq97"), controls=[tc.double(_e98)])
 
@@ -369,9 +369,9 @@ def _e105_rhs(inst, ctx, f=-1):
 
 _e105 = tc.Statement(r"\Sigma_d(\theta_\lambda)=e^{-\lambda A}\Sigma_d(\theta)e^{-\lambda A}", dims=MF_DIMS,
                      sample=sample_mf, lhs=_e105_lhs, rhs=_e105_rhs)
-claim("eq105", "Appendix D: the minibatch gradient second moment transforms as e^{-lambda A} Sigma_d e^{-lambda A}",
+claim("eq105", r"Appendix D: the minibatch gradient second moment transforms as $e^{-\lambda A} \Sigma_{d} e^{-\lambda A}$",
       "Appendix D", "(104)-(107)", r"\Sigma_{d}(\theta_{\lambda})=e^{-\lambda A}\Sigma_{d}(\theta)e^{-\lambda A}", _e105,
-      aliases=("eq104", "eq106", "eq107"), controls=[control(_e105, "e^{+lambda A}", rhs=lambda i, c: _e105_rhs(i, c, 1))])
+      aliases=("eq104", "eq106", "eq107"), controls=[control(_e105, r"$e^{+\lambda A}$", rhs=lambda i, c: _e105_rhs(i, c, 1))])
 
 
 # Theorem D.1 on the scale-invariant model (A = I): G_d = E_B[C(theta')] - C(theta), exactly
@@ -407,16 +407,16 @@ D1_DIMS = tc.DimSpace({"p": (2, 3), "n": (2, 4)})
 _d1p1 = tc.Statement(r"\forall\gamma\in\mathbb{R}:\ G_d(\theta_\lambda)\ \text{decreasing in}\ \lambda", dims=D1_DIMS,
                      sample=sample_d1, lhs=_d1_violation, rhs=lambda i, c: _d1_violation(i, c) * 0, scale=_d1_scale,
                      contexts=("float32", "float64"),
-                     note="scale-invariant model (A = I), eta = 0.5, gamma uniform in [-1, 4]; G_d by exact enumeration")
-claim("thmd1_p1", "Theorem D.1(1): for any gamma in R, G_d(theta_lambda) = E[Delta C] decreases in lambda", "Appendix D",
+                     note=r"scale-invariant model $(A = I)$, $\eta = 0.5$, $\gamma$ uniform in [-1, 4]; $G_{d}$ by exact enumeration")
+claim("thmd1_p1", r"Theorem D.1(1): for any $\gamma$ in $R$, $G_{d}(\theta_{\lambda}) = \mathbb{E}[\Delta C]$ decreases in $\lambda$", "Appendix D",
       "Theorem D.1 (1)", r"\text{for any }\gamma\in\mathbb{R},\ G_{d}(\theta_{\lambda})\text{ is a monotonically decreasing function of }\lambda",
       _d1p1,
-      variants=[variant(_d1p1, "corrected: 0 <= gamma <= 1/eta (G_d = -4 eta gamma (1 - eta gamma) C + eta^2 Tr[Sigma_d A])",
+      variants=[variant(_d1p1, r"corrected: $0 \le \gamma \le 1/\eta (G_{d} = -4 \eta \gamma (1 - \eta \gamma) C + \eta^{2} \operatorname{Tr}[\Sigma_{d} A])$",
                         latex=r"0\le\gamma\le1/\eta:\ G_d(\theta_\lambda)\ \text{decreasing}",
                         sample=lambda r, d, b: sample_d1(r, d, b, 0.0, 2.0))],
-      controls=[control(_d1p1, "increasing, gamma in [0, 1/eta]", sample=lambda r, d, b: sample_d1(r, d, b, 0.0, 2.0),
+      controls=[control(_d1p1, r"increasing, $\gamma$ in $[0, 1/\eta]$", sample=lambda r, d, b: sample_d1(r, d, b, 0.0, 2.0),
                         lhs=lambda i, c: _d1_violation(i, c, -1))],
-      assumptions=("SGD on l + gamma||theta||^2 with step eta: the weight-decay coefficient becomes gamma (1 - eta gamma)",))
+      assumptions=(r"SGD on $l + \gamma\lVert \theta\rVert ^{2}$ with step $\eta$: the weight-decay coefficient becomes $\gamma (1 - \eta \gamma)$",))
 
 
 def _d1_exists(inst, gamma):
@@ -442,11 +442,11 @@ def _d1p2_check(gammas):
 
 _d1p2 = tc.Statement(r"\forall\gamma\in\mathbb{R}\ \exists\lambda^*\in\mathbb{R}\cup\{\pm\infty\}:\ G_d(\theta_{\lambda^*})=0",
                      dims=D1_DIMS, check=_d1p2_check((-0.5, 0.0, 0.3, 1.0, 3.0)),
-                     note="A = I: G_d = -4 eta gamma (1 - eta gamma) e^{2 lambda} ||theta||^2 + eta^2 e^{-2 lambda} Tr Sigma_d")
-claim("thmd1_p2", "Theorem D.1(2): for any gamma in R a zero lambda* of G_d exists", "Appendix D", "Theorem D.1 (2)",
+                     note=r"$A = I$: $G_{d} = -4 \eta \gamma (1 - \eta \gamma) e^{2 \lambda} \lVert \theta\rVert ^{2} + \eta^{2} e^{-2 \lambda} \operatorname{Tr} \Sigma_{d}$")
+claim("thmd1_p2", r"Theorem D.1(2): for any $\gamma$ in $R$ a zero $\lambda^*$ of $G_{d}$ exists", "Appendix D", "Theorem D.1 (2)",
       r"\text{there exists a }\lambda^{*}\in\mathbb{R}\cup\{\pm\infty\}\text{ such that }G_{d}(\theta_{\lambda})=0", _d1p2,
-      variants=[variant(_d1p2, "corrected: 0 <= gamma <= 1/eta", check=_d1p2_check((0.0, 0.3, 1.0, 2.0)))],
-      controls=[control(_d1p2, "gamma = -0.5 alone", check=_d1p2_check((-0.5,)))])
+      variants=[variant(_d1p2, r"corrected: $0 \le \gamma \le 1/\eta$", check=_d1p2_check((0.0, 0.3, 1.0, 2.0)))],
+      controls=[control(_d1p2, r"$\gamma = -0.5$ alone", check=_d1p2_check((-0.5,)))])
 
 
 def _d1p3_printed_check(rng, d):
@@ -479,10 +479,10 @@ def _d1p3_corrected_check(rng, d):
 
 _d1p3 = tc.Statement(r"\mathrm{Tr}[\Sigma_d(\theta)A]\ne0\ \text{or}\ \mathrm{Tr}[\theta\theta^\top A]\ne0\Rightarrow\lambda^*\ \text{unique}",
                      dims=D1_DIMS, check=_d1p3_printed_check)
-claim("thmd1_p3", "Theorem D.1(3): uniqueness of lambda* if Tr[Sigma_d A] != 0 or Tr[theta theta^T A] != 0", "Appendix D",
+claim("thmd1_p3", r"Theorem D.1(3): uniqueness of $\lambda^*$ if $\operatorname{Tr}[\Sigma_{d} A] \ne 0$ or $\operatorname{Tr}[\theta \theta^{\top} A] \ne 0$", "Appendix D",
       "Theorem D.1 (3)", r"\text{if }{\rm Tr}[\Sigma_{d}(\theta)A]\neq 0\text{ or }{\rm Tr}[\theta\theta^{\top}A]\neq 0,\ \lambda^{*}\text{ is unique}",
       _d1p3,
-      variants=[variant(_d1p3, "corrected: if G_d(theta_.) is not identically zero (e.g. gamma in (0, 1/eta))",
+      variants=[variant(_d1p3, r"corrected: if $G_{d}(\theta_{.})$ is not identically zero (e.g. $\gamma$ in $(0, 1/\eta)$)",
                         latex=r"G_d(\theta_\cdot)\not\equiv0\Rightarrow\lambda^*\ \text{unique}", check=_d1p3_corrected_check)],
       controls=[control(_d1p3, "corrected, but requiring two sign changes",
                         check=lambda r, d: boolean(not _d1p3_corrected_check(r, d).outcome is tc.Outcome.HOLDS, "negated"))])
@@ -502,7 +502,7 @@ def _d1p4(sign=1.0):
 
 _d1p4s = tc.Statement(r"\lambda^*(\theta)\ \text{differentiable},\ \partial_\theta\lambda^*=-\frac{\partial_\theta G_d}{\partial_\lambda G_d}",
                       dims=FP_DIMS, check=_d1p4(),
-                      note="two-layer net, gamma = 0.3 in (0, 1/eta); G_d by exact minibatch enumeration; central differences")
-claim("thmd1_p4", "Theorem D.1(4): lambda*(theta) of the discrete flow is differentiable (implicit function theorem)",
+                      note=r"two-layer net, $\gamma = 0.3$ in $(0, 1/\eta)$; $G_{d}$ by exact minibatch enumeration; central differences")
+claim("thmd1_p4", r"Theorem D.1(4): $\lambda^*(\theta)$ of the discrete flow is differentiable (implicit function theorem)",
       "Appendix D", "Theorem D.1 (4)", r"\text{if }\Sigma_{d}(\theta)\text{ is differentiable, }\lambda^{*}(\theta)\text{ is a differentiable function of }\theta",
       _d1p4s, controls=[control(_d1p4s, "without the minus sign", check=_d1p4(-1.0))])

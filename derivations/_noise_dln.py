@@ -85,9 +85,9 @@ def _t54(form, name, kind, latex):
     return tc.Statement(latex, name=name, kind=kind, dims=T54_DIMS, sample=sample_gmin,
                         lhs=lambda i, c: _t54_lhs(i, c, form), rhs=lambda i, c: _t54_lhs(i, c, form) * 0,
                         scale=lambda i, c: _t54_scale(i, c, form),
-                        note="product data set (x, eps exactly independent, E[x x^T] = Sigma_x, E[eps eps^T] = Sigma_eps), "
-                             "V = W_D...W_1 is the least-squares solution; residual: the drift matrices M_i of every "
-                             "pair charge (dC_{B_i}/dt = Tr[B_i M_i] for all B_i)")
+                        note=r"product data set ($x, \varepsilon$ exactly independent, "
+                             r"$\mathbb{E}[x x^{\top}] = \Sigma_{x}, \mathbb{E}[\varepsilon \varepsilon^{\top}] = \Sigma_{\varepsilon}$), "
+                             r"$V = W_{D}\dots W_{1}$ is the least-squares solution; residual: the drift matrices $M_{i}$ of every pair charge ($\mathrm{d}C_{B_{i}}/\mathrm{d}t = \operatorname{Tr}[B_{i} M_{i}]$ for all $B_{i}$)")
 
 
 _t54p = _t54("printed", "as printed", "printed",
@@ -97,17 +97,17 @@ claim("thm5_4", "Theorem 5.4: the noise equilibrium of a deep linear network at 
       "5.3", "Theorem 5.4, (17)-(18)",
       r"\Sigma_{1}=\Sigma_{D}=\left(\frac{d}{{\rm Tr}S^{\prime}}\right)^{(D-2)/2D}\sqrt{S^{\prime}},\ \Sigma_{i}=\left(\frac{{\rm Tr}S^{\prime}}{d}\right)^{1/D}I_{d\times d}",
       _t54p, aliases=("eq17", "eq18", "eq131"),
-      variants=[_t54("corrected", "corrected: c^D = Tr S'/sqrt(Tr Sx Tr Se), Sigma_1 = (Tr Sx/Tr Se)^{1/4} c^{-(D-2)/2} sqrt S', "
-                     "Sigma_D = (Tr Se/Tr Sx)^{1/4} c^{-(D-2)/2} sqrt S'", "corrected",
+      variants=[_t54("corrected", r"corrected: $c^{D} = \operatorname{Tr} S'/\sqrt{\operatorname{Tr} \Sigma_x \operatorname{Tr} \Sigma_\varepsilon}$, "
+                     r"$\Sigma_{1} = (\operatorname{Tr} \Sigma_x/\operatorname{Tr} \Sigma_\varepsilon)^{1/4} c^{-(D-2)/2} \sqrt{S'}$, $\Sigma_{D} = (\operatorname{Tr} \Sigma_\varepsilon/\operatorname{Tr} \Sigma_x)^{1/4} c^{-(D-2)/2} \sqrt{S'}$", "corrected",
                      r"c=\Big(\frac{\mathrm{Tr}S'}{\sqrt{\mathrm{Tr}\Sigma_x\mathrm{Tr}\Sigma_\epsilon}}\Big)^{1/D},\ "
                      r"\Sigma_1=\Big(\frac{\mathrm{Tr}\Sigma_x}{\mathrm{Tr}\Sigma_\epsilon}\Big)^{1/4}\frac{\sqrt{S'}}{c^{(D-2)/2}},\ "
                      r"\Sigma_D=\Big(\frac{\mathrm{Tr}\Sigma_\epsilon}{\mathrm{Tr}\Sigma_x}\Big)^{1/4}\frac{\sqrt{S'}}{c^{(D-2)/2}},\ \Sigma_i=cI"),
-                _t54("normalised", "reading: Sigma_x and Sigma_eps rescaled to trace d", "reading",
+                _t54("normalised", r"reading: $\Sigma_{x}$ and $\Sigma_{\varepsilon}$ rescaled to trace $d$", "reading",
                      r"\text{eq. 18 with }\mathrm{Tr}\Sigma_x=\mathrm{Tr}\Sigma_\epsilon=d")],
-      controls=[control(_t54p, "corrected with Sigma_1 and Sigma_D swapped",
+      controls=[control(_t54p, r"corrected with $\Sigma_{1}$ and $\Sigma_{D}$ swapped",
                         lhs=lambda i, c: _t54_lhs(i, c, "swapped"), scale=lambda i, c: _t54_scale(i, c, "swapped"))],
-      assumptions=("the proof replaces Tr[Sigma_x] (i = 1) and Tr[Sigma_eps] (i = D-1) in eq. 122 by d (eqs. 127-128)",
-                   "gamma = 0, global minimum, eps independent of x"))
+      assumptions=(r"the proof replaces $\operatorname{Tr}[\Sigma_{x}] (i = 1)$ and $\operatorname{Tr}[\Sigma_{\varepsilon}] (i = D-1)$ in eq. 122 by $d$ (eqs. 127-128)",
+                   r"$\gamma = 0$, global minimum, $\varepsilon$ independent of $x$"))
 
 
 _orig_weights = _t54_weights
@@ -149,8 +149,8 @@ def _eq19_derivation():
     s1 = (d / t) ** ((D - 2) / D) * t                  # Tr Sigma_1^2 with Sigma_1 of eq. (18)
     si = d * (t / d) ** (2 / D)                         # Tr Sigma_i^2 with Sigma_i of eq. (18)
     target = t ** (2 / D) * d ** (1 - 2 / D)
-    return tc.Derivation([tc.Step(s1, target, "Tr[Sigma_1^2] from eq. (18)"),
-                          tc.Step(si, target, "Tr[Sigma_i^2] from eq. (18)")], general=True)
+    return tc.Derivation([tc.Step(s1, target, r"$\operatorname{Tr}[\Sigma_{1}^{2}]$ from eq. (18)"),
+                          tc.Step(si, target, r"$\operatorname{Tr}[\Sigma_{i}^{2}]$ from eq. (18)")], general=True)
 
 
 _e19 = tc.Statement(r"\mathrm{Tr}[\Sigma_1^2]=\mathrm{Tr}[\Sigma_i^2]=(\mathrm{Tr}S')^{2/D}d^{1-2/D}", dims=T54_DIMS,
@@ -160,7 +160,7 @@ claim("eq19", "Eq. 19: balance of the layer norms at the noise equilibrium", "5.
       r"{\rm Tr}[\Sigma_{1}^{2}]={\rm Tr}[\Sigma_{i}^{2}]=({\rm Tr}S^{\prime})^{2/D}d^{1-2/D}", _e19, aliases=("eq132",),
       variants=[tc.Statement(r"\text{eq. 18 as printed}\Rightarrow\mathrm{Tr}\Sigma_1^2=\mathrm{Tr}\Sigma_i^2=(\mathrm{Tr}S')^{2/D}d^{1-2/D}",
                              name="reading: algebra from eq. 18 as printed", kind="reading", derivation=_eq19_derivation),
-                variant(_e19, "corrected: Tr Sigma_i^2 = d c^2 (middle layers balanced), Tr Sigma_1^2 = Tr Sx c^2, Tr Sigma_D^2 = Tr Se c^2",
+                variant(_e19, r"corrected: $\operatorname{Tr} \Sigma_{i}^{2} = d c^{2}$ (middle layers balanced), $\operatorname{Tr} \Sigma_{1}^{2} = \operatorname{Tr} \Sigma_x c^{2}$, $\operatorname{Tr} \Sigma_{D}^{2} = \operatorname{Tr} \Sigma_\varepsilon c^{2}$",
                         latex=r"\mathrm{Tr}\Sigma_i^2=dc^2\ (1<i<D),\ \mathrm{Tr}\Sigma_1^2=\mathrm{Tr}\Sigma_x\,c^2,\ \mathrm{Tr}\Sigma_D^2=\mathrm{Tr}\Sigma_\epsilon\,c^2",
                         rhs=lambda i, c: _eq19_rhs(i, c, "corrected"))],
       controls=[tc.double(_e19)])
@@ -202,14 +202,14 @@ def _charge_scale(inst, ctx):
 _c53 = tc.Statement(r"\frac{d}{dt}C_{B_i}=0,\ C_{B_i}=W_i^\top B_iW_i\ \text{(gradient flow)}", dims=DLN3_DIMS,
                     sample=sample_dln_pair, lhs=_charge_matrix_rate, rhs=lambda i, c: _charge_matrix_rate(i, c) * 0,
                     scale=lambda i, c: _charge_scale(i, c))
-claim("sec5_3_charge", "Sec. 5.3: the charge of the pair symmetry, printed C_{B_i} = W_i^T B_i W_i", "5.3",
+claim("sec5_3_charge", r"Sec. 5.3: the charge of the pair symmetry, printed $C_{B_{i}} = W_{i}^{\top} B_{i} W_{i}$", "5.3",
       "text before Theorem 5.4", r"C_{B_{i}}=W_{i}^{T}B_{i}W_{i}", _c53,
-      variants=[variant(_c53, "corrected: C_{B_i} = Tr[W_i^T B_i W_i] - Tr[W_{i+1} B_i W_{i+1}^T]",
+      variants=[variant(_c53, r"corrected: $C_{B_{i}} = \operatorname{Tr}[W_{i}^{\top} B_{i} W_{i}] - \operatorname{Tr}[W_{i+1} B_{i} W_{i+1}^{\top}]$",
                         latex=r"C_{B_i}=\mathrm{Tr}[W_i^\top B_iW_i]-\mathrm{Tr}[W_{i+1}B_iW_{i+1}^\top]",
                         lhs=_charge_scalar_rate, rhs=lambda i, c: _charge_scalar_rate(i, c) * 0)],
-      controls=[control(_c53, "Tr[W_i^T B W_i] + Tr[W_{i+1} B W_{i+1}^T]", lhs=lambda i, c: _charge_scalar_rate(i, c, +1),
+      controls=[control(_c53, r"$\operatorname{Tr}[W_{i}^{\top} B W_{i}] + \operatorname{Tr}[W_{i+1} B W_{i+1}^{\top}]$", lhs=lambda i, c: _charge_scalar_rate(i, c, +1),
                         rhs=lambda i, c: _charge_scalar_rate(i, c, +1) * 0)],
-      assumptions=("a Noether charge is a scalar; the printed one is a d_{i-1} x d_{i-1} matrix",))
+      assumptions=(r"a Noether charge is a scalar; the printed one is a $d_{i-1} \times d_{i-1}$ matrix",))
 
 
 def _e1_rhs(inst, ctx, centred, sign=-1):
@@ -350,27 +350,27 @@ _e1_identity = tc.Statement(
     r"C_0^i=\mathbb{E}[\|h_ix\|^2rr^\top],\ C_1^i=\mathbb{E}[\|\xi_{i+1}^\top r\|^2xx^\top]",
     name="reading: the proof's identity (eqs. 111-119), drift proportional to the uncentred difference", kind="reading",
     dims=E1_DIMS, sample=sample_e1, lhs=_e1_lhs, rhs=lambda i, c: _e1_rhs(i, c, False),
-    note="the drift matrix of every pair charge (from per-sample gradients, Sigma = covariance) against "
-         "8 sigma^2 (LHS - RHS of eq. 109); the proof's own constant is 2 sigma^2")
+    note=r"the drift matrix of every pair charge (from per-sample gradients, $\Sigma$ = covariance) against "
+         r"$8 \sigma^{2}$ (LHS - RHS of eq. 109); the proof's own constant is $2 \sigma^{2}$")
 _e1 = tc.Statement(r"W_{i+1}^\top\xi_{i+1}^\top C_0^i\xi_{i+1}W_{i+1}=W_ih_iC_1^ih_i^\top W_i^\top\Rightarrow\dot C_B^i=0\ \forall B",
                    dims=E1B_DIMS, check=_e1_balance_check(False),
-                   note="theta built so that eq. 109 holds exactly for the pair (same product W_{i+1} W_i, hence the same "
-                        "r, C_0, C_1), at a random non-minimal product; the drift of C_B^i from per-sample gradients")
-claim("thm_e1", "Theorem E.1: the noise equilibrium of every layer pair of a deep linear net, at any theta (eq. 109)",
+                   note=r"$\theta$ built so that eq. 109 holds exactly for the pair (same product $W_{i+1} W_{i}$, hence "
+                        "the same $r, C_{0}, C_{1}$), at a random non-minimal product; the drift of $C_{B}^{i}$ from per-sample gradients")
+claim("thm_e1", r"Theorem E.1: the noise equilibrium of every layer pair of a deep linear net, at any $\theta$ (eq. 109)",
       "Appendix E", "Theorem E.1, (109)-(110)",
       r"W_{i+1}^{\top}\xi_{i+1}^{\top}C_{0}^{i}\xi_{i+1}W_{i+1}=W_{i}h_{i}C_{1}^{i}h_{i}^{\top}W_{i}^{\top},\ C_{0}^{i}=\mathbb{E}[\|h_{i}x\|^{2}rr^{\top}],C_{1}^{i}=\mathbb{E}[\|\xi_{i+1}^{\top}r\|^{2}xx^{\top}]",
       _e1, aliases=("eq109", "eq110", "eq120"),
-      variants=[variant(_e1_identity, "reading: at the global minimum (product data, E[r x^T] = 0), identity with 8 sigma^2",
+      variants=[variant(_e1_identity, r"reading: at the global minimum (product data, $\mathbb{E}[r x^{\top}] = 0$), identity with $8 \sigma^{2}$",
                         kind="reading", sample=sample_e1_gmin, dims=tc.dln_dims(depth=(2, 4), width=(1, 3), distinct=False)),
                 _e1_identity,
-                variant(_e1, "corrected: centred C_0 - M h^T h M^T, C_1 - M^T xi xi^T M (M = E[r x^T])",
+                variant(_e1, r"corrected: centred $C_{0} - M h^{\top} h M^{\top}$, $C_{1} - M^{\top} \xi \xi^{\top} M (M = \mathbb{E}[r x^{\top}])$",
                         latex=r"C_0^i=\mathbb{E}[\|h_ix\|^2rr^\top]-Mh_i^\top h_iM^\top,\ C_1^i=\mathbb{E}[\|\xi_{i+1}^\top r\|^2xx^\top]-M^\top\xi_{i+1}\xi_{i+1}^\top M",
                         check=_e1_balance_check(True)),
-                variant(_e1_identity, "corrected: the drift is 8 sigma^2 (centred difference), for every theta",
+                variant(_e1_identity, r"corrected: the drift is $8 \sigma^{2}$ (centred difference), for every $\theta$",
                         kind="corrected", rhs=lambda i, c: _e1_rhs(i, c, True))],
-      controls=[control(_e1_identity, "corrected identity with the sign of the W_i term flipped",
+      controls=[control(_e1_identity, "corrected identity with the sign of the $W_{i}$ term flipped",
                         rhs=lambda i, c: _e1_rhs(i, c, True, +1)),
-                control(_e1, "corrected (centred) balance with C_0 doubled", check=_e1_balance_check(True, 2.0))])
+                control(_e1, "corrected (centred) balance with $C_{0}$ doubled", check=_e1_balance_check(True, 2.0))])
 
 
 def _per_sample_losses(Ws, X, Y):
@@ -423,12 +423,12 @@ def _e112_rhs(inst, ctx, factor=1):
 _e112 = tc.Statement(r"\frac{\partial\ell}{\partial W_{i+1}}=\xi_{i+1}^\top r(W_ih_ix)^\top,\ "
                      r"\frac{\partial\ell}{\partial W_i}=\xi_{i+1}^\top W_{i+1}^\top r(h_ix)^\top",
                      dims=DLN3_DIMS, sample=sample_dln_pair, lhs=_e112_lhs, rhs=_e112_rhs,
-                     note="LHS: exact unit central differences of the per-sample loss (16), ||W_D...W_1 x - y||^2")
+                     note=r"LHS: exact unit central differences of the per-sample loss (16), $\lVert W_{D}\dots W_{1} x - y\rVert ^{2}$")
 claim("eq112", "Appendix E: per-sample gradients of the deep linear net (eqs. 112-113)", "Appendix E", "(112)-(113)",
       r"\frac{\partial\ell}{\partial W_{i+1}}=\xi_{i+1}^{\top}r(W_{i}h_{i}x)^{\top},\ \frac{\partial\ell}{\partial W_{i}}=\xi_{i+1}^{\top}W_{i+1}^{\top}r(h_{i}x)^{\top}",
       _e112, aliases=("eq113",),
       variants=[variant(_e112, "corrected (loss (16)): factor 2", rhs=lambda i, c: _e112_rhs(i, c, 2)),
-                variant(_e112, "reading: loss 1/2 ||W_D...W_1 x - y||^2", kind="reading", lhs=lambda i, c: _e112_lhs(i, c, True))],
+                variant(_e112, r"reading: loss $1/2 \lVert W_{D}\dots W_{1} x - y\rVert ^{2}$", kind="reading", lhs=lambda i, c: _e112_lhs(i, c, True))],
       controls=[tc.negate(_e112)])
 
 
@@ -467,8 +467,8 @@ def _e122_rhs(inst, ctx, swap=False):
 
 _e122 = tc.Statement(r"C_0^i=\mathrm{Tr}[h_i\Sigma_xh_i^\top]\Sigma_\epsilon,\ C_1^i=\mathrm{Tr}[\xi_{i+1}^\top\Sigma_\epsilon\xi_{i+1}]\Sigma_x",
                      dims=tc.dln_dims(depth=(2, 4), width=(1, 3), distinct=False), sample=sample_e1_gmin,
-                     lhs=_e122_lhs, rhs=_e122_rhs, note="global minimum on a product data set (r = -eps)")
-claim("eq122", "Proof of Thm 5.4: at the global minimum C_0, C_1 factorise (r = eps), giving eq. 122 (and eq. 14's moments)",
+                     lhs=_e122_lhs, rhs=_e122_rhs, note=r"global minimum on a product data set $(r = -\varepsilon)$")
+claim("eq122", r"Proof of Thm 5.4: at the global minimum $C_{0}$, $C_{1}$ factorise $(r = \varepsilon)$, giving eq. 122 (and eq. 14's moments)",
       "Appendix E", "(121)-(122)",
       r"W_{i+1}^{\top}\frac{W_{i+2}^{\top}\cdots W_{D}^{\top}\Sigma_{\epsilon}W_{D}\cdots W_{i+2}}{{\rm Tr}[\cdots]}W_{i+1}=W_{i}\frac{W_{i-1}\cdots W_{1}\Sigma_{x}W_{1}^{\top}\cdots W_{i-1}^{\top}}{{\rm Tr}[\cdots]}W_{i}^{\top}",
       _e122, aliases=("eq121",),
@@ -506,14 +506,14 @@ def _e20_rhs(inst, ctx, factor=1, sign=1):
 
 _e20 = tc.Statement(r"\dot C_A=-\zeta(\nabla\ell_2)^\top A\theta+\sigma^2\mathrm{Tr}[\Sigma(\theta)A]", dims=MF_DIMS,
                     sample=sample_approx, lhs=_e20_lhs, rhs=_e20_rhs,
-                    note="l_1 = two-layer net (double rotation), l_2 = sum_k kappa_k (theta_k - c_k)^2, zeta = 0.7; "
-                         "theta* in the printed A theta* read as the current theta")
-claim("eq20", "Approximate symmetry: the drift dC_A/dt displayed before eq. 20 (factor 2); its zero, eq. 20, is unaffected",
+                    note=r"$l_{1}$ = two-layer net (double rotation), $l_{2} = \sum_{k} \kappa_{k} (\theta_{k} - c_{k})^{2}$, "
+                         r"$\zeta = 0.7$; $\theta^*$ in the printed $A \theta^*$ read as the current $\theta$")
+claim("eq20", r"Approximate symmetry: the drift $\mathrm{d}C_{A}/\mathrm{d}t$ displayed before eq. 20 (factor 2); its zero, eq. 20, is unaffected",
       "5.4", "display before (20)", r"\dot{C}_{A}(\theta)=-\zeta(\nabla\ell_{2})^{\top}A\theta^{*}+\sigma^{2}{\rm Tr}[\Sigma(\theta)A]", _e20,
-      variants=[variant(_e20, "corrected (C_A = theta^T A theta): -2 zeta grad l_2^T A theta + 2 sigma^2 Tr[Sigma A]",
+      variants=[variant(_e20, r"corrected $(C_{A} = \theta^{\top} A \theta)$: $-2 \zeta \nabla l_{2}^{\top} A \theta + 2 \sigma^{2} \operatorname{Tr}[\Sigma A]$",
                         latex=r"\dot C_A=-2\zeta(\nabla\ell_2)^\top A\theta+2\sigma^2\mathrm{Tr}[\Sigma A]",
                         rhs=lambda i, c: _e20_rhs(i, c, 2)),
-                variant(_e20, "reading: C_A = theta^T A theta / 2 (same fixed point, eq. 20)", kind="reading",
+                variant(_e20, r"reading: $C_{A} = \theta^{\top} A \theta / 2$ (same fixed point, eq. 20)", kind="reading",
                         lhs=lambda i, c: _e20_lhs(i, c, True))],
       controls=[control(_e20, "corrected with +2 zeta", rhs=lambda i, c: _e20_rhs(i, c, 2, -1))])
 
@@ -564,24 +564,24 @@ def _e21_check(mode):
 E21_DIMS = tc.DimSpace({"d": (1, 2), "n": (4, 6)})
 _e21 = tc.Statement(r"\zeta\nabla\ell_2(\theta)^\top A\theta=\zeta(\theta-\theta^*)^\top H(\theta^*)A\theta^*+O(\|\theta-\theta^*\|^2)",
                     dims=E21_DIMS, check=_e21_check("printed"),
-                    note="theta* a stationary point of L_1 + zeta l_2 with grad l_2(theta*) != 0; t -> 0 along a random "
-                         "direction; a correct first-order term leaves residual/t = O(t)")
+                    note=r"$\theta^*$ a stationary point of $L_{1} + \zeta l_{2}$ with $\nabla l_{2}(\theta^*) \ne 0$; "
+                         r"$t \to 0$ along a random direction; a correct first-order term leaves residual/$t = O(t)$")
 claim("eq21", "Approximate symmetry near a local minimum: the first-order expansion of eq. 21", "5.4", "(21)",
       r"\zeta(\theta-\theta^{*})^{\top}H(\theta^{*})A\theta^{*}=\sigma^{2}{\rm Tr}[\Sigma(\theta^{*})A]+O(\sigma^{2}\|\theta-\theta^{*}\|+\|\theta-\theta^{*}\|^{2})",
       _e21,
-      variants=[variant(_e21, "reading: theta* also a stationary point of l_2 (grad l_2(theta*) = 0)", kind="reading",
+      variants=[variant(_e21, r"reading: $\theta^*$ also a stationary point of $l_{2} (\nabla l_{2}(\theta^*) = 0)$", kind="reading",
                         check=_e21_check("reading")),
-                variant(_e21, "corrected: first-order term zeta (theta-theta*)^T (H A theta* + A grad l_2(theta*))",
+                variant(_e21, r"corrected: first-order term $\zeta (\theta-\theta^*)^{\top} (H A \theta^* + A \nabla l_{2}(\theta^*))$",
                         latex=r"\zeta\nabla\ell_2^\top A\theta=\zeta(\theta-\theta^*)^\top\big(HA\theta^*+A\nabla\ell_2(\theta^*)\big)+O(\|\theta-\theta^*\|^2)",
                         check=_e21_check("corrected"))],
-      controls=[control(_e21, "corrected at a generic point, term H A theta* dropped", check=_e21_check("only_grad"))])
+      controls=[control(_e21, r"corrected at a generic point, term $H A \theta^*$ dropped", check=_e21_check("only_grad"))])
 
 
 def _e22_derivation(wrong=False):
     z, s, h, a, s2, T = sp.symbols("zeta s h a sigma2 T", positive=True)
     s_star = s2 * T * h / (z * a) if wrong else s2 * T / (z * h * a)
     return tc.Derivation([tc.Step(z * (s_star * h) * a, s2 * T,
-                                  "eq. 21 with theta - theta* = s n, H n = h n, a = n^T A theta*, T = Tr[Sigma A]")],
+                                  r"eq. 21 with $\theta - \theta^* = s n$, $H n = h n$, a $= n^{\top} A \theta^*$, $T = \operatorname{Tr}[\Sigma A]$")],
                          general=True)
 
 
@@ -607,13 +607,13 @@ def _e23_rhs(inst, ctx, f=1):
 def _e23_derivation():
     z, h, a, s2, T = sp.symbols("zeta h a sigma2 T", positive=True)
     s = s2 * T / (z * h * a)
-    return tc.Derivation([tc.Step(2 * s * a, 2 * s2 * T / (z * h), "2 (theta - theta*)^T A theta* with eq. 22")],
+    return tc.Derivation([tc.Step(2 * s * a, 2 * s2 * T / (z * h), r"$2 (\theta - \theta^*)^{\top} A \theta^*$ with eq. 22")],
                          general=True)
 
 
 _e23 = tc.Statement(r"C(\theta)-C^*-2(\theta-\theta^*)^\top A\theta^*=(\theta-\theta^*)^\top A(\theta-\theta^*)=O(\|\theta-\theta^*\|^2)",
                     dims=MF_DIMS, sample=sample_approx, lhs=_e23_lhs, rhs=_e23_rhs, derivation=_e23_derivation)
-claim("eq23", "Eq. 23: C(theta) = C* + 2 (theta-theta*)^T A theta* + O(|theta-theta*|^2) = C* + 2 sigma^2 Tr[Sigma A]/(zeta h*)",
+claim("eq23", r"Eq. 23: $C(\theta) = C^* + 2 (\theta-\theta^*)^{\top} A \theta^* + O(|\theta-\theta^*|^{2}) = C^* + 2 \sigma^{2} \operatorname{Tr}[\Sigma A]/(\zeta h^*)$",
       "5.4", "(23)", r"C(\theta)=C^{*}+2(\theta-\theta^{*})^{\top}A\theta^{*}+O(\|\theta-\theta^{*}\|^{2})=C^{*}+2\frac{\sigma^{2}}{\zeta h^{*}}{\rm Tr}[\Sigma A]",
       _e23, controls=[tc.double(_e23)])
 
@@ -637,11 +637,11 @@ def _e127(inst, ctx, side):
 
 _e127s = tc.Statement(r"c^2\frac{\Sigma_D^2}{\mathrm{Tr}[\Sigma_D^2]}=\frac{\Sigma_1^2}{d}", dims=T54_3_DIMS, sample=sample_gmin,
                       lhs=lambda i, c: _e127(i, c, "lhs"), rhs=lambda i, c: _e127(i, c, "printed"),
-                      note="Sigma_1, Sigma_D, c of the true equilibrium (corrected eq. 18, verified by noise.thm5_4)")
-claim("eq127", "Proof of Thm 5.4: eq. 127 at i = 1 normalises by d where eq. 122 has Tr[Sigma_x]", "Appendix E", "(127)-(129)",
+                      note=r"$\Sigma_{1}$, $\Sigma_{D}$, $c$ of the true equilibrium (corrected eq. 18, verified by noise.thm5_4)")
+claim("eq127", r"Proof of Thm 5.4: eq. 127 at $i = 1$ normalises by $d$ where eq. 122 has $\operatorname{Tr}[\Sigma_{x}]$", "Appendix E", "(127)-(129)",
       r"\frac{\Sigma_{2}^{2}\cdots\Sigma_{D}^{2}}{{\rm Tr}[\Sigma_{3}^{2}\dots\Sigma_{D}^{2}]}=c^{2}\frac{\Sigma_{D}^{2}}{{\rm Tr}[\Sigma_{D}^{2}]}=\frac{\Sigma_{1}^{2}}{d}",
       _e127s, aliases=("eq128", "eq129"),
-      variants=[variant(_e127s, "corrected: Sigma_1^2 / Tr[Sigma_x]", latex=r"c^2\frac{\Sigma_D^2}{\mathrm{Tr}\Sigma_D^2}=\frac{\Sigma_1^2}{\mathrm{Tr}\Sigma_x}",
+      variants=[variant(_e127s, r"corrected: $\Sigma_{1}^{2} / \operatorname{Tr}[\Sigma_{x}]$", latex=r"c^2\frac{\Sigma_D^2}{\mathrm{Tr}\Sigma_D^2}=\frac{\Sigma_1^2}{\mathrm{Tr}\Sigma_x}",
                         rhs=lambda i, c: _e127(i, c, "corrected"))],
       controls=[tc.double(_e127s)])
 
@@ -659,8 +659,8 @@ def _e130(inst, ctx, form):
 
 _e130s = tc.Statement(r"\Sigma_1^2c^{D-2}=S'", dims=T54_DIMS, sample=sample_gmin, lhs=lambda i, c: _e130(i, c, "lhs"),
                       rhs=lambda i, c: _e130(i, c, "sp"))
-claim("eq130", "Proof of Thm 5.4: Sigma_1^2 c^{D-2} = S' (uses Sigma_1 = Sigma_D)", "Appendix E", "(130)",
+claim("eq130", r"Proof of Thm 5.4: $\Sigma_{1}^{2} c^{D-2} = S'$ (uses $\Sigma_{1} = \Sigma_{D}$)", "Appendix E", "(130)",
       r"\Sigma_{1}^{2}c^{D-2}=S^{\prime}", _e130s,
-      variants=[variant(_e130s, "corrected: Sigma_D Sigma_1 c^{D-2} = S'", latex=r"\Sigma_D\Sigma_1c^{D-2}=S'",
+      variants=[variant(_e130s, r"corrected: $\Sigma_{D} \Sigma_{1} c^{D-2} = S'$", latex=r"\Sigma_D\Sigma_1c^{D-2}=S'",
                         lhs=lambda i, c: _e130(i, c, "corrected_lhs"))],
       controls=[tc.double(_e130s)])

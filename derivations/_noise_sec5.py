@@ -59,9 +59,9 @@ def _eq11_check(sign=-1.0):
 
 
 _eq11 = tc.Statement(r"W_tW_t^\top-U_t^\top U_t=W_0W_0^\top-U_0^\top U_0", dims=MF_DIMS, check=_eq11_check())
-claim("eq11", "Gradient flow conserves W W^T - U^T U (matrix form of the GD conservation law)", "5.1", "(11)",
+claim("eq11", r"Gradient flow conserves $W W^{\top} - U^{\top} U$ (matrix form of the GD conservation law)", "5.1", "(11)",
       r"(W_{t}W^{\top}_{t}-U_{t}^{\top}U_{t})=(W_{0}W^{\top}_{0}-U^{\top}_{0}U_{0})", _eq11,
-      controls=[control(_eq11, "W W^T + U^T U", check=_eq11_check(+1.0))])
+      controls=[control(_eq11, r"$W W^{\top} + U^{\top} U$", check=_eq11_check(+1.0))])
 
 
 # ==============================================================================================
@@ -92,15 +92,15 @@ def _prop51_rhs(inst, ctx, factor=1):
 
 _p51 = tc.Statement(r"\dot C_B=\sigma^2\Big(\sum_i\mathrm{Tr}[\Sigma_{\tilde u_i}B]-\sum_j\mathrm{Tr}[\Sigma_{\tilde w_j}B]\Big)",
                     dims=MF_DIMS, sample=sample_mf, lhs=_prop51_lhs, rhs=_prop51_rhs,
-                    note="LHS: exact minibatch enumeration of SGD (eta = 0.5, S = 2); sigma^2 = eta/(2S)")
-claim("prop5_1", "Proposition 5.1: Noether flow of C_B = Tr[U B U^T] - Tr[W^T B W]", "5.1", "Proposition 5.1",
+                    note=r"LHS: exact minibatch enumeration of SGD $(\eta = 0.5, S = 2)$; $\sigma^{2} = \eta/(2S)$")
+claim("prop5_1", r"Proposition 5.1: Noether flow of $C_{B} = \operatorname{Tr}[U B U^{\top}] - \operatorname{Tr}[W^{\top} B W]$", "5.1", "Proposition 5.1",
       r"\dot{C}_{B}(\theta_{t})=\sigma^{2}\left(\sum_{i=1}^{d_{2}}{\rm Tr}[\Sigma_{\tilde{u}_{i}}(\theta_{t})B]-\sum_{j=1}^{d_{0}}{\rm Tr}[\Sigma_{\tilde{w}_{j}}(\theta_{t})B]\right)",
       _p51,
-      variants=[variant(_p51, "corrected: 2 sigma^2 (...)", latex=r"\dot C_B=2\sigma^2\Big(\sum_i\mathrm{Tr}[\Sigma_{\tilde u_i}B]-\sum_j\mathrm{Tr}[\Sigma_{\tilde w_j}B]\Big)",
+      variants=[variant(_p51, r"corrected: $2 \sigma^{2} (\dots )$", latex=r"\dot C_B=2\sigma^2\Big(\sum_i\mathrm{Tr}[\Sigma_{\tilde u_i}B]-\sum_j\mathrm{Tr}[\Sigma_{\tilde w_j}B]\Big)",
                         rhs=lambda i, c: _prop51_rhs(i, c, 2)),
-                variant(_p51, "reading: C_B with a factor 1/2 (or the appendix noise scale sigma^2 = eta/S)", kind="reading",
+                variant(_p51, r"reading: $C_{B}$ with a factor 1/2 (or the appendix noise scale $\sigma^{2} = \eta/S$)", kind="reading",
                         lhs=lambda i, c: _prop51_lhs(i, c, True))],
-      controls=[tc.negate(_p51), control(_p51, "corrected with 4 sigma^2", rhs=lambda i, c: _prop51_rhs(i, c, 4))])
+      controls=[tc.negate(_p51), control(_p51, r"corrected with $4 \sigma^{2}$", rhs=lambda i, c: _prop51_rhs(i, c, 4))])
 
 
 def _hessC_lhs(inst, ctx):
@@ -126,7 +126,7 @@ def _hessC_lhs(inst, ctx):
 HESS_DIMS = tc.DimSpace({"dx": (1, 2), "d": (1, 3), "dy": (1, 2), "n": (3, 3)})
 _hess = tc.Statement(r"\nabla^2_{\tilde u_i\tilde u_i}C=B,\ \nabla^2_{\tilde w_j\tilde w_j}C=-B", dims=HESS_DIMS,
                      sample=sample_mf, lhs=_hessC_lhs, rhs=lambda i, c: mf(i, c).A)
-claim("prop5_1_hessian", "Proof of Prop. 5.1: Hessian blocks of C_B (printed B and -B)", "Appendix B.4", "proof of Prop. 5.1",
+claim("prop5_1_hessian", "Proof of Prop. 5.1: Hessian blocks of $C_{B}$ (printed $B$ and $-B$)", "Appendix B.4", "proof of Prop. 5.1",
       r"\nabla^{2}_{\tilde{u}_{i},\tilde{u}_{j}}C=B\ (i=j),\quad\nabla^{2}_{\tilde{w}_{i},\tilde{w}_{j}}C=-B\ (i=j)", _hess,
       variants=[variant(_hess, "corrected: 2B and -2B", latex=r"\nabla^2C=\mathrm{diag}(2B,\dots,-2B,\dots)",
                         rhs=lambda i, c: 2 * mf(i, c).A)],
@@ -154,17 +154,17 @@ def _charges_kl(inst, ctx):
 R1_DIMS = tc.DimSpace({"dx": (1, 1), "d": (2, 4), "dy": (1, 1), "n": (3, 4)})
 _r1c = tc.Statement(r"C_{B}=W_kW_l-U_kU_l", dims=R1_DIMS, sample=sample_mf, lhs=_charges_kl,
                     rhs=lambda i, c: i.W @ M.T(i.W) - M.T(i.U) @ i.U)
-claim("rank1_charge", "Rank-1 case: C_B = W_k W_l - U_k U_l for B = E_kl + E_lk", "5.1", "text after Prop. 5.1",
+claim("rank1_charge", "Rank-1 case: $C_{B} = W_{k} W_{l} - U_{k} U_{l}$ for $B = E_{kl} + E_{lk}$", "5.1", "text after Prop. 5.1",
       r"C_{B}(\theta)=W_{k}W_{l}-U_{k}U_{l}", _r1c,
-      variants=[variant(_r1c, "corrected: 2 (U_k U_l - W_k W_l)", latex=r"C_B=2(U_kU_l-W_kW_l)",
+      variants=[variant(_r1c, "corrected: $2 (U_{k} U_{l} - W_{k} W_{l})$", latex=r"C_B=2(U_kU_l-W_kW_l)",
                         rhs=lambda i, c: 2 * (M.T(i.U) @ i.U - i.W @ M.T(i.W)))],
-      controls=[control(_r1c, "U_k U_l - W_k W_l", rhs=lambda i, c: M.T(i.U) @ i.U - i.W @ M.T(i.W))])
+      controls=[control(_r1c, "$U_{k} U_{l} - W_{k} W_{l}$", rhs=lambda i, c: M.T(i.U) @ i.U - i.W @ M.T(i.W))])
 
 _apc = tc.Statement(r"C_{B^{(k,l)}}=u_k^\top u_l-w_k^\top w_l", dims=MF_DIMS, sample=sample_mf, lhs=_charges_kl,
                     rhs=lambda i, c: M.T(i.U) @ i.U - i.W @ M.T(i.W))
-claim("appc_charge", "Appendix C: C_{B^(k,l)} = u_k^T u_l - w_k^T w_l (eqs. 79-81)", "Appendix C", "(79)-(81)",
+claim("appc_charge", r"Appendix C: $C_{B^{(k,l)}} = u_{k}^{\top} u_{l} - w_{k}^{\top} w_{l}$ (eqs. 79-81)", "Appendix C", "(79)-(81)",
       r"C_{B^{(k,l)}}={u}_{k}^{\top}u_{l}-{w}_{k}^{\top}w_{l}", _apc, aliases=("eq79", "eq80", "eq81"),
-      variants=[variant(_apc, "corrected: 2 (u_k^T u_l - w_k^T w_l)", latex=r"C_{B^{(k,l)}}=2(u_k^\top u_l-w_k^\top w_l)",
+      variants=[variant(_apc, r"corrected: $2 (u_{k}^{\top} u_{l} - w_{k}^{\top} w_{l})$", latex=r"C_{B^{(k,l)}}=2(u_k^\top u_l-w_k^\top w_l)",
                         rhs=lambda i, c: 2 * (M.T(i.U) @ i.U - i.W @ M.T(i.W)))],
       controls=[tc.negate(_apc)])
 
@@ -202,10 +202,10 @@ def _r1_rate_rhs(inst, ctx, which="common"):
 
 _r1r = tc.Statement(r"\dot C_B=-\mathrm{Var}[r(\theta)]\,C_B\ \text{(one rate for every }k,l)", dims=R1_DIMS,
                     sample=sample_mf, lhs=_r1_drifts, rhs=_r1_rate_rhs, cond=1e3,
-                    note="'for some random variable r': the ratio dC_B/C_B must be one negative number (a decay rate) for all k, l")
-claim("rank1_rate", "Rank-1 case: dC_B/dt = -Var[r] C_B for every B = E_kl + E_lk (exponential decay)", "5.1",
+                    note=r"'for some random variable $r'$: the ratio $\mathrm{d}C_{B}/C_{B}$ must be one negative number (a decay rate) for all $k$, $l$")
+claim("rank1_rate", r"Rank-1 case: $\mathrm{d}C_{B}/\mathrm{d}t = -\operatorname{Var}[r] C_{B}$ for every $B = E_{kl} + E_{lk}$ (exponential decay)", "5.1",
       "text after Prop. 5.1", r"\dot{C}_{B}(\theta_{t})=-{\rm Var}[r(\theta_{t})]C_{B}(\theta_{t})", _r1r,
-      variants=[variant(_r1r, "reading: explicit rate (eta/S) Var[2 r x], r = U W x - y", kind="reading",
+      variants=[variant(_r1r, r"reading: explicit rate $(\eta/S) \operatorname{Var}[2 r x]$, $r = U W x - y$", kind="reading",
                         latex=r"\dot C_B=-\frac{\eta}{S}\mathrm{Var}[2rx]\,C_B=-8\sigma^2\mathrm{Var}[rx]C_B",
                         rhs=lambda i, c: _r1_rate_rhs(i, c, "explicit"))],
       controls=[control(_r1r, "rate with + sign", rhs=lambda i, c: _r1_rate_rhs(i, c, "plus")),
@@ -241,9 +241,9 @@ def _r1_sign_check(conclusion):
 R1S_DIMS = tc.DimSpace({"d": (2, 4), "n": (3, 4)})
 _r1s = tc.Statement(r"W_kW_l=U_kU_l\ \forall k,l\Rightarrow\mathrm{sgn}(U_i)=\mathrm{sgn}(U_j)", dims=R1S_DIMS,
                     check=_r1_sign_check("printed"))
-claim("rank1_sign", "Rank-1 case: at the noise equilibrium 'all neurons have the same sign sgn(U_i) = sgn(U_j)'", "5.1",
+claim("rank1_sign", r"Rank-1 case: at the noise equilibrium 'all neurons have the same $\operatorname{sign} \operatorname{sgn}(U_{i}) = \operatorname{sgn}(U_{j})$'", "5.1",
       "text after Prop. 5.1", r"{\rm sgn}(U_{i})={\rm sgn}(U_{j})", _r1s,
-      variants=[variant(_r1s, "corrected: sgn(U_i W_i) = sgn(U_j W_j) (W = +-U^T)",
+      variants=[variant(_r1s, r"corrected: $\operatorname{sgn}(U_{i} W_{i}) = \operatorname{sgn}(U_{j} W_{j}) (W = \pm U^{\top})$",
                         latex=r"\mathrm{sgn}(U_iW_i)=\mathrm{sgn}(U_jW_j)", check=_r1_sign_check("corrected"))],
       controls=[control(_r1s, "printed at a mixed-sign equilibrium (same check)", check=_r1_sign_check("printed"))])
 
@@ -329,21 +329,21 @@ T52_DIMS = tc.DimSpace({"dx": (1, 3), "d": (1, 3), "dy": (1, 3), "n": (8, 10)})
 _t52 = tc.Statement(r"W\Gamma_WW^\top=U^\top\Gamma_UU\Rightarrow\dot C_B=0\ \forall B,\ "
                     r"\Gamma_W=\mathbb{E}[\|r\|^2xx^\top]+2\gamma I,\ \Gamma_U=\mathbb{E}[\|x\|^2rr^\top]+2\gamma I",
                     dims=T52_DIMS, check=_thm52_check("printed"),
-                    note="theta built from eq. 92 so that (13) holds exactly (random V, gamma = 0.3, not a minimum); "
-                         "dC_B/dt from per-sample gradients (Ito generator of eq. 1, Sigma = covariance)")
-claim("thm5_2", "Theorem 5.2: dC_B/dt = 0 for all B at W Gamma_W W^T = U^T Gamma_U U (eq. 13)", "5.2", "Theorem 5.2, (13)",
+                    note=r"$\theta$ built from eq. 92 so that (13) holds exactly (random $V, \gamma = 0.3$, not a "
+                         r"minimum); $\mathrm{d}C_{B}/\mathrm{d}t$ from per-sample gradients (Ito generator of eq. $1, \Sigma$ = covariance)")
+claim("thm5_2", r"Theorem 5.2: $\mathrm{d}C_{B}/\mathrm{d}t = 0$ for all $B$ at $W \Gamma_{W} W^{\top} = U^{\top} \Gamma_{U} U$ (eq. 13)", "5.2", "Theorem 5.2, (13)",
       r"W\Gamma_{W}W^{\top}=U^{\top}\Gamma_{U}U,\ \Gamma_{W}=\mathbb{E}[\|r\|^{2}xx^{\top}]+2\gamma I,\ \Gamma_{U}=\mathbb{E}[\|x\|^{2}rr^{\top}]+2\gamma I",
       _t52, aliases=("eq13", "eq88", "eq89"),
-      variants=[variant(_t52, "reading: gamma = 0 at the global minimum (least-squares V)", kind="reading",
+      variants=[variant(_t52, r"reading: $\gamma = 0$ at the global minimum (least-squares $V$)", kind="reading",
                         check=_thm52_check("gmin")),
-                variant(_t52, "reading: gamma = 0 at an arbitrary theta (no weight decay, not a minimum)", kind="reading",
+                variant(_t52, r"reading: $\gamma = 0$ at an arbitrary $\theta$ (no weight decay, not a minimum)", kind="reading",
                         check=_thm52_check("printed0")),
-                variant(_t52, "corrected: centred Gammas (minus M^T M, M M^T, M = E[r x^T]) and gamma/(2 sigma^2) = gamma S/eta",
+                variant(_t52, r"corrected: centred Gammas (minus $M^{\top} M, M M^{\top}, M = \mathbb{E}[r x^{\top}]$) and $\gamma/(2 \sigma^{2}) = \gamma S/\eta$",
                         latex=r"\Gamma_W=\mathbb{E}[\|r\|^2xx^\top]-M^\top M+\frac{\gamma}{2\sigma^2}I,\ "
                               r"\Gamma_U=\mathbb{E}[\|x\|^2rr^\top]-MM^\top+\frac{\gamma}{2\sigma^2}I",
                         check=_thm52_check("corrected"))],
-      controls=[control(_t52, "corrected with gamma I", check=_thm52_check("control"))],
-      assumptions=("loss (12) without 1/2; sigma^2 = eta/(2S) = 0.125", "Sigma = covariance of per-sample gradients"))
+      controls=[control(_t52, r"corrected with $\gamma I$", check=_thm52_check("control"))],
+      assumptions=(r"loss (12) without 1/2; $\sigma^{2} = \eta/(2S) = 0.125$", r"$\Sigma$ = covariance of per-sample gradients"))
 
 
 def _eq86(inst, ctx, form):
@@ -371,11 +371,11 @@ def _eq86(inst, ctx, form):
 _e86 = tc.Statement(r"\mathbb{E}\sum_i\mathrm{Tr}[\Sigma(\tilde u_i)B^{(k)}]=2w_k^\top\Sigma'_ww_l,\ "
                     r"\mathbb{E}\sum_j\mathrm{Tr}[\Sigma(\tilde w_j)B^{(k)}]=2u_k^\top\Sigma'_uu_l",
                     dims=MF_DIMS, sample=sample_mf, lhs=lambda i, c: _eq86(i, c, "lhs"), rhs=lambda i, c: _eq86(i, c, "printed"),
-                    note="Sigma(u_i), Sigma(w_j): covariance blocks of the per-sample gradients of loss (12)")
-claim("eq86", "Appendix C, eqs. 82-86: the U- and W-block noise traces against B^(k,l)", "Appendix C", "(82)-(86)",
+                    note=r"$\Sigma(u_{i})$, $\Sigma(w_{j})$: covariance blocks of the per-sample gradients of loss (12)")
+claim("eq86", "Appendix C, eqs. 82-86: the $U$- and $W$-block noise traces against $B^{(k,l)}$", "Appendix C", "(82)-(86)",
       r"\mathbb{E}\sum_{i=1}^{d_{y}}{\rm Tr}\left[\Sigma(\tilde{u}_{i})B^{(k)}\right]=2w_{k}^{\top}\Sigma_{w}^{\prime}w_{l}", _e86,
       aliases=("eq82", "eq83", "eq84", "eq85"),
-      variants=[variant(_e86, "corrected: 8 w_k^T Gamma^c_W w_l, 8 u_k^T Gamma^c_U u_l (factor 2 of the gradient, centred)",
+      variants=[variant(_e86, r"corrected: $8 w_{k}^{\top} \Gamma^{c}_{W} w_{l}$, $8 u_{k}^{\top} \Gamma^{c}_{U} u_{l}$ (factor 2 of the gradient, centred)",
                         latex=r"8w_k^\top\Gamma^c_Ww_l,\ 8u_k^\top\Gamma^c_Uu_l", rhs=lambda i, c: _eq86(i, c, "corrected"))],
       controls=[tc.negate(_e86)])
 
@@ -399,11 +399,11 @@ def _eq87(inst, ctx, form):
 _e87 = tc.Statement(r"\dot C_{B^{(k,l)}}=-2\gamma(u_k^\top u_l-w_k^\top w_l)+2\eta(w_k^\top\Sigma'_ww_l-u_k^\top\Sigma'_uu_l)",
                     dims=MF_DIMS, sample=sample_mf, lhs=lambda i, c: _eq87(i, c, "lhs"),
                     rhs=lambda i, c: _eq87(i, c, "printed"),
-                    note="eta of App. C read as the noise scale sigma^2 (the kindest reading); entries (k,l) of a d x d matrix")
-claim("eq87", "Appendix C, eq. 87: the drift of C_{B^(k,l)} with weight decay", "Appendix C", "(87)",
+                    note=r"$\eta$ of App. $C$ read as the noise scale $\sigma^{2}$ (the kindest reading); entries $(k,l)$ of a $d \times d$ matrix")
+claim("eq87", "Appendix C, eq. 87: the drift of $C_{B^{(k,l)}}$ with weight decay", "Appendix C", "(87)",
       r"\dot{C}_{B^{(k,l)}}=-2\gamma(u_{k}^{\top}u_{l}-w_{k}^{\top}w_{l})+2\eta(w_{k}^{\top}\Sigma_{w}^{\prime}w_{l}-u_{k}^{\top}\Sigma_{u}^{\prime}u_{l})",
       _e87,
-      variants=[variant(_e87, "corrected: -8 gamma (...) + 16 sigma^2 (w^T Gamma^c_W w - u^T Gamma^c_U u), centred",
+      variants=[variant(_e87, r"corrected: $-8 \gamma (\dots ) + 16 \sigma^{2} (w^{\top} \Gamma^{c}_{W} w - u^{\top} \Gamma^{c}_{U} u)$, centred",
                         latex=r"\dot C_{B^{(k,l)}}=-8\gamma(u_k^\top u_l-w_k^\top w_l)+16\sigma^2(w_k^\top\Gamma^c_Ww_l-u_k^\top\Gamma^c_Uu_l)",
                         rhs=lambda i, c: _eq87(i, c, "corrected"))],
       controls=[tc.negate(_e87)])
@@ -436,9 +436,9 @@ def sample_eq92(rng, d, batch):
 _e92 = tc.Statement(r"U'=L\sqrt SF,\ W'=F^\top\sqrt SR\Rightarrow U'W'=V',\ W'W'^\top=U'^\top U'", dims=E92_DIMS,
                     sample=sample_eq92, lhs=_eq92_lhs, rhs=_eq92_rhs, contexts=("float32", "float64"),
                     note="L, R, F orthonormal to float64 precision (QR), so the mp50 level is not used")
-claim("eq92", "Appendix C: the balanced factorisation U' = L sqrt(S) F, W' = F^T sqrt(S) R solves eqs. 90-91",
+claim("eq92", r"Appendix C: the balanced factorisation $U' = L \sqrt{S} F$, $W' = F^{\top} \sqrt{S} R$ solves eqs. 90-91",
       "Appendix C", "(92)", r"U^{\prime}=L\sqrt{S}F;\ W^{\prime}=F^{\top}\sqrt{S}R", _e92, aliases=("eq90", "eq91"),
-      controls=[control(_e92, "U'W' = L S^2 R", rhs=lambda i, c: _eq92_rhs(i, c, 2))])
+      controls=[control(_e92, "$U'W' = L S^{2} R$", rhs=lambda i, c: _eq92_rhs(i, c, 2))])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -503,12 +503,12 @@ def _eq14_scale(inst, ctx):
 
 _e14 = tc.Statement(r"W\bar\Sigma_xW^\top=U^\top\bar\Sigma_\epsilon U\Rightarrow\dot C_B=0\ \forall B", dims=GMIN2_DIMS,
                     sample=sample_gmin, lhs=_eq14_lhs, rhs=lambda i, c: _eq14_lhs(i, c) * 0, scale=_eq14_scale,
-                    note="product data set: x, eps exactly independent; U W = V is the least-squares solution")
-claim("eq14", "At the global minimum with independent noise: W Sbar_x W^T = U^T Sbar_eps U is a noise equilibrium",
+                    note=r"product data set: $x$, $\varepsilon$ exactly independent; $U W = V$ is the least-squares solution")
+claim("eq14", r"At the global minimum with independent noise: $W \bar\Sigma_{x} W^{\top} = U^{\top} \bar\Sigma_{\varepsilon} U$ is a noise equilibrium",
       "5.2", "(14)", r"W\bar{\Sigma}_{x}W^{\top}=U^{\top}\bar{\Sigma}_{\epsilon}U", _e14,
-      controls=[control(_e14, "unnormalised W Sigma_x W^T = U^T Sigma_eps U",
+      controls=[control(_e14, r"unnormalised $W \Sigma_{x} W^{\top} = U^{\top} \Sigma_{\varepsilon} U$",
                         lhs=lambda i, c: _eq14_unnorm(i, c))],
-      assumptions=("global minimum, gamma = 0, eps independent of x",))
+      assumptions=(r"global minimum, $\gamma = 0$, $\varepsilon$ independent of $x$",))
 
 
 def _eq14_unnorm(inst, ctx):
@@ -565,9 +565,9 @@ def _iso_scale(inst, ctx):
 
 _e14i = tc.Statement(r"WW^\top/d_x=U^\top U/d_y\Rightarrow\dot C_B=0\ \forall B\ (\text{isotropic }\Sigma_x,\Sigma_\epsilon)",
                      dims=ISO_DIMS, sample=sample_iso, lhs=_iso_lhs, rhs=lambda i, c: _iso_lhs(i, c) * 0, scale=_iso_scale)
-claim("eq14_iso", "Isotropic input and noise: the equilibrium is W W^T / d_x = U^T U / d_y", "5.2", "text after (14)",
+claim("eq14_iso", r"Isotropic input and noise: the equilibrium is $W W^{\top} / d_{x} = U^{\top} U / d_{y}$", "5.2", "text after (14)",
       r"WW^{\top}/d_{x}=U^{\top}U/d_{y}", _e14i,
-      controls=[control(_e14i, "W W^T = U^T U when d_x != d_y", lhs=lambda i, c: _iso_lhs(i, c, False),
+      controls=[control(_e14i, r"$W W^{\top} = U^{\top} U$ when $d_{x} \ne d_{y}$", lhs=lambda i, c: _iso_lhs(i, c, False),
                         dims=tc.DimSpace({"dx": (1, 3), "dy": (1, 3), "d": (1, 3), "cx": (1, 3), "ce": (1, 3)},
                                          where=lambda d: d["d"] >= min(d["dx"], d["dy"]) and d["dx"] != d["dy"]))])
 
@@ -610,20 +610,20 @@ def _p53_derivation(factor):
     u, w, x, y = sp.symbols("u w x y", real=True)
     l = (u * w * x - y) ** 2
     return tc.Derivation([tc.Step(sp.diff(l, u, 2) + sp.diff(l, w, 2), factor * (w ** 2 * x ** 2 + u ** 2 * x ** 2),
-                                  "Tr Hess of (u w x - y)^2 against the printed d_y||W Sx^{1/2}||^2 + ||U||^2 Tr Sx")],
-                         general=False, sizes="d_x = d = d_y = 1, one sample")
+                                  r"$\operatorname{Tr}$ Hess of $(u w x - y)^{2}$ against the printed $d_{y}\lVert W \Sigma_x^{1/2}\rVert ^{2} + \lVert U\rVert ^{2} \operatorname{Tr} \Sigma_x$")],
+                         general=False, sizes="$d_x = d = d_y = 1$, one sample")
 
 
 _p53 = tc.Statement(r"S(\theta)=\mathrm{Tr}[\nabla^2L]=d_y\|W\Sigma_x^{1/2}\|_F^2+\|U\|_F^2\mathrm{Tr}[\Sigma_x]",
                     dims=MF_DIMS, sample=sample_mf, lhs=_p53_lhs, rhs=_p53_rhs, derivation=lambda: _p53_derivation(1),
-                    note="Tr Hess L by exact second differences; Sigma_x = E[x x^T] of the data set")
+                    note=r"$\operatorname{Tr} \operatorname{Hess} L$ by exact second differences; $\Sigma_{x} = \mathbb{E}[x x^{\top}]$ of the data set")
 claim("prop5_3", "Proposition 5.3: trace of the Hessian of the two-layer linear net", "5.2", "Proposition 5.3",
       r"S(\theta)=d_{y}\|W\Sigma_{x}^{1/2}\|_{F}^{2}+\|U\|_{F}^{2}{\rm Tr}[\Sigma_{x}]", _p53,
-      variants=[variant(_p53, "corrected (loss (12)): 2 (d_y ||W Sx^{1/2}||^2 + ||U||^2 Tr Sx)",
+      variants=[variant(_p53, r"corrected (loss (12)): $2 (d_{y} \lVert W \Sigma_x^{1/2}\rVert ^{2} + \lVert U\rVert ^{2} \operatorname{Tr} \Sigma_x)$",
                         latex=r"S=2\big(d_y\|W\Sigma_x^{1/2}\|_F^2+\|U\|_F^2\mathrm{Tr}\Sigma_x\big)",
                         rhs=lambda i, c: _p53_rhs(i, c, 2), derivation=lambda: _p53_derivation(2)),
-                variant(_p53, "reading: loss 1/2 ||U W x - y||^2", kind="reading", lhs=lambda i, c: _p53_lhs(i, c, True))],
-      controls=[control(_p53, "corrected with d_x in place of d_y",
+                variant(_p53, r"reading: loss $1/2 \lVert U W x - y\rVert ^{2}$", kind="reading", lhs=lambda i, c: _p53_lhs(i, c, True))],
+      controls=[control(_p53, "corrected with $d_{x}$ in place of $d_{y}$",
                         rhs=lambda i, c: 2 * (i.W.shape[2] * M.tr(i.W @ (i.X @ M.T(i.X) / i.X.shape[-1]) @ M.T(i.W))
                                               + np.sum((i.U * i.U).reshape(i.U.shape[0], -1), -1) * M.tr(i.X @ M.T(i.X) / i.X.shape[-1])),
                         dims=tc.DimSpace({"dx": (1, 3), "d": (1, 3), "dy": (1, 3), "n": (3, 5)},
@@ -680,12 +680,12 @@ def _blocks_rhs(inst, ctx, f=1):
 BLK_DIMS = tc.DimSpace({"dx": (1, 2), "d": (1, 3), "dy": (1, 2), "n": (2, 3)})
 _blk = tc.Statement(r"\nabla^2_{\tilde u_i\tilde u_i}\ell=Wxx^\top W^\top+2\gamma I,\ \nabla^2_{\tilde w_j\tilde w_j}\ell=x_j^2\sum_iu_iu_i^\top+2\gamma I",
                     dims=BLK_DIMS, sample=sample_mf, lhs=_blocks_lhs, rhs=_blocks_rhs,
-                    note="per-sample loss (12) with weight decay gamma = 0.3; exact second differences")
+                    note=r"per-sample loss (12) with weight decay $\gamma = 0.3$; exact second differences")
 claim("prop5_3_blocks", "Proof of Prop. 5.3: diagonal Hessian blocks of the per-sample loss (12)", "Appendix B.5",
       "proof of Prop. 5.3", r"\nabla_{\tilde{u}_{i},\tilde{u}_{i}}^{2}\ell=Wxx^{\top}W^{\top}+2\gamma I,\quad\nabla_{\tilde{w}_{j},\tilde{w}_{j}}^{2}\ell=x_{j}^{2}\sum_{i=1}^{d_{y}}\tilde{u}_{i}\tilde{u}_{i}^{\top}+2\gamma I",
-      _blk, variants=[variant(_blk, "corrected: 2 W x x^T W^T + 2 gamma I, 2 x_j^2 U^T U + 2 gamma I",
+      _blk, variants=[variant(_blk, r"corrected: $2 W x x^{\top} W^{\top} + 2 \gamma I$, $2 x_{j}^{2} U^{\top} U + 2 \gamma I$",
                               latex=r"2Wxx^\top W^\top+2\gamma I,\ 2x_j^2U^\top U+2\gamma I", rhs=lambda i, c: _blocks_rhs(i, c, 2))],
-      controls=[control(_blk, "corrected with 4 gamma", rhs=lambda i, c: _blocks_rhs(i, c, 2) * 1 + 2 * i.gamma * np.eye(i.U.shape[2]))])
+      controls=[control(_blk, r"corrected with $4 \gamma$", rhs=lambda i, c: _blocks_rhs(i, c, 2) * 1 + 2 * i.gamma * np.eye(i.U.shape[2]))])
 
 # eq. 15: autoencoder with isotropic data, exact expectations
 AE_DIMS = tc.DimSpace({"dx": (1, 3), "d": (1, 4), "c": (1, 3)})
@@ -746,13 +746,13 @@ def _e15i_rhs(inst, ctx, factor=1):
 
 _e15i = tc.Statement(r"S_{\rm init}=d_xd(\sigma_U^2+\sigma_W^2)\mathrm{Tr}[\Sigma_x]", dims=AE_DIMS, sample=sample_ae,
                      lhs=_e15i_lhs, rhs=_e15i_rhs, contexts=("float32", "float64"),
-                     note="autoencoder y = x + eps (d_y = d_x), exact expectation over the Gaussian init")
-claim("eq15_init", "Eq. 15: sharpness at a Gaussian initialisation, S_init = d_x d (sigma_U^2 + sigma_W^2) Tr Sx",
+                     note=r"autoencoder $y = x + \varepsilon (d_{y} = d_{x})$, exact expectation over the Gaussian init")
+claim("eq15_init", r"Eq. 15: sharpness at a Gaussian initialisation, $S_{\mathrm{init}} = d_{x} d (\sigma_{U}^{2} + \sigma_{W}^{2}) \operatorname{Tr} \Sigma_x$",
       "5.2", "(15), first line", r"S_{\rm init}=d_{x}d(\sigma_{U}^{2}+\sigma_{W}^{2}){\rm Tr}[\Sigma_{x}]", _e15i,
-      variants=[variant(_e15i, "corrected (loss (12)): 2 d_x d (sigma_U^2 + sigma_W^2) Tr Sx",
+      variants=[variant(_e15i, r"corrected (loss (12)): $2 d_{x} d (\sigma_{U}^{2} + \sigma_{W}^{2}) \operatorname{Tr} \Sigma_x$",
                         rhs=lambda i, c: _e15i_rhs(i, c, 2), latex=r"S_{\rm init}=2d_xd(\sigma_U^2+\sigma_W^2)\mathrm{Tr}\Sigma_x"),
-                variant(_e15i, "reading: loss 1/2||r||^2", kind="reading", lhs=lambda i, c: _e15i_lhs(i, c, True))],
-      controls=[control(_e15i, "corrected with d^2", rhs=lambda i, c: _e15i_rhs(i, c, 2) * i.KF.shape[-1],
+                variant(_e15i, r"reading: loss $1/2\lVert r\rVert ^{2}$", kind="reading", lhs=lambda i, c: _e15i_lhs(i, c, True))],
+      controls=[control(_e15i, "corrected with $d^{2}$", rhs=lambda i, c: _e15i_rhs(i, c, 2) * i.KF.shape[-1],
                         dims=tc.DimSpace({"dx": (1, 3), "d": (2, 4), "c": (1, 3)}))])
 
 AE_END_DIMS = tc.DimSpace({"dx": (1, 3), "d": (1, 4), "c": (1, 3)}, where=lambda d: d["d"] >= d["dx"])
@@ -769,13 +769,13 @@ def _e15e_rhs(inst, ctx, factor=2):
 
 _e15e = tc.Statement(r"S_{\rm end}=2\min(d,d_x)\mathrm{Tr}[\Sigma_x]", dims=AE_END_DIMS, sample=sample_ae,
                      lhs=_e15e_lhs, rhs=_e15e_rhs, contexts=("float32", "float64"),
-                     note="at the noise-equilibrium global minimum U W = I, W W^T = U^T U (claims eq14_iso), d >= d_x")
-claim("eq15_end", "Eq. 15: sharpness at the end of training, S_end = 2 min(d, d_x) Tr Sx", "5.2", "(15), second line",
+                     note=r"at the noise-equilibrium global minimum $U W = I$, $W W^{\top} = U^{\top} U$ (claims eq14$_{\mathrm{iso}}$), $d \ge d_{x}$")
+claim("eq15_end", r"Eq. 15: sharpness at the end of training, $S_{\mathrm{end}} = 2 \min(d, d_{x}) \operatorname{Tr} \Sigma_x$", "5.2", "(15), second line",
       r"S_{\rm end}=2\min(d,d_{x}){\rm Tr}[\Sigma_{x}]", _e15e,
-      variants=[variant(_e15e, "corrected (loss (12)): 4 min(d, d_x) Tr Sx", rhs=lambda i, c: _e15e_rhs(i, c, 4),
+      variants=[variant(_e15e, r"corrected (loss (12)): $4 \min(d, d_{x}) \operatorname{Tr} \Sigma_x$", rhs=lambda i, c: _e15e_rhs(i, c, 4),
                         latex=r"S_{\rm end}=4\min(d,d_x)\mathrm{Tr}\Sigma_x"),
-                variant(_e15e, "reading: loss 1/2||r||^2", kind="reading", lhs=lambda i, c: _e15e_lhs(i, c, True))],
-      controls=[control(_e15e, "corrected with d in place of min(d, d_x)",
+                variant(_e15e, r"reading: loss $1/2\lVert r\rVert ^{2}$", kind="reading", lhs=lambda i, c: _e15e_lhs(i, c, True))],
+      controls=[control(_e15e, r"corrected with $d$ in place of $\min(d, d_{x})$",
                         rhs=lambda i, c: i.sU * 0 + 4 * i.KF.shape[-1] * _trSx(i, c),
                         dims=tc.DimSpace({"dx": (1, 3), "d": (2, 4), "c": (1, 3)}, where=lambda d: d["d"] > d["dx"]))])
 
@@ -804,10 +804,10 @@ _xav = tc.Statement(r"\text{Xavier: }S_{\rm init}\le S_{\rm end}", dims=AE_END_D
                     lhs=lambda i, c: _ratio_violation(i, c, lambda dx, d: (1 / (dx + d), 1 / (d + dx)), "le"),
                     rhs=lambda i, c: _one(_ratio_violation(i, c, lambda dx, d: (1 / (dx + d), 1 / (d + dx)), "le")),
                     scale=lambda i, c: np.ones(i.KL.shape[0]), contexts=("float32", "float64"),
-                    note="S_init/S_end = max(d, d_x)/(d + d_x) in [1/2, 1): 'S_init ~ S_end' only when d >> d_x or d << d_x")
-claim("eq15_xavier", "Eq. 15 with Xavier init (sigma_U^2 = 1/(d_y+d), sigma_W^2 = 1/(d+d_x)): S_init is below S_end",
+                    note=r"$S_{\mathrm{init}}/S_{\mathrm{end}} = \max(d, d_{x})/(d + d_{x})$ in [1/2, 1): '$S_{\mathrm{init}} \approx S_{\mathrm{end}}$' only when $d \gg d_{x}$ or $d \ll d_{x}$")
+claim("eq15_xavier", r"Eq. 15 with Xavier init $(\sigma_{U}^{2} = 1/(d_{y}+d), \sigma_{W}^{2} = 1/(d+d_{x}))$: $S_{\mathrm{init}}$ is below $S_{\mathrm{end}}$",
       "5.2", "text after (15)", r"\text{Xavier: }S_{\rm init}\approx S_{\rm end}\ (S_{\rm init}\text{ slightly smaller})", _xav,
-      controls=[control(_xav, "S_init >= S_end",
+      controls=[control(_xav, r"$S_{\mathrm{init}} \ge S_{\mathrm{end}}$",
                         lhs=lambda i, c: _ratio_violation(i, c, lambda dx, d: (1 / (dx + d), 1 / (d + dx)), "ge"))])
 
 def _kai_only_if(inst, ctx):
@@ -823,17 +823,17 @@ _kai = tc.Statement(r"\text{Kaiming }(\sigma_U^2=1,\sigma_W^2=1/d_x),\ d=d_x=d_y
                     lhs=lambda i, c: _ratio_violation(i, c, lambda dx, d: (1.0, 1 / dx), "eq"),
                     rhs=lambda i, c: _one(_ratio_violation(i, c, lambda dx, d: (1.0, 1 / dx), "eq")),
                     scale=lambda i, c: np.ones(i.KL.shape[0]), contexts=("float32", "float64"))
-claim("eq15_kaiming", "Eq. 15, Kaiming init: 'no progressive flattening only when d = d_x = d_y'", "5.2",
+claim("eq15_kaiming", "Eq. 15, Kaiming init: 'no progressive flattening only when $d = d_{x} = d_{y}$'", "5.2",
       "text after (15)", r"\text{The only case when the Kaiming init. does not experience progressive flattening is when }d=d_{x}=d_{y}",
       _kai,
-      variants=[variant(_kai, "reading: strictly 'no flattening => d = d_x = d_y' (true: no flattening only at d = d_x = 1; d >= d_x)",
+      variants=[variant(_kai, r"reading: strictly 'no flattening $\Rightarrow d = d_{x} = d_{y}$' (true: no flattening only at $d = d_{x} = 1$; $d \ge d_{x}$)",
                         kind="reading", latex=r"S_{\rm init}\le S_{\rm end}\Rightarrow d=d_x=d_y",
                         dims=AE_END_DIMS, lhs=lambda i, c: _kai_only_if(i, c), rhs=lambda i, c: _kai_only_if(i, c) * 0,
                         scale=lambda i, c: np.ones(i.KL.shape[0])),
-                variant(_kai, "corrected: fan-in Kaiming sigma_U^2 = 1/d", latex=r"\sigma_U^2=1/d,\ \sigma_W^2=1/d_x:\ S_{\rm init}=S_{\rm end}\iff d=d_x",
+                variant(_kai, r"corrected: fan-in Kaiming $\sigma_{U}^{2} = 1/d$", latex=r"\sigma_U^2=1/d,\ \sigma_W^2=1/d_x:\ S_{\rm init}=S_{\rm end}\iff d=d_x",
                         lhs=lambda i, c: _ratio_violation(i, c, lambda dx, d: (1 / d, 1 / dx), "eq"),
                         rhs=lambda i, c: _one(_ratio_violation(i, c, lambda dx, d: (1 / d, 1 / dx), "eq")))],
-      controls=[control(_kai, "fan-in Kaiming at d != d_x",
+      controls=[control(_kai, r"fan-in Kaiming at $d \ne d_{x}$",
                         lhs=lambda i, c: _ratio_violation(i, c, lambda dx, d: (1 / d, 1 / dx), "eq"),
                         dims=tc.DimSpace({"dx": (1, 3), "d": (1, 4), "c": (1, 2)}, where=lambda d: d["d"] > d["dx"]))])
 
@@ -841,9 +841,9 @@ _kaif = tc.Statement(r"\text{Kaiming: }S_{\rm init}\ge S_{\rm end}", dims=AE_END
                      lhs=lambda i, c: _ratio_violation(i, c, lambda dx, d: (1.0, 1 / dx), "ge"),
                      rhs=lambda i, c: _one(_ratio_violation(i, c, lambda dx, d: (1.0, 1 / dx), "ge")),
                      scale=lambda i, c: np.ones(i.KL.shape[0]), contexts=("float32", "float64"))
-claim("eq15_kaiming_flat", "Eq. 15, Kaiming init (sigma_U^2 = 1, sigma_W^2 = 1/d_x): S_init >= S_end (flattening)",
+claim("eq15_kaiming_flat", r"Eq. 15, Kaiming init $(\sigma_{U}^{2} = 1, \sigma_{W}^{2} = 1/d_{x})$: $S_{\mathrm{init}} \ge S_{\mathrm{end}}$ (flattening)",
       "5.2", "text after (15)", r"\text{For Kaiming init.}\ S_{\rm init}\geq S_{\rm end}", _kaif,
-      controls=[control(_kaif, "S_init <= S_end", lhs=lambda i, c: _ratio_violation(i, c, lambda dx, d: (1.0, 1 / dx), "le"),
+      controls=[control(_kaif, r"$S_{\mathrm{init}} \le S_{\mathrm{end}}$", lhs=lambda i, c: _ratio_violation(i, c, lambda dx, d: (1.0, 1 / dx), "le"),
                         dims=tc.DimSpace({"dx": (1, 3), "d": (2, 4), "c": (1, 2)}, where=lambda d: d["d"] >= d["dx"]))])
 
 from . import _noise_dln  # noqa: E402,F401  (Theorem 5.4, Theorem E.1, Section 5.3/5.4)

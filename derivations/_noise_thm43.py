@@ -51,10 +51,10 @@ def _eq8_rhs(inst, ctx, plus=False):
 
 _eq8 = tc.Statement(r"\ell(\theta)=\ell(e^{\lambda A}\theta)", dims=MF_DIMS, sample=sample_mf,
                     lhs=lambda i, c: M.mf_losses(i.U, i.W, i.X, i.Y), rhs=_eq8_rhs,
-                    note="double rotation, e^{lambda A} theta = (U e^{lambda B}, e^{-lambda B} W), per-sample losses")
-claim("eq8", "The exponential map of the generator is a symmetry: l(e^{lambda A} theta) = l(theta)", "4.3", "(8)",
+                    note=r"double rotation, $e^{\lambda A} \theta = (U e^{\lambda B}, e^{-\lambda B} W)$, per-sample losses")
+claim("eq8", r"The exponential map of the generator is a symmetry: $l(e^{\lambda A} \theta) = l(\theta)$", "4.3", "(8)",
       r"\ell(\theta)=\ell\left(e^{\lambda A}\theta\right)", _eq8,
-      controls=[control(_eq8, "e^{lambda B} on both factors", rhs=lambda i, c: _eq8_rhs(i, c, plus=True))])
+      controls=[control(_eq8, r"$e^{\lambda B}$ on both factors", rhs=lambda i, c: _eq8_rhs(i, c, plus=True))])
 
 
 def _eq8_limit_check(exponent=1.0):
@@ -77,10 +77,10 @@ def _eq8_limit_check(exponent=1.0):
 
 EXP_DIMS = tc.DimSpace({"dx": (1, 3), "d": (1, 3), "dy": (1, 3), "n": (3, 3)})
 _eq8_lim = tc.Statement(r"e^{\lambda A}\theta=\lim_{\rho\to0}(I+\rho A)^{\lambda/\rho}\theta", dims=EXP_DIMS,
-                        check=_eq8_limit_check(), note="error O(rho) = O(1/m), m = lambda/rho steps")
-claim("eq8_limit", "The exponential map as the limit of lambda/rho infinitesimal symmetry steps", "4.3",
+                        check=_eq8_limit_check(), note=r"error $O(\rho) = O(1/m)$, $m = \lambda/\rho$ steps")
+claim("eq8_limit", r"The exponential map as the limit of $\lambda/\rho$ infinitesimal symmetry steps", "4.3",
       "definition before (8)", r"e^{\lambda A}\theta:=\lim_{\rho\to 0}(I+\rho A+o(\rho))^{\lambda/\rho}\theta", _eq8_lim,
-      controls=[control(_eq8_lim, "2 lambda/rho steps", check=_eq8_limit_check(2.0))])
+      controls=[control(_eq8_lim, r"$2 \lambda/\rho$ steps", check=_eq8_limit_check(2.0))])
 
 
 # ==============================================================================================
@@ -104,12 +104,12 @@ def _b1_rhs(inst, ctx, factor=-2):
 
 _b1 = tc.Statement(r"\mathrm{Tr}[\Sigma(\theta_\lambda)A]=\mathrm{Tr}[e^{-2\lambda A}\Sigma(\theta)A]", dims=MF_DIMS,
                    sample=sample_mf, lhs=_b1_lhs, rhs=_b1_rhs,
-                   note="Sigma(theta_lambda) recomputed from per-sample gradients at theta_lambda")
-claim("lemma_b1", "Lemma B.1: Tr[Sigma(theta_lambda) A] = Tr[e^{-2 lambda A} Sigma(theta) A]", "Appendix B.2",
+                   note=r"$\Sigma(\theta_{\lambda})$ recomputed from per-sample gradients at $\theta_{\lambda}$")
+claim("lemma_b1", r"Lemma B.1: $\operatorname{Tr}[\Sigma(\theta_{\lambda}) A] = \operatorname{Tr}[e^{-2 \lambda A} \Sigma(\theta) A]$", "Appendix B.2",
       "Lemma B.1, (32)", r"{\rm Tr}[\Sigma(\theta_{\lambda})A]={\rm Tr}[e^{-2\lambda A}\Sigma(\theta)A]", _b1,
       aliases=("eq32", "eq39", "eq42"),
-      controls=[control(_b1, "e^{+2 lambda A}", rhs=lambda i, c: _b1_rhs(i, c, 2)),
-                control(_b1, "e^{-lambda A}", rhs=lambda i, c: _b1_rhs(i, c, -1))])
+      controls=[control(_b1, r"$e^{+2 \lambda A}$", rhs=lambda i, c: _b1_rhs(i, c, 2)),
+                control(_b1, r"$e^{-\lambda A}$", rhs=lambda i, c: _b1_rhs(i, c, -1))])
 
 
 def _eq35_lhs(inst, ctx):
@@ -123,10 +123,10 @@ def _eq35_rhs(inst, ctx, factor=-1):
 
 _eq35 = tc.Statement(r"e^{-\lambda A}\nabla_\theta\ell(\theta)=\nabla_{\theta_\lambda}\ell(\theta_\lambda)",
                      dims=MF_DIMS, sample=sample_mf, lhs=_eq35_lhs, rhs=_eq35_rhs)
-claim("eq35", "Per-sample gradients transform as grad l(theta_lambda) = e^{-lambda A} grad l(theta) (eqs. 34-35, 102-103)",
+claim("eq35", r"Per-sample gradients transform as $\nabla l(\theta_{\lambda}) = e^{-\lambda A} \nabla l(\theta)$ (eqs. 34-35, 102-103)",
       "Appendix B.2", "(35)", r"e^{-\lambda A}\nabla_{\theta}\ell(\theta)=\nabla_{\theta_{\lambda}}\ell(\theta_{\lambda})",
       _eq35, aliases=("eq34", "eq103"),
-      controls=[control(_eq35, "e^{+lambda A}", rhs=lambda i, c: _eq35_rhs(i, c, 1))])
+      controls=[control(_eq35, r"$e^{+\lambda A}$", rhs=lambda i, c: _eq35_rhs(i, c, 1))])
 
 
 def _eq37_lhs(inst, ctx):
@@ -141,9 +141,9 @@ def _eq37_rhs(inst, ctx, factor=-1):
 
 _eq37 = tc.Statement(r"\Sigma(\theta_\lambda)=e^{-\lambda A}\Sigma(\theta)e^{-\lambda A}", dims=MF_DIMS,
                      sample=sample_mf, lhs=_eq37_lhs, rhs=_eq37_rhs)
-claim("eq37", "The noise covariance transforms as Sigma(theta_lambda) = e^{-lambda A} Sigma(theta) e^{-lambda A}",
+claim("eq37", r"The noise covariance transforms as $\Sigma(\theta_{\lambda}) = e^{-\lambda A} \Sigma(\theta) e^{-\lambda A}$",
       "Appendix B.2", "(37)", r"\Sigma(\theta_{\lambda})=e^{-\lambda A}\Sigma(\theta)e^{-\lambda A}", _eq37,
-      controls=[control(_eq37, "e^{+lambda A}", rhs=lambda i, c: _eq37_rhs(i, c, 1))])
+      controls=[control(_eq37, r"$e^{+\lambda A}$", rhs=lambda i, c: _eq37_rhs(i, c, 1))])
 
 
 def _eq36_rhs(inst, ctx, centred=False):
@@ -153,14 +153,14 @@ def _eq36_rhs(inst, ctx, centred=False):
 
 _eq36 = tc.Statement(r"\Sigma(\theta_\lambda)=\mathbb{E}[\nabla\ell(\theta_\lambda)\nabla^\top\ell(\theta_\lambda)]",
                      dims=MF_DIMS, sample=sample_mf, lhs=_eq37_lhs, rhs=_eq36_rhs)
-claim("eq36", "Proof step (36): Sigma written as the uncentred second moment of the gradients", "Appendix B.2", "(36)",
+claim("eq36", r"Proof step (36): $\Sigma$ written as the uncentred second moment of the gradients", "Appendix B.2", "(36)",
       r"\Sigma(\theta_{\lambda})=\mathbb{E}[\nabla_{\theta_{\lambda}}\ell(\theta_{\lambda})\nabla_{\theta_{\lambda}}^{\top}\ell(\theta_{\lambda})]",
       _eq36,
-      variants=[variant(_eq36, "corrected: minus grad L grad L^T (Sigma is the covariance, Sec. 3)",
+      variants=[variant(_eq36, r"corrected: minus $\nabla L \nabla L^{\top}$ ($\Sigma$ is the covariance, Sec. 3)",
                         latex=r"\Sigma(\theta_\lambda)=\mathbb{E}[\nabla\ell\nabla^\top\ell]-\nabla L\nabla^\top L",
                         rhs=lambda i, c: _eq36_rhs(i, c, True))],
       controls=[tc.double(_eq36)],
-      assumptions=("Sigma as defined in Sec. 3 (covariance); eq. 37 holds either way",))
+      assumptions=(r"$\Sigma$ as defined in Sec. 3 (covariance); eq. 37 holds either way",))
 
 
 # ==============================================================================================
@@ -199,16 +199,16 @@ def _p1(gamma, name="as printed", kind="printed"):
         name=name, kind=kind, dims=P1_DIMS, sample=sample_mf, lhs=lambda i, c: _monotone_violation(i, c, gamma),
         rhs=lambda i, c: _monotone_violation(i, c, gamma) * 0, scale=lambda i, c: _monotone_scale(i, c, gamma),
         contexts=("float32", "float64"),
-        note="lambda on a 9-point grid in [-1, 1]; G from exact minibatch enumeration at each theta_lambda; "
-             "residual = total increase of G plus total decrease of C, over sum |G| + |C|")
+        note=r"$\lambda$ on a 9-point grid in [-1, 1]; $G$ from exact minibatch enumeration at each "
+             r"$\theta_{\lambda}$; residual = total increase of $G$ plus total decrease of $C$, over $\sum |G| + |C|$")
 
 
 _thm43_p1 = _p1(GAMMA)
-claim("thm4_3_p1", "Theorem 4.3(1): G(theta_lambda) and -C(theta_lambda) are decreasing in lambda (gamma >= 0)",
+claim("thm4_3_p1", r"Theorem 4.3(1): $G(\theta_{\lambda})$ and $-C(\theta_{\lambda})$ are decreasing in $\lambda (\gamma \ge 0)$",
       "4.3", "Theorem 4.3 (1)", r"G(\theta_{\lambda})\text{ and }-C(\theta_{\lambda})\text{ are monotonically decreasing functions of }\lambda",
-      _thm43_p1, variants=[_p1(0.0, "reading: gamma = 0", "reading")],
+      _thm43_p1, variants=[_p1(0.0, r"reading: $\gamma = 0$", "reading")],
       controls=[control(_thm43_p1, "increasing", lhs=lambda i, c: _monotone_violation(i, c, GAMMA, -1))],
-      assumptions=("gamma >= 0 (checked at 0.3 and 0)",))
+      assumptions=(r"$\gamma \ge 0$ (checked at 0.3 and 0)",))
 
 
 # ==============================================================================================
@@ -279,10 +279,10 @@ def _p2_check_control(gamma):
 
 
 _p2 = tc.Statement(r"\exists\lambda^*\in\mathbb{R}\cup\{\pm\infty\}:\ G(\theta_{\lambda^*})=0", dims=FP_DIMS,
-                   check=_p2_check(GAMMA), note="sign change of G(theta_lambda) searched on a grid (the existence), root refined by brentq, G re-evaluated there by exact minibatch enumeration")
-claim("thm4_3_p2", "Theorem 4.3(2): G(theta_lambda) has a zero lambda* on every orbit", "4.3", "Theorem 4.3 (2)",
+                   check=_p2_check(GAMMA), note=r"sign change of $G(\theta_{\lambda})$ searched on a grid (the existence), root refined by brentq, $G$ re-evaluated there by exact minibatch enumeration")
+claim("thm4_3_p2", r"Theorem 4.3(2): $G(\theta_{\lambda})$ has a zero $\lambda^*$ on every orbit", "4.3", "Theorem 4.3 (2)",
       r"\text{there exists a }\lambda^{*}\in\mathbb{R}\cup\{\pm\infty\}\text{ such that }G(\theta_{\lambda^{*}})=0", _p2,
-      variants=[variant(_p2, "reading: gamma = 0", kind="reading", check=_p2_check(0.0))],
+      variants=[variant(_p2, r"reading: $\gamma = 0$", kind="reading", check=_p2_check(0.0))],
       controls=[control(_p2, "G = scale at the root (G by enumeration)",
                         check=_p2_check_control(GAMMA))])
 
@@ -336,16 +336,16 @@ def _p3_interp_check(rng, d):
 
 _p3 = tc.Statement(r"G(\theta_\cdot)\not\equiv0\Rightarrow\lambda^*\ \text{unique},\ G\ \text{strictly monotone}",
                    dims=FP_DIMS, check=_p3_check(GAMMA),
-                   note="G(theta_.) != 0 read as 'not identically zero in lambda'")
-claim("thm4_3_p3", "Theorem 4.3(3): if G(theta_.) is not identically 0, lambda* is unique and G strictly monotone",
+                   note=r"$G(\theta_{.}) \ne 0$ read as 'not identically zero in $\lambda'$")
+claim("thm4_3_p3", r"Theorem 4.3(3): if $G(\theta_{.})$ is not identically 0, $\lambda^*$ is unique and $G$ strictly monotone",
       "4.3", "Theorem 4.3 (3)", r"\text{if }G(\theta_{\lambda})\neq 0,\ \lambda^{*}\text{ is unique and }G(\theta_{\lambda})\text{ is strictly monotonic}",
       _p3,
-      variants=[variant(_p3, "reading: gamma = 0", kind="reading", check=_p3_check(0.0)),
-                variant(_p3, "reading: the proof's hypothesis Tr[Sigma A] != 0 or theta^T A theta != 0", kind="reading",
+      variants=[variant(_p3, r"reading: $\gamma = 0$", kind="reading", check=_p3_check(0.0)),
+                variant(_p3, r"reading: the proof's hypothesis $\operatorname{Tr}[\Sigma A] \ne 0$ or $\theta^{\top} A \theta \ne 0$", kind="reading",
                         latex=r"\mathrm{Tr}[\Sigma A]\ne0\ \vee\ \theta^\top A\theta\ne0\Rightarrow\lambda^*\ \text{unique}",
                         check=_p3_interp_check)],
       controls=[control(_p3, "two sign changes", check=_p3_check(GAMMA, require=2))],
-      assumptions=("the proof's hypothesis fails at an interpolation minimum with gamma = 0: G is identically 0",))
+      assumptions=(r"the proof's hypothesis fails at an interpolation minimum with $\gamma = 0$: $G$ is identically 0",))
 
 
 def _p4_check(sign=1.0, drift=None):
@@ -384,8 +384,8 @@ def _p4_check(sign=1.0, drift=None):
 
 _p4 = tc.Statement(r"\partial_\theta\lambda^*=-\frac{\partial J/\partial\theta}{\partial J/\partial\lambda}",
                    dims=FP_DIMS, check=_p4_check(),
-                   note="lambda*(theta +- h v) by brentq (xtol 1e-14); central differences, error O(h^2)")
-claim("thm4_3_p4", "Theorem 4.3(4): lambda*(theta) is differentiable, with the implicit-function derivative", "4.3",
+                   note=r"$\lambda^*(\theta \pm h v)$ by brentq (xtol 1e-14); central differences, error $O(h^{2})$")
+claim("thm4_3_p4", r"Theorem 4.3(4): $\lambda^*(\theta)$ is differentiable, with the implicit-function derivative", "4.3",
       "Theorem 4.3 (4)", r"\lambda^{*}(\theta)\text{ is differentiable};\ \frac{\partial\lambda}{\partial\theta}=-\frac{\partial J/\partial\theta}{\partial J/\partial\lambda}",
       _p4, controls=[control(_p4, "without the minus sign", check=_p4_check(-1.0))])
 
@@ -406,7 +406,7 @@ def _signs_check(flip=False):
 
 _signs = tc.Statement(r"\mathrm{sgn}(C-C^*)=-\mathrm{sgn}\lambda^*,\ \mathrm{sgn}\dot C=\mathrm{sgn}\lambda^*",
                       dims=FP_DIMS, check=_signs_check())
-claim("remark4_4_signs", "After Remark 4.4: C - C* has the sign of -lambda*, dC/dt the sign of lambda* (attractive fixed point)",
+claim("remark4_4_signs", r"After Remark 4.4: $C - C^*$ has the sign of $-\lambda^*$, $\mathrm{d}C/\mathrm{d}t$ the sign of $\lambda^*$ (attractive fixed point)",
       "4.3", "text after Remark 4.4", r"C(\theta)-C^{*}\text{ has the opposite sign of }\lambda^{*},\ \tfrac{d}{dt}C(\theta)\text{ the same sign}",
       _signs, controls=[control(_signs, "signs swapped", check=_signs_check(True))])
 
@@ -435,17 +435,17 @@ def _eig_rhs(inst, ctx, k=1):
 def _eig_derivation(k):
     a, l = sp.symbols("a lambda", real=True)
     return tc.Derivation([tc.Step(sp.exp(l * a) * a * sp.exp(l * a), a * sp.exp(k * l * a),
-                                  "eigenvalue of e^{lA} A e^{lA} on an eigenvector of A with eigenvalue a")],
+                                  "eigenvalue of $e^{lA} A e^{lA}$ on an eigenvector of A with eigenvalue a")],
                          general=True)
 
 
 _eig = tc.Statement(r"\mathrm{spec}(e^{\lambda A}Ae^{\lambda A})=\{a\,e^{\lambda a}\}", dims=EIG_DIMS, sample=sample_sym,
                     lhs=_eig_lhs, rhs=_eig_rhs, derivation=lambda: _eig_derivation(1))
-claim("thm4_3_eig", "Proof of Thm 4.3: eigenvalues of e^{lambda A} A e^{lambda A} (printed a e^{lambda a})",
+claim("thm4_3_eig", r"Proof of Thm 4.3: eigenvalues of $e^{\lambda A} A e^{\lambda A}$ (printed a $e^{\lambda a}$)",
       "Appendix B.2", "after (41)", r"\text{the eigenvalues of }Z_{+}\text{ are }a_{+}e^{\lambda a_{+}}", _eig,
-      variants=[variant(_eig, "corrected: a e^{2 lambda a}", latex=r"\{a\,e^{2\lambda a}\}",
+      variants=[variant(_eig, r"corrected: a $e^{2 \lambda a}$", latex=r"\{a\,e^{2\lambda a}\}",
                         rhs=lambda i, c: _eig_rhs(i, c, 2), derivation=lambda: _eig_derivation(2))],
-      controls=[control(_eig, "a e^{-2 lambda a}", rhs=lambda i, c: _eig_rhs(i, c, -2))])
+      controls=[control(_eig, r"a $e^{-2 \lambda a}$", rhs=lambda i, c: _eig_rhs(i, c, -2))])
 
 
 def _I_lhs(inst, ctx, lam=None):
@@ -486,12 +486,12 @@ def _I_rhs(inst, ctx, printed_theta=True):
 
 _I = tc.Statement(r"-\gamma\theta_\lambda^\top A\theta_\lambda+\eta\mathrm{Tr}[\Sigma(\theta_\lambda)A]=I_1(\lambda)-I_2(\lambda),"
                   r"\ \tilde\theta_i=(n_i^\top\theta)^2", dims=MF_DIMS, sample=sample_mf, lhs=_I_lhs, rhs=_I_rhs)
-claim("thm4_3_i", "Proof of Thm 4.3: the decomposition I(lambda) = I_1 - I_2 in the eigenbasis of A", "Appendix B.2",
+claim("thm4_3_i", r"Proof of Thm 4.3: the decomposition $I(\lambda) = I_{1} - I_{2}$ in the eigenbasis of A", "Appendix B.2",
       "I(lambda) display",
       r"-\gamma\theta_{\lambda}^{\top}A\theta_{\lambda}+\eta{\rm Tr}[\Sigma(\theta_{\lambda})A]=I_1(\lambda)-I_2(\lambda),\ \tilde{\theta}_{i}=(n_{i}^{\top}\theta_{i})^{2}",
-      _I, variants=[variant(_I, "corrected: theta~_i = n_i^T theta", latex=r"\tilde\theta_i=n_i^\top\theta",
+      _I, variants=[variant(_I, r"corrected: $\tilde{\theta}_{i} = n_{i}^{\top} \theta$", latex=r"\tilde\theta_i=n_i^\top\theta",
                             rhs=lambda i, c: _I_rhs(i, c, False))],
-      controls=[control(_I, "I_1 + I_2", rhs=lambda i, c: sum(_I_parts(i, c, printed_theta=False)))])
+      controls=[control(_I, "$I_{1} + I_{2}$", rhs=lambda i, c: sum(_I_parts(i, c, printed_theta=False)))])
 
 
 def _I12_violation(inst, ctx, which_increasing):
@@ -515,13 +515,13 @@ def _I12_scale(inst, ctx):
 _I1 = tc.Statement(r"I_1\ \text{strictly increasing},\ I_2\ \text{strictly increasing}", dims=MF_DIMS, sample=sample_mf,
                    lhs=lambda i, c: _I12_violation(i, c, True), rhs=lambda i, c: _I12_violation(i, c, True) * 0,
                    scale=_I12_scale)
-claim("thm4_3_i1", "Proof of Thm 4.3: 'I_1 is strictly monotonically increasing' (it decreases)", "Appendix B.2",
+claim("thm4_3_i1", "Proof of Thm 4.3: '$I_{1}$ is strictly monotonically increasing' (it decreases)", "Appendix B.2",
       "after I(lambda)", r"I_{1}\text{ is either a zero function or strictly monotonically increasing function with }I_{1}(-\infty)=+\infty,I_{1}(+\infty)=0",
-      _I1, variants=[variant(_I1, "corrected: I_1 decreasing, I_2 increasing",
+      _I1, variants=[variant(_I1, "corrected: $I_{1}$ decreasing, $I_{2}$ increasing",
                              latex=r"I_1\ \text{decreasing},\ I_2\ \text{increasing}",
                              lhs=lambda i, c: _I12_violation(i, c, False),
                              rhs=lambda i, c: _I12_violation(i, c, False) * 0)],
-      controls=[control(_I1, "I_2 decreasing too",
+      controls=[control(_I1, "$I_{2}$ decreasing too",
                         lhs=lambda i, c: _I12_violation(i, c, False) + _I12_violation_I2dec(i, c))])
 
 
@@ -555,7 +555,7 @@ def _dI_check(sign=1.0):
 
 _dI = tc.Statement(r"-\frac{\partial J}{2\partial\lambda}=\eta\sum_{\mu_i>0}e^{-2\lambda|\mu_i|}|\mu_i|^2\sigma_i^2+\dots",
                    dims=FP_DIMS, check=_dI_check(),
-                   note="theta~_i = n_i^T theta (the reading under which I(lambda) holds, claim noise.thm4_3_i)")
+                   note=r"$\tilde{\theta}_{i} = n_{i}^{\top} \theta$ (the reading under which $I(\lambda)$ holds, claim noise.thm4_3_i)")
 claim("thm4_3_di", "Proof of Thm 4.3(4): -dJ/(2 dlambda) as a sum of four nonnegative terms", "Appendix B.2",
       "proof of (4)",
       r"-\frac{\partial J}{2\partial\lambda}=\eta\sum_{\mu_{i}>0}e^{-2\lambda|\mu_{i}|}|\mu_{i}|^{2}\sigma_{i}^{2}+\gamma\sum_{\mu_{i}<0}e^{-2\lambda|\mu_{i}|}|\mu_{i}|^{2}\tilde{\theta}_{i}^{2}+\eta\sum_{\mu_{i}<0}e^{2\lambda|\mu_{i}|}|\mu_{i}|^{2}\sigma_{i}^{2}+\gamma\sum_{\mu_{i}>0}e^{2\lambda|\mu_{i}|}|\mu_{i}|^{2}\tilde{\theta}_{i}^{2}",
@@ -575,6 +575,6 @@ def _e43_rhs(inst, ctx, k=2):
 
 _e43 = tc.Statement(r"\theta_\lambda^\top A\theta_\lambda=\mathrm{Tr}[\theta\theta^\top Ae^{2\lambda A}]", dims=MF_DIMS,
                     sample=sample_mf, lhs=_e43_lhs, rhs=_e43_rhs)
-claim("eq43", "The charge along the orbit: C(theta_lambda) = Tr[theta theta^T A e^{2 lambda A}] (eqs. 40, 43, 108)",
+claim("eq43", r"The charge along the orbit: $C(\theta_{\lambda}) = \operatorname{Tr}[\theta \theta^{\top} A e^{2 \lambda A}]$ (eqs. 40, 43, 108)",
       "Appendix B.2", "(40), (43)", r"\gamma\theta_{\lambda}^{\top}A\theta_{\lambda}=\gamma{\rm Tr}[\theta\theta^{\top}Ae^{2\lambda A}]",
-      _e43, aliases=("eq40", "eq108"), controls=[control(_e43, "e^{lambda A}", rhs=lambda i, c: _e43_rhs(i, c, 1))])
+      _e43, aliases=("eq40", "eq108"), controls=[control(_e43, r"$e^{\lambda A}$", rhs=lambda i, c: _e43_rhs(i, c, 1))])

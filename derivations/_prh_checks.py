@@ -15,18 +15,13 @@ import functools
 
 import numpy as np
 
-from theorem_check import Measurement, Outcome, ShapeMismatch, decide_refinement, dln, sampling
+from theorem_check import BadClaim, Level, Refinement, ShapeMismatch, dln, sampling
 
 from . import _prh_model as M
 
 # ---------------------------------------------------------------------------------------
 # small helpers
 # ---------------------------------------------------------------------------------------
-
-
-def _negated(outcome: Outcome) -> Outcome:
-    """Outcome of "X does not hold" from the refinement outcome of "X holds"."""
-    return {Outcome.HOLDS: Outcome.FAILS, Outcome.FAILS: Outcome.HOLDS}.get(outcome, Outcome.GREY)
 
 
 def _fmt(xs) -> str:
@@ -360,7 +355,7 @@ def eq27_rhs(inst, ctx, form="printed", lam=None):
     BBt, BtB = _second_moments(G[i])
     Em2, Ep2 = M.sym_exp(ctx, inst.T, -2 * lam), M.sym_exp(ctx, inst.T, 2 * lam)
     B = {"printed": BBt, "corrected": BtB}[form]
-    _check_conform(Ep2.shape, B.shape, "e^{2 lam T} E[...]")
+    _check_conform(Ep2.shape, B.shape, r"$e^{2\lambda T}\,\mathbb{E}[\dots]$")
     return _tr(Em2 @ A) + _tr(Ep2 @ B)
 
 
@@ -374,7 +369,7 @@ def bracket28(inst, ctx, form="corrected", lam=None):
     B = {"printed": BBt, "corrected": BtB}[form]
     Tm = inst.T
     Em2, Ep2 = M.sym_exp(ctx, Tm, -2 * lam), M.sym_exp(ctx, Tm, 2 * lam)
-    _check_conform((Tm @ Ep2).shape, B.shape, "T e^{2 lam T} E[...]")
+    _check_conform((Tm @ Ep2).shape, B.shape, r"$T e^{2\lambda T}\,\mathbb{E}[\dots]$")
     return -_tr(Tm @ Em2 @ A) + _tr(Tm @ Ep2 @ B)
 
 
@@ -421,7 +416,7 @@ def bracket29(inst, ctx, form="corrected"):
     BBt, BtB = _second_moments(G[i])
     B = {"printed": BBt, "corrected": BtB}[form]
     Tm = inst.T
-    _check_conform(Tm.shape, B.shape, "T E[...]")
+    _check_conform(Tm.shape, B.shape, r"$T\,\mathbb{E}[\dots]$")
     return -_tr(Tm @ A) + _tr(Tm @ B)
 
 
@@ -459,7 +454,7 @@ def eq34_side(inst, ctx, lam, *, which="34", rate=-2, norm="row", magnitude=Fals
     if m is None:
         raise ShapeMismatch(f"unit j={j} does not index a {norm} of a {g.shape[2]}x{g.shape[3]} gradient")
     Ec = M.sym_exp(ctx, P, c * lam)
-    _check_conform(Ec.shape, Mm.shape, "e^{c lam T} E[...]")
+    _check_conform(Ec.shape, Mm.shape, r"$e^{c\lambda T}\,\mathbb{E}[\dots]$")
     if magnitude:                 # reference size of the two terms (the constant may vanish exactly)
         return ctx.abs(_tr(Ec @ Mm)) + ctx.abs(ctx.exp(rate * lam) * m)
     return _tr(Ec @ Mm) - ctx.exp(rate * lam) * m
@@ -533,13 +528,40 @@ SCALAR_FLOORS = (1e-3, 1e-7, 1e-11)
 ``1e-7``), and for ``brentq`` on the exact complex-step derivative a rounding floor."""
 
 
-def _levels_measure(values, detail="", predicted=None, measured=None, negate=False, scalar=False):
+OPT_RESOLUTION = 1e-5
+"""Finest relative perturbation of a prediction the three-level optimum checks resolve: with floors
+``1e-3 / 1e-8 / 1e-11`` (or ``1e-3 / 1e-7 / 1e-11``) a mutant ``(1 + delta)`` leaves ``~delta`` at the two
+fine levels (a stall), which the rule calls *fails* once ``delta > sqrt(f_last) ~ 3e-6``."""
+
+
+def _levels_refinement(measured, predicted, detail="", scalar=False, scale=None, resolution=OPT_RESOLUTION):
+    """A :class:`~theorem_check.Refinement` over the optimiser levels (S-minimisation or scalar minimisation).
+
+    ``measured`` and ``predicted`` are one value (scalar or array) per level: the engine decides.
+    """
     levels, floors = (SCALAR_LEVELS, SCALAR_FLOORS) if scalar else (M.LEVELS, M.FLOORS)
-    out = decide_refinement(values, floors)
-    if negate:
-        out = _negated(out)
-    return Measurement(out, residuals=dict(zip(levels, values)), detail=detail, predicted=predicted,
-                       measured=measured)
+    return Refinement.of(levels, measured=list(measured), predicted_levels=list(predicted), floors=list(floors),
+                         scale=scale, resolution=resolution, detail=detail)
+
+
+def _nonvanishing(names, gaps, floors, detail, precisions=None):
+    """Encode "the gap ``g`` does not vanish" (a negated statement) as a refinement for the engine.
+
+    At level ``k`` the check measured a gap ``g_k >= 0`` (a misalignment, a variation) whose vanishing is
+    resolved at ``f_k`` (what a *vanishing* gap still leaves there: the level's floor).  The statement
+    "``g`` does not vanish" is reported as ``measured_k = f_k / (f_k + g_k)``, ``predicted = 0``,
+    ``scale = 1``: the fraction of the level's resolution in the gap.  For a true statement (``g_k -> g > 0``)
+    it falls like the floors, ``f_k / g``, and the rule decides *holds* when ``g > sqrt(f_last)`` (its
+    second clause, ``rho = f_first / f_last``); a vanishing gap (``g_k <= f_k``) leaves ``>= 1/2`` at every
+    fine level, a stall: *fails*.  The prediction is zero, so the automatic mutants are additive (``+-1``,
+    ``+2``, ``+1/2``, ``+resolution`` on a ``[0, 1]`` quantity): they check that the comparison resolves a
+    shift of the quantity itself; the statement's own fallibility is shown by its variants and controls
+    (aligned or constant cases), which run through this same encoding and are refuted.
+    """
+    precisions = precisions or ["float64"] * len(names)
+    lv = tuple(Level(str(nm), float(f / (f + g)), 0.0, float(f), 1.0, pr)
+               for nm, g, f, pr in zip(names, gaps, floors, precisions))
+    return Refinement(lv, resolution=1e-3, detail=detail)
 
 
 @functools.lru_cache(maxsize=None)
@@ -577,26 +599,46 @@ def _moments(net):
     return G, A, B
 
 
+def _pair_normalised(left, right):
+    """``left / s`` and ``right / s`` with the pair's common magnitude ``s = max(||left||, ||right||)``.
+
+    A common positive factor per compared pair, so that every layer (unit, pair of layers) weighs the same
+    in the Frobenius gap of the stacked arrays whatever its magnitude; the statement ``left = right`` is
+    unchanged by it, and a prediction mutant still acts on ``right`` only.
+    """
+    s = max(float(np.linalg.norm(left)), float(np.linalg.norm(right)))
+    s = s if s > 0 else 1.0
+    return np.ravel(left) / s, np.ravel(right) / s
+
+
 def check_eq31(form="corrected", factor=1.0, minimise=True):
-    """Eq. (31) at an S-minimiser: ``E[G_i G_i^T]`` vs ``E[G_{i+1}^T G_{i+1}]`` (or the printed ``G G^T``)."""
+    """Eq. (31) at an S-minimiser: ``E[G_i G_i^T]`` vs ``E[G_{i+1}^T G_{i+1}]`` (or the printed ``G G^T``).
+
+    Measured: ``E[G_i G_i^T]`` of every hidden layer ``i``; predicted: ``factor * E[G_{i+1}^T G_{i+1}]``
+    (each pair scaled by its common magnitude, then stacked), at each level of the S-minimisation.
+    """
 
     def check(rng, d):
         task, net0, levels = _single_net(rng, d)
         nets = levels if minimise else [net0] * len(levels)
-        vals = []
+        meas, pred, vals = [], [], []
         for net in nets:
             G, A, B = _moments(net)
-            worst = 0.0
+            ms, ps, worst = [], [], 0.0
             for i in range(1, len(G)):
                 left = A[i - 1]
                 right = B[i] if form == "corrected" else A[i]
                 if left.shape != right.shape:
                     raise ShapeMismatch(f"layer i={i}: T is {left.shape[0]}x{left.shape[0]} (width of h^{i + 1}) "
                                         f"but E[grad_W{i + 1} grad_W{i + 1}^T] is {right.shape[0]}x{right.shape[0]}")
-                r = np.linalg.norm(left - factor * right) / max(np.linalg.norm(left), np.linalg.norm(factor * right))
-                worst = max(worst, r)
+                m, p = _pair_normalised(left, factor * right)
+                ms.append(m)
+                ps.append(p)
+                worst = max(worst, float(np.linalg.norm(m - p) / max(np.linalg.norm(m), np.linalg.norm(p))))
+            meas.append(np.concatenate(ms))
+            pred.append(np.concatenate(ps))
             vals.append(worst)
-        return _levels_measure(vals, detail=f"max over layers i of ||lhs - rhs||/||.||: {_fmt(vals)}")
+        return _levels_refinement(meas, pred, detail=f"max over layers i of ||lhs - rhs||/||.||: {_fmt(vals)}")
 
     return check
 
@@ -646,10 +688,10 @@ def check_eq33(norm="column", rescaling_only=False, minimise=True):
             fine = _diag_round(_diag_round(coarse))
             levels = [coarse, fine, _diag_round(fine, polish=True)]
         nets = levels if minimise else [net0] * len(levels)
-        vals = []
+        meas, pred, vals = [], [], []
         for net in nets:
             G = net.grads()
-            worst = 0.0
+            ms, ps, worst = [], [], 0.0
             for i in range(1, len(G)):
                 rows = np.sum(G[i - 1] ** 2, axis=(0, 2)) / G[i - 1].shape[0]
                 if norm == "column":
@@ -658,9 +700,16 @@ def check_eq33(norm="column", rescaling_only=False, minimise=True):
                     other = np.sum(G[i] ** 2, axis=(0, 2)) / G[i].shape[0]
                     if other.shape != rows.shape:
                         raise ShapeMismatch(f"W_{i + 1} has {other.shape[0]} rows, h^{i + 1} has {rows.shape[0]} units")
-                worst = max(worst, float(np.max(np.abs(rows - other) / np.maximum(rows, other))))
+                # every unit j weighs the same: both sides of unit j over their common magnitude (> 0: no unit
+                # of these networks is dead), so a small unit's imbalance is not hidden by a large one's
+                s = np.maximum(np.maximum(rows, other), np.finfo(float).tiny)
+                ms.append(rows / s)
+                ps.append(other / s)
+                worst = max(worst, float(np.max(np.abs(rows - other) / s)))
+            meas.append(np.concatenate(ms))
+            pred.append(np.concatenate(ps))
             vals.append(worst)
-        return _levels_measure(vals, detail=f"max over i, j of relative gap: {_fmt(vals)}")
+        return _levels_refinement(meas, pred, detail=f"max over i, j of relative gap: {_fmt(vals)}")
 
     return check
 
@@ -709,17 +758,21 @@ def check_eq30(form="corrected", flip=False):
         fun = lambda z: float(two_terms(inst, ctx, np.array([z]))[0])
         dfun = lambda z: float(dS_dlam(inst, ctx, np.array([z]))[0])
         lams = _scalar_levels(fun, dfun)
-        vals = []
+        meas, pred, vals = [], [], []
         for z in lams:
             inst2 = type(inst)(dict(inst, lam=np.array([z])))
             G = _Glam(inst2, ctx)
             i = inst.i
+            # eq. (30): -Tr[T A^lam] + Tr[T B^lam] = 0 at lam*, i.e. Tr[T B^lam*] (measured) = Tr[T A^lam*]
+            # (predicted); bracket29 gives the second term as bracket + first
             first = float(_tr(inst.T @ _second_moments(G[i - 1])[0])[0])
-            br = float(bracket29(inst2, ctx, form)[0]) + (2 * first if flip else 0.0)
-            scale = abs(first) + float(np.abs(_tr(inst.T @ _second_moments(G[i])[1]))[0])
-            vals.append(abs(br) / scale)
-        return _levels_measure(vals, detail=f"lam* = {lams[-1]:.6g}; |bracket(lam*)| / scale: {_fmt(vals)}",
-                               scalar=True)
+            second = float(bracket29(inst2, ctx, form)[0]) + first
+            meas.append(second)
+            pred.append(-first if flip else first)
+            vals.append(abs(second - pred[-1]) / max(abs(second), abs(pred[-1])))
+        return _levels_refinement(meas, pred, scalar=True,
+                                  detail=f"lam* = {lams[-1]:.6g}; Tr[T B] = {meas[-1]:.6g} vs Tr[T A] = {pred[-1]:.6g}; "
+                                         f"relative gap: {_fmt(vals)}")
 
     return check
 
@@ -741,8 +794,10 @@ def check_eq36(mode="printed"):
         dfun = lambda z: float(dS_dlam(inst, ctx, np.array([z]))[0])
         lams = _scalar_levels(fun, dfun)
         vals = [abs(z - pred) / (1 + abs(pred)) for z in lams]
-        return _levels_measure(vals, detail=f"|lam* - lam_pred|/(1+|lam_pred|): {_fmt(vals)}",
-                               predicted=f"{pred:.6g}", measured=f"{lams[-1]:.6g}", scalar=True)
+        # lambda is dimensionless and its Brent/brentq errors are absolute: scale 1 + |lam_pred|
+        return _levels_refinement(lams, [pred] * len(lams), scalar=True, scale=1.0 + abs(pred),
+                                  detail=f"lam* = {lams[-1]:.6g}, predicted {pred:.6g}; "
+                                         f"|lam* - lam_pred|/(1+|lam_pred|): {_fmt(vals)}")
 
     return check
 
@@ -775,10 +830,110 @@ def check_unique_printed():
                 f0 = two_terms(ci, ctx, ctx.asarray(np.zeros(1)))
                 dev = max(abs(float((two_terms(ci, ctx, ctx.asarray(np.array([s]))) - f0)[0])) for s in (-1.0, 1.0))
                 vals.append(dev / float(f0[0]))
-        out = _negated(decide_refinement(vals, [FLOAT64.eps * 1e3, MP50.eps * 1e3]))
-        return Measurement(out, residuals={"float64": vals[0], "mp50": vals[1]},
-                           detail=f"dead unit j={j} of h^{k + 2}, T = e_j e_j^T: |S(+-1) - S(0)|/S(0) = {_fmt(vals)} "
-                                  "(S constant in lambda: every lambda minimises)")
+        # a unique minimiser needs S(lambda) not constant: "the variation does not vanish", resolved at the
+        # precision's floor eps * 1e3 (the two-term sum of a few hundred products); see _nonvanishing
+        floors = [FLOAT64.eps * 1e3, MP50.eps * 1e3]
+        return _nonvanishing(["float64", "mp50"], vals, floors, precisions=["float64", "mp50"],
+                             detail=f"dead unit j={j} of h^{k + 2}, T = e_j e_j^T: |S(+-1) - S(0)|/S(0) = {_fmt(vals)} "
+                                    "(S constant in lambda: every lambda minimises)")
+
+    return check
+
+
+IFF_WINDOWS = (2.0, 5.0, 8.0)
+"""Half-widths ``L`` of the windows ``[-L, L]`` over which the iff check locates the minimiser of (27)."""
+
+
+def _two_unit_net(rng, d):
+    """A global minimum whose widest hidden layer has two one-sided units (for :func:`check_unique_iff`).
+
+    Built with two units fewer there (still ``>= rank V*``), then unit ``a`` gets a zero row in the note's
+    ``W_i`` and a random column in ``W_{i+1}`` (it sends but receives nothing: ``h_a = 0``), unit ``b`` a
+    random row and a zero column (receives but sends nothing: ``delta_b = 0``).  Neither changes the
+    product ``W_{i+1} W_i``, so the point is still a global minimum.  Returns ``(inst, i, a, b)`` with a
+    float64 instance of batch 1 (``T`` to be set).
+    """
+    n = d["n"]
+    task = M.shared_task(rng, n, n)
+    hidden = [n + d[f"o{k}"] for k in range(1, d["D"])]
+    k = int(np.argmax(hidden))
+    w = hidden[k]
+    hid = list(hidden)
+    hid[k] -= 2
+    net = M.random_net(rng, hid, task)
+    Ws = list(net.Ws)
+    W_in, W_out = Ws[k], Ws[k + 1]
+    row = rng.standard_normal((1, W_in.shape[1])) * np.linalg.norm(W_in) / np.sqrt(W_in.size)
+    col = rng.standard_normal((W_out.shape[0], 1)) * np.linalg.norm(W_out) / np.sqrt(W_out.size)
+    W_in = np.vstack([W_in, np.zeros((1, W_in.shape[1])), row])          # unit w-2: zero row; w-1: random row
+    W_out = np.hstack([W_out, col, np.zeros((W_out.shape[0], 1))])       # unit w-2: random column; w-1: zero
+    perm = rng.permutation(w)
+    Ws[k], Ws[k + 1] = W_in[perm], W_out[:, perm]
+    inv = np.argsort(perm)
+    a, b = int(inv[w - 2]), int(inv[w - 1])
+    inst = {"M_O": net.M_O[None], "M_I": net.M_I[None], "Z": net.Z[None], "V": task[0][None],
+            "U": task[1][None], "E": task[2][None], "Ws": [W[None] for W in Ws], "i": k + 1, "j": a,
+            "T": np.zeros((1, w, w)), "lam": np.zeros(1)}
+    return inst, k + 1, a, b
+
+
+def check_unique_iff():
+    """'(27) has a unique minimiser iff it is coercive', for rank-one ``T = q q^T`` (issue 10).
+
+    In ``T``'s eigenbasis (27) is ``f(lam) = alpha e^{-2 lam} + beta e^{2 lam} + const`` with
+    ``alpha = q^T E[G_i G_i^T] q``, ``beta = q^T E[G_{i+1}^T G_{i+1}] q`` (the verified spectral form); it
+    is coercive iff ``alpha, beta > 0``, and then its unique minimiser solves ``e^{4 lam*} = alpha / beta``.
+    If ``beta = 0`` (``alpha = 0``) it decreases (increases) strictly: no minimiser, the infimum is at
+    ``+inf`` (``-inf``).  On the compactified line ``w = 1 / (1 + e^{-4 lam})`` all three cases read
+    ``w* = alpha / (alpha + beta)``: interior (unique minimiser) iff coercive, ``1`` or ``0`` (none) otherwise.
+
+    Per instance, on one global minimum (:func:`_two_unit_net`): three directions, a random unit ``q``
+    (coercive), unit ``a`` (``beta = 0``) and unit ``b`` (``alpha = 0``).  Predicted: ``w*`` from
+    ``alpha, beta`` (second moments of the gradients at ``lam = 0``).  Measured: the minimiser of ``f`` over
+    ``[-L, L]`` located from its definition (S of the transformed network; ``f`` is convex, so it is the
+    root of the complex-step ``dS/dlam`` by ``brentq`` when ``f'(-L) < 0 < f'(L)``, else the end where
+    ``f`` is smallest), mapped to ``w``.  Levels ``L = 2, 5, 8``; floor ``e^{-4L}`` (what a minimiser at
+    infinity leaves in ``w``) plus a rounding floor ``1e3 eps S / (alpha_q + beta_q)`` (``dS/dlam`` is
+    exact to ``eps S``, ``f'' = 4 (alpha e^{-2 lam} + beta e^{2 lam})``).
+    """
+    import scipy.optimize as so
+    from theorem_check import FLOAT64
+
+    def check(rng, d):
+        raw, i, a, b = _two_unit_net(rng, d)
+        ctx = FLOAT64
+        inst = M.to_ctx(raw, ctx)
+        w = raw["T"].shape[-1]
+        G = _G0(inst)
+        A, _ = _second_moments(G[i - 1])
+        _, B = _second_moments(G[i])
+        S0 = float(sum(dln.mean_squared_norms(g) for g in G)[0])
+        q = rng.standard_normal(w)
+        q /= np.linalg.norm(q)
+        dirs = {"q": q, "a": np.eye(w)[a], "b": np.eye(w)[b]}
+        pred, meas, lam_hat, ab = [], [[] for _ in IFF_WINDOWS], [[] for _ in IFF_WINDOWS], {}
+        for nm, v in dirs.items():
+            al, be = float(v @ A[0] @ v), float(v @ B[0] @ v)
+            ab[nm] = (al, be)
+            pred.append(al / (al + be))
+            one = type(inst)(dict(inst, T=ctx.asarray(np.outer(v, v)[None])))
+            dfun = lambda z, one=one: float(dS_dlam(one, ctx, np.array([z]))[0])
+            for k, L in enumerate(IFF_WINDOWS):
+                lo, hi = dfun(-L), dfun(L)
+                if lo < 0 < hi:
+                    z = so.brentq(dfun, -L, L, xtol=1e-15, rtol=4 * np.finfo(float).eps)
+                else:                       # monotone on the window: the minimum is at an end
+                    z = L if hi <= 0 else -L
+                lam_hat[k].append(z)
+                meas[k].append(1.0 / (1.0 + np.exp(-4.0 * z)))
+        al_q, be_q = ab["q"]
+        rounding = 1e3 * np.finfo(float).eps * S0 / (al_q + be_q)
+        floors = [float(np.exp(-4 * L)) + rounding for L in IFF_WINDOWS]
+        detail = (f"h^{i + 1} width {w}: alpha, beta = " + ", ".join(f"{nm} ({x:.3g}, {y:.3g})" for nm, (x, y) in ab.items())
+                  + f"; minimiser over [-L, L] (L = {IFF_WINDOWS[-1]:g}): " + ", ".join(f"{z:.6g}" for z in lam_hat[-1])
+                  + "; predicted w* = alpha/(alpha+beta): " + ", ".join(f"{p:.6g}" for p in pred))
+        return Refinement.of([f"L={L:g}" for L in IFF_WINDOWS], measured=[np.array(m) for m in meas],
+                             predicted=np.array(pred), floors=floors, resolution=OPT_RESOLUTION, detail=detail)
 
     return check
 
@@ -810,7 +965,7 @@ def check_theorem(part, layers="hidden", minimise=True, c_free=True):
         task, As, Bs, A0, B0 = M.platonic_pair(rng, d)
         if not minimise:
             As, Bs = [A0] * len(As), [B0] * len(Bs)
-        vals, per_pair = [], {}
+        vals, per_pair, meas, pred = [], {}, [], []
         for A, B in zip(As, Bs):
             if part == 1:
                 prs = [((A, a), (A, b)) for a, b in M.pairs(pick(A), pick(A), same=True)]
@@ -821,10 +976,27 @@ def check_theorem(part, layers="hidden", minimise=True, c_free=True):
             else:
                 prs = [((A, a), (B, b)) for a, b in M.pairs(pick(A), pick(B))]
                 names = [f"A{a}-B{b}" for a, b in M.pairs(pick(A), pick(B))]
+            if not prs:
+                raise BadClaim(f"check_theorem({part}, {layers!r}): no pair of layers to compare at depths "
+                               f"{len(A.Ws)}, {len(B.Ws)} (the dims must allow one)")
             res = [_kernel_residual(x.kernel(a), y.kernel(b), c_free) for (x, a), (y, b) in prs]
             for nm, r in zip(names, res):
                 per_pair.setdefault(nm, []).append(r)
             vals.append(max(res, default=0.0))
+            # measured: the kernel of the second layer of each pair, predicted: that of the first (aligned: equal
+            # up to c > 0, so each is taken over its own Frobenius norm; c = 1: over the pair's common magnitude)
+            ms, ps = [], []
+            for (x, a), (y, b) in prs:
+                Qi, Qj = x.kernel(a), y.kernel(b)
+                if c_free:
+                    ms.append(np.ravel(Qj) / np.linalg.norm(Qj))
+                    ps.append(np.ravel(Qi) / np.linalg.norm(Qi))
+                else:
+                    m, p = _pair_normalised(Qj, Qi)
+                    ms.append(m)
+                    ps.append(p)
+            meas.append(np.concatenate(ms))
+            pred.append(np.concatenate(ps))
         ok = [nm for nm, r in per_pair.items() if r[-1] <= M.FLOORS[-1]]
         bad = [f"{nm} ({r[-1]:.2f})" for nm, r in per_pair.items() if r[-1] > M.FLOORS[-1]]
         Qs = M.universal_kernel(task)
@@ -833,7 +1005,7 @@ def check_theorem(part, layers="hidden", minimise=True, c_free=True):
         detail = (f"depths {len(As[0].Ws)},{len(Bs[0].Ws)}, widths {As[0].widths},{Bs[0].widths}; "
                   f"aligned pairs: {', '.join(ok) or 'none'}; not aligned: {', '.join(bad) or 'none'}; "
                   f"hidden kernels vs Q*: {univ:.1e}; worst pair per level {_fmt(vals)}")
-        return _levels_measure(vals, detail=detail)
+        return _levels_refinement(meas, pred, detail=detail)
 
     return check
 
@@ -841,9 +1013,10 @@ def check_theorem(part, layers="hidden", minimise=True, c_free=True):
 def check_sec3(T_kind="general"):
     """Section 3: a random T between W_{i+1} and W_i keeps the loss but breaks the alignment.
 
-    Returns *holds* when the alignment residual of the transformed layer with net B's hidden
-    layer stalls (the refinement rule calls "aligned" *fails*), *fails* when it falls to zero
-    (still aligned).  ``T_kind="conformal"`` (a negative control) uses ``T = c O``, ``O`` orthogonal.
+    The statement is negated ("no longer aligned"): the misalignment ``g_k`` of the transformed layer with
+    net B's hidden layer at each level must not vanish; reported by :func:`_nonvanishing` against the
+    floors of the S-minimisation (what an aligned pair leaves there).  ``T_kind="conformal"`` (a negative
+    control) uses ``T = c O``, ``O`` orthogonal, which keeps the alignment.
     """
 
     def check(rng, d):
@@ -863,11 +1036,8 @@ def check_sec3(T_kind="general"):
             At = A.with_weights(Ws)
             dloss.append(abs(At.loss() - A.loss()) / A.loss())
             vals.append(_kernel_residual(At.kernel(k + 1), B.kernel(2)))
-        # the alignment residual converges to its limit as A becomes Platonic: decide on the two
-        # converged levels (a stall there means "not aligned"; a fall to the floor means "aligned")
-        out = _negated(decide_refinement(vals[1:], M.FLOORS[1:]))
-        return Measurement(out, residuals=dict(zip(M.LEVELS, vals)),
-                           detail=f"T on h^{k + 1} of A (n={d['n']}): alignment residual with h^2 of B "
-                                  f"{_fmt(vals)} (stalls = not aligned); loss change {max(dloss):.1e}")
+        return _nonvanishing(M.LEVELS, vals, M.FLOORS,
+                             detail=f"T on h^{k + 1} of A (n={d['n']}): alignment residual with h^2 of B "
+                                    f"{_fmt(vals)} (stays = not aligned); loss change {max(dloss):.1e}")
 
     return check

@@ -43,9 +43,9 @@ def eq14() -> Derivation:
     grad_w = sp.Matrix(2, 2, lambda a, b: sp.diff(loss_w, w[a, b]))
     sq = sum(g ** 2 for g in grad_w)
     return Derivation([
-        Step(grad_w, delta * h.T, "chain rule: grad_{W_i} l = grad_{h^{i+1}} l (h^i)^T"),
-        Step(sq, (delta.T * delta)[0] * (h.T * h)[0], "||a b^T||_F^2 = ||a||^2 ||b||^2"),
-    ], general=False, sizes="d_i = d_{i+1} = 2, one output (any downstream map B)")
+        Step(grad_w, delta * h.T, r"chain rule: $\nabla_{W_{i}} l = \nabla_{h^{i+1}} l (h^{i})^{\top}$"),
+        Step(sq, (delta.T * delta)[0] * (h.T * h)[0], r"$\lVert a b^{\top}\rVert _{F}^{2} = \lVert a\rVert ^{2} \lVert b\rVert ^{2}$"),
+    ], general=False, sizes="$d_i = d_{i+1} = 2$, one output (any downstream map $B$)")
 
 
 def eq16() -> Derivation:
@@ -55,7 +55,7 @@ def eq16() -> Derivation:
     W1, W2 = _ms("W_i", n, 2), _ms("W_{i+1}", 4, n)
     MO, MI, WD = _ms("M^O", 5, 5), _ms("M^I", 2, 2), _ms("W_D", 5, 4)
     return Derivation([
-        Step((W2 * T) * (T.I * W1), W2 * W1, "T T^{-1} = I"),
+        Step((W2 * T) * (T.I * W1), W2 * W1, "$T T^{-1} = I$"),
         Step(MO * WD * (W2 * T) * (T.I * W1) * MI, MO * WD * W2 * W1 * MI, "same end-to-end map, same loss"),
     ], general=True)
 
@@ -67,7 +67,7 @@ def eq18() -> Derivation:
     h1, h2 = _ms("h^i(x_1)", 2, 1), _ms("h^i(x_2)", 2, 1)
     return Derivation([
         Step((T.I * W * h1).T * (T.I * W * h2), (W * h1).T * T.I.T * T.I * (W * h2),
-             "h^{i+1} = T^{-1} W_i h^i after the transformation; transpose of a product"),
+             "$h^{i+1} = T^{-1} W_{i} h^{i}$ after the transformation; transpose of a product"),
     ], general=True)
 
 
@@ -82,8 +82,8 @@ def eq20_corrected() -> Derivation:
     """At a global minimum M^O W M^I Z = V*, hence W = (M^O)^{-1} V* Z^{-1} (M^I)^{-1}."""
     MO, MI, Z, V, W = _eq20_common()
     return Derivation([
-        Step(MO * W * MI * Z, V, "E||(M^O W M^I Z - V*) u||^2 + E||eps||^2 vanishes in its first term "
-                                  "iff M^O W M^I Z = V* (E[u u^T] > 0, eps independent of u, zero mean)"),
+        Step(MO * W * MI * Z, V, r"$\mathbb{E}\lVert (M^{O} W M^{I} Z - V^*) u\rVert ^{2} + \mathbb{E}\lVert \varepsilon\rVert ^{2}$ "
+                                  r"vanishes in its first term iff $M^{O} W M^{I} Z = V^*$ ($\mathbb{E}[u u^{\top}] > 0, \varepsilon$ independent of $u$, zero mean)"),
     ], general=True)
 
 
@@ -91,9 +91,9 @@ def eq20_printed() -> Derivation:
     """The printed order of the inverses, compared with the derived one (fails: M^I, Z do not commute)."""
     MO, MI, Z, V, W = _eq20_common()
     return Derivation([
-        Step(MO * W * MI * Z, V, "global minimum: M^O W M^I Z = V*"),
-        Step(Z.I * MI.I, MI.I * Z.I, "derived = printed, after the common factor (M^O)^{-1} V*"),
-    ], general=False, sizes="2 x 2")
+        Step(MO * W * MI * Z, V, "global minimum: $M^{O} W M^{I} Z = V^*$"),
+        Step(Z.I * MI.I, MI.I * Z.I, "derived = printed, after the common factor $(M^{O})^{-1} V^*$"),
+    ], general=False, sizes=r"$2 \times 2$")
 
 
 def eq23() -> Derivation:
@@ -103,8 +103,8 @@ def eq23() -> Derivation:
     lam, t = sp.symbols("lambda t", real=True)
     return Derivation([
         Step(sp.exp(lam * t) * sp.exp(-lam * t), sp.Integer(1),
-             "in T's eigenbasis e^{lam T} e^{-lam T} has eigenvalues e^{lam t} e^{-lam t} = 1"),
-        Step((W2 * E.I) * (E * W1), W2 * W1, "E = e^{lam T}, E^{-1} = e^{-lam T}"),
+             r"in $T$'s eigenbasis $e^{\lambda T} e^{-\lambda T}$ has eigenvalues $e^{\lambda t} e^{-\lambda t} = 1$"),
+        Step((W2 * E.I) * (E * W1), W2 * W1, r"$E = e^{\lambda T}$, $E^{-1} = e^{-\lambda T}$"),
     ], general=True)
 
 
@@ -115,11 +115,11 @@ def eq24(general_T: bool = False) -> Derivation:
     d, h = _ms("delta^{i+2}", 4, 1), _ms("h^i", 2, 1)
     grad_lam = (W2 * E.I).T * d * h.T          # h^i is upstream of the transformation: unchanged
     if general_T:
-        return Derivation([Step(E.T * grad_lam, W2.T * d * h.T, "E^T E^{-T} = I, no symmetry needed")],
+        return Derivation([Step(E.T * grad_lam, W2.T * d * h.T, r"$E^{\top} E^{-\top} = I$, no symmetry needed")],
                           general=True)
     return Derivation([
         Step(sp.refine(E * grad_lam, _Q.symmetric(E)), W2.T * d * h.T,
-             "E = e^{lam T} is symmetric for symmetric T, so E E^{-T} = I"),
+             r"$E = e^{\lambda T}$ is symmetric for symmetric $T$, so $E E^{-\top} = I$"),
     ], general=True)
 
 
@@ -130,9 +130,9 @@ def eq25(general_T: bool = False) -> Derivation:
     d, h = _ms("delta^{i+2}", 4, 1), _ms("h^i", 2, 1)
     grad_lam = d * (E * W1 * h).T               # delta^{i+2} is downstream: unchanged
     if general_T:
-        return Derivation([Step(grad_lam * E.T.I, d * (W1 * h).T, "E^T E^{-T} = I")], general=True)
+        return Derivation([Step(grad_lam * E.T.I, d * (W1 * h).T, r"$E^{\top} E^{-\top} = I$")], general=True)
     return Derivation([
-        Step(sp.refine(grad_lam * E.I, _Q.symmetric(E)), d * (W1 * h).T, "E symmetric: E^T E^{-1} = I"),
+        Step(sp.refine(grad_lam * E.I, _Q.symmetric(E)), d * (W1 * h).T, r"$E$ symmetric: $E^{\top} E^{-1} = I$"),
     ], general=True)
 
 
@@ -140,8 +140,8 @@ def eq26() -> Derivation:
     """Tr[E[G G^T]] = E||G||_F^2, so S = sum_k Tr E[G_k G_k^T]."""
     G = sp.Matrix(2, 3, sp.symbols("g_0:6", real=True))
     return Derivation([
-        Step((G * G.T).trace(), sum(g ** 2 for g in G), "Tr[G G^T] = ||G||_F^2 (then take E, linear)"),
-    ], general=False, sizes="G 2 x 3")
+        Step((G * G.T).trace(), sum(g ** 2 for g in G), r"$\operatorname{Tr}[G G^{\top}] = \lVert G\rVert _{F}^{2}$ (then take $E$, linear)"),
+    ], general=False, sizes=r"$G$: $2 \times 3$")
 
 
 def eq26_other() -> Derivation:
@@ -153,9 +153,9 @@ def eq26_other() -> Derivation:
     d, h = _ms("delta^{i+3}", 2, 1), _ms("h^{i-1}", 3, 1)
     return Derivation([
         Step((Wd * (W2 * E.I) * (E * W1)).T * d * h.T, (Wd * W2 * W1).T * d * h.T,
-             "grad_{W_{i-1}} l = (W_{i+2} W_{i+1} W_i)^T delta^{i+3} (h^{i-1})^T, E^{-1} E = I"),
+             r"$\nabla_{W_{i-1}} l = (W_{i+2} W_{i+1} W_{i})^{\top} \delta^{i+3} (h^{i-1})^{\top}$, $E^{-1} E = I$"),
         Step(d * ((W2 * E.I) * (E * W1) * Wu * h).T, d * (W2 * W1 * Wu * h).T,
-             "grad_{W_{i+2}} l = delta^{i+3} (W_{i+1} W_i W_{i-1} h^{i-1})^T"),
+             r"$\nabla_{W_{i+2}} l = \delta^{i+3} (W_{i+1} W_{i} W_{i-1} h^{i-1})^{\top}$"),
     ], general=True)
 
 
@@ -178,10 +178,10 @@ def eq27() -> Derivation:
     E, Ei = Ex(lam), Ex(-lam)
     return Derivation([
         Step(((Ei * G) * (Ei * G).T).trace(), (Ex(-2 * lam) * (G * G.T)).trace(),
-             "Tr[e^{-lam T} G G^T e^{-lam T}] = Tr[e^{-2 lam T} G G^T]"),
+             r"$\operatorname{Tr}[e^{-\lambda T} G G^{\top} e^{-\lambda T}] = \operatorname{Tr}[e^{-2 \lambda T} G G^{\top}]$"),
         Step(((H * E) * (H * E).T).trace(), (Ex(2 * lam) * (H.T * H)).trace(),
-             "Tr[G e^{lam T} e^{lam T} G^T] = Tr[e^{2 lam T} G^T G]: the second factor is G^T G"),
-    ], general=False, sizes="T 3 x 3 (eigenbasis), G_i 3 x 2, G_{i+1} 2 x 3")
+             r"$\operatorname{Tr}[G e^{\lambda T} e^{\lambda T} G^{\top}] = \operatorname{Tr}[e^{2 \lambda T} G^{\top} G]$: the second factor is $G^{\top} G$"),
+    ], general=False, sizes=r"$T$: $3 \times 3$ (eigenbasis), $G_i$: $3 \times 2$, $G_{i+1}$: $2 \times 3$")
 
 
 def eq28() -> Derivation:
@@ -191,7 +191,7 @@ def eq28() -> Derivation:
     return Derivation([
         Step(sp.diff(f, lam), 2 * (-(Td * Ex(-2 * lam) * A).trace() + (Td * Ex(2 * lam) * B).trace()),
              "termwise derivative; the proportionality constant is 2"),
-    ], general=False, sizes="T 3 x 3 in its eigenbasis")
+    ], general=False, sizes=r"$T$: $3 \times 3$ in its eigenbasis")
 
 
 def eq29() -> Derivation:
@@ -199,10 +199,10 @@ def eq29() -> Derivation:
     lam, t, A, B, Td, Ex = _trace_forms()
     return Derivation([
         Step((Td * Ex(-2 * lam) * A).trace(), (Td * Ex(-lam) * A * Ex(-lam)).trace(),
-             "T commutes with e^{-lam T}; E[G_i^lam G_i^lam^T] = e^{-lam T} A e^{-lam T}"),
+             r"$T$ commutes with $e^{-\lambda T}$; $\mathbb{E}[G_{i}^{\lambda} G_{i}^{\lambda T}] = e^{-\lambda T} A e^{-\lambda T}$"),
         Step((Td * Ex(2 * lam) * B).trace(), (Td * Ex(lam) * B * Ex(lam)).trace(),
-             "E[G_{i+1}^lam^T G_{i+1}^lam] = e^{lam T} B e^{lam T}"),
-    ], general=False, sizes="T 3 x 3 in its eigenbasis")
+             r"$\mathbb{E}[G_{i+1}^{\lambda T} G_{i+1}^{\lambda}] = e^{\lambda T} B e^{\lambda T}$"),
+    ], general=False, sizes=r"$T$: $3 \times 3$ in its eigenbasis")
 
 
 def eq31() -> Derivation:
@@ -213,12 +213,12 @@ def eq31() -> Derivation:
     D = sp.ImmutableMatrix(A - B)
     return Derivation([
         Step(sp.diff(f, lam).subs(lam, 0), 2 * (Td * (B3 - A3)).trace(),
-             "stationarity of S along e^{lam T} at a minimum: eq. (28) at lam = 0, "
-             "A = E[G_i G_i^T], B = E[G_{i+1}^T G_{i+1}]"),
+             r"stationarity of $S$ along $e^{\lambda T}$ at a minimum: eq. (28) at "
+             r"$\lambda = 0$, $A = \mathbb{E}[G_{i} G_{i}^{\top}]$, $B = \mathbb{E}[G_{i+1}^{\top} G_{i+1}]$"),
         Step(sp.Trace(sp.MatPow(D, 2)), sum(x ** 2 for x in D),
-             "T = A - B (symmetric): Tr[(A-B)^2] = sum_ab (A-B)_ab (A-B)_ba = ||A-B||_F^2 (the trace is kept "
-             "unevaluated on the left); zero forces A = B"),
-    ], general=False, sizes="T 3 x 3 in its eigenbasis; 2 x 2")
+             r"$T = A - B$ (symmetric): $\operatorname{Tr}[(A-B)^{2}] = \sum_{ab} (A-B)_{ab} (A-B)_{ba} = \lVert A-B\rVert _{F}^{2}$ "
+             "(the trace is kept unevaluated on the left); zero forces $A = B$"),
+    ], general=False, sizes=r"$T$: $3 \times 3$ in its eigenbasis; $2 \times 2$")
 
 
 def eq33() -> Derivation:
@@ -227,9 +227,9 @@ def eq33() -> Derivation:
     P = sp.zeros(3, 3)
     P[1, 1] = 1
     return Derivation([
-        Step((P * G * G.T).trace(), sum(G[1, b] ** 2 for b in range(3)), "row j = 2 of W_i's gradient"),
-        Step((P * G.T * G).trace(), sum(G[a, 1] ** 2 for a in range(3)), "column j = 2 of W_{i+1}'s gradient"),
-    ], general=False, sizes="3 x 3, j = 2")
+        Step((P * G * G.T).trace(), sum(G[1, b] ** 2 for b in range(3)), "row $j = 2$ of $W_{i}$'s gradient"),
+        Step((P * G.T * G).trace(), sum(G[a, 1] ** 2 for a in range(3)), "column $j = 2$ of $W_{i+1}$'s gradient"),
+    ], general=False, sizes=r"$3 \times 3$, $j = 2$")
 
 
 def eq34_35(second: bool) -> Derivation:
@@ -240,10 +240,10 @@ def eq34_35(second: bool) -> Derivation:
     P[1, 1] = 1
     c = 2 if second else -2
     return Derivation([
-        Step((c * lam * P).exp(), sp.eye(3) + (sp.exp(c * lam) - 1) * P, "P = e_j e_j^T is a projector"),
+        Step((c * lam * P).exp(), sp.eye(3) + (sp.exp(c * lam) - 1) * P, r"$P = e_{j} e_{j}^{\top}$ is a projector"),
         Step(((c * lam * P).exp() * M).trace(), sp.exp(c * lam) * M[1, 1] + (M.trace() - M[1, 1]),
-             "constant in lambda: sum of the other diagonal entries"),
-    ], general=False, sizes="3 x 3, j = 2")
+             r"constant in $\lambda$: sum of the other diagonal entries"),
+    ], general=False, sizes=r"$3 \times 3$, $j = 2$")
 
 
 def eq36() -> Derivation:
@@ -253,7 +253,7 @@ def eq36() -> Derivation:
     g = sp.exp(-2 * lam) * a + sp.exp(2 * lam) * b
     star = sp.log(a / b) / 4
     return Derivation([
-        Step(sp.diff(g, lam).subs(lam, star), sp.Integer(0), "stationary at e^{4 lam} = a / b"),
+        Step(sp.diff(g, lam).subs(lam, star), sp.Integer(0), r"stationary at $e^{4 \lambda} = a / b$"),
         Step(sp.diff(g, lam, 2), 4 * g, "g'' = 4 g > 0: strictly convex, so the stationary point is the unique minimiser"),
     ], general=True)
 
@@ -264,9 +264,9 @@ def lambda_unique() -> Derivation:
     al, be = sp.symbols("alpha beta", nonnegative=True)
     f = sp.exp(-2 * lam * t) * al + sp.exp(2 * lam * t) * be
     return Derivation([
-        Step(sp.diff(f, lam, 2), 4 * t ** 2 * f, "each term is convex: f'' = sum 4 t^2 (...) >= 0"),
+        Step(sp.diff(f, lam, 2), 4 * t ** 2 * f, r"each term is convex: $f'' = \sum 4 t^{2} (\dots ) \ge 0$"),
         Step(sp.diff(f, lam).subs({al: 0, be: 0}), sp.Integer(0),
-             "alpha_t = beta_t = 0 (a direction unused by both gradients) gives a term constant in lambda"),
+             r"$\alpha_{t} = \beta_{t} = 0$ (a direction unused by both gradients) gives a term constant in $\lambda$"),
     ], general=True)
 
 
@@ -284,10 +284,10 @@ def thm1() -> Derivation:
     BA = O.I * V * P.I
     return Derivation([
         Step(At.T * (At * At.T / k) * At, (At.T * At) * (At.T * At) / k,
-             "R^T R = At^T (Bt^T Bt) At with Bt^T Bt = X / kappa = At At^T / kappa"),
+             r"$R^{\top} R$ = At$^{\top}$ (Bt$^{\top}$ Bt) At with Bt$^{\top}$ Bt = $X / \kappa$ = At At$^{\top} / \kappa$"),
         Step(S * P.T * BA.T * (4 * O.T * Se * O) * BA * P * S, 4 * S * V.T * Se * V * S,
-             "R^T R = Su^{1/2} P^T (BA)^T C (BA) P Su^{1/2}: M^O, M^I and Z cancel"),
-    ], general=False, sizes="At 3 x 2; 2 x 2 task matrices")
+             r"$R^{\top} R = \Sigma_u^{1/2} P^{\top}$ (BA)$^{\top} C$ (BA)$P \Sigma_u^{1/2}$: $M^{O}$, $M^{I}$ and $Z$ cancel"),
+    ], general=False, sizes=r"$\tilde A$: $3 \times 2$; $2 \times 2$ task matrices")
 
 
 def achievable() -> Derivation:
@@ -300,5 +300,5 @@ def achievable() -> Derivation:
     W3 = O.I * L * (J2.T * J2).I * J2.T
     return Derivation([
         Step(W3 * W2 * W1, O.I * L * R * Z.I * MI.I,
-             "J^+ J = (J^T J)^{-1} J^T J = I_r needs every hidden width >= r = rank V* (J full column rank)"),
+             r"$J^{+} J = (J^{\top} J)^{-1} J^{\top} J = I_{r}$ needs every hidden width ≥ $r = \operatorname{rank} V^*$ ($J$ full column $\operatorname{rank}$)"),
     ], general=True)

@@ -38,7 +38,6 @@ __all__ = ["BUDGET", "budget", "paper_scale", "scaled", "Progress", "mean_se", "
 BUDGET: float | str | None = None
 """Module-level override of ``THEOREM_CHECK_BUDGET`` (``"ci"``, ``"paper"`` or a float)."""
 
-_PRESETS = {"ci": 1.0, "paper": 4.0, "full": 4.0}
 
 Z_CRIT = 4.891638475698358
 """Two-sided normal quantile for alpha = 1e-6 (the engine's ``decide_zscore`` threshold)."""
@@ -49,19 +48,9 @@ def budget() -> float:
 
     Raises ``tc.InvalidArgument`` for an unknown preset or a non-positive number.
     """
-    raw = BUDGET if BUDGET is not None else os.environ.get("THEOREM_CHECK_BUDGET", "ci")
-    if isinstance(raw, str):
-        key = raw.strip().lower()
-        if key in _PRESETS:
-            return _PRESETS[key]
-        try:
-            raw = float(key)
-        except ValueError:
-            raise tc.InvalidArgument(f"THEOREM_CHECK_BUDGET={raw!r} must be 'ci', 'paper' or a positive number") from None
-    value = float(raw)
-    if not value > 0:
-        raise tc.InvalidArgument(f"THEOREM_CHECK_BUDGET={raw!r} must be 'ci', 'paper' or a positive number")
-    return max(0.05, value)
+    from theorem_check.validation import check_budget
+
+    return check_budget(BUDGET)  # None reads THEOREM_CHECK_BUDGET
 
 
 def paper_scale() -> bool:

@@ -106,10 +106,10 @@ def _n2_check(law: str):
             rows = [r for r, (k, _) in enumerate(configs) if tuple(k) == tuple(kset)]
             order = sorted(rows, key=lambda r: beta[r])
             for j in range(2):
-                series.append({"label": f"trained s_{j + 1}, kappa={kset}", "style": "points",
+                series.append({"label": f"trained $s_{{{j + 1}}}$, $\\kappa$ = {kset}", "style": "points",
                                "x": beta[order].tolist(), "y": s[order, j].tolist()})
                 bb = np.linspace(0, 1.1, 111)
-                series.append({"label": f"Landau minimum, kappa={kset}", "style": "line", "x": bb.tolist(),
+                series.append({"label": f"Landau minimum, $\\kappa$ = {kset}", "style": "line", "x": bb.tolist(),
                                "y": np.sqrt(np.maximum(0, (ETA[j] - bb) / kset[j])).tolist()})
         return sc.measurement(
             outcome, residuals=residuals,
@@ -119,7 +119,7 @@ def _n2_check(law: str):
             detail=f"GD to gradient norm {', '.join(f'{t:g}' for t in c['tols'])} ({', '.join(map(str, steps_used))} steps); "
                    f"floors {', '.join(f'{f:.1e}' for f in floors)}; hidden width {c['hidden']}, eta = {tuple(ETA)}, "
                    f"beta within {c['gap']} of a transition skipped" + (f"; {why}" if why else ""),
-            figure={"title": "Cascade n = 2: trained singular values against beta",
+            figure={"title": r"Cascade n = 2: trained singular values against $\beta$",
                     "panels": [{"kind": "line", "xlabel": r"$\beta$", "ylabel": r"$s_j$", "series": series}]})
 
     return check
@@ -128,21 +128,21 @@ def _n2_check(law: str):
 _DIMS_N2 = tc.DimSpace({"n": (2, 2), "hidden": (4, 4)})
 _n2 = tc.Statement(r"s_j(\beta) = \sqrt{\max(0, (\eta_j - \beta)/\kappa_j)},\ \beta^*_j = \eta_j", dims=_DIMS_N2,
                    check=_n2_check("sqrt"),
-                   note="Per-layer singular values s_j = sigma_j(W_2 W_1)^{1/2} of the trained network (0-balanced at "
-                        "convergence), GD to gradient tolerance 1e-4 then 1e-9; two aligned data sets (kappa = (1, 1), "
-                        "(1, 0.5)) in random orthogonal frames; includes the review's beta = 0.60 point.")
+                   note=r"Per-layer singular values $s_{j} = \sigma_{j}(W_{2} W_{1})^{1/2}$ of the trained network "
+                        "(0-balanced at convergence), GD to gradient tolerance 1e-4 then 1e-9; two aligned data sets "
+                        r"$(\kappa = (1, 1), (1, 0.5))$ in random orthogonal frames; includes the review's $\beta = 0.60$ point.")
 
 tc.register(tc.Claim(
     id="cascade.sweep_n2_sim",
-    title="One hidden layer: trained singular values follow sqrt((eta_j - beta)/kappa_j), transitions at eta_j (simulation)",
+    title=r"One hidden layer: trained singular values follow $\sqrt{(\eta_{j} - \beta)/\kappa_{j}}$, transitions at $\eta_{j}$ (simulation)",
     source=tc.Source(PAPER, "III.A, 'What would settle it'", "Landau potential n = 2",
                      r"L_j(\sigma_j) = \kappa_j\sigma_j^4 - 2\eta_j\sigma_j^2 + 2\beta\sigma_j^2,\ "
                      r"\sigma_j \sim (\eta_j - \beta)^{1/2},\ \beta^*_j = \eta_j"),
     statement=_n2,
     controls=(tc.perturb(_n2, "exponent 1 instead of 1/2", check=_n2_check("linear")),
-              tc.perturb(_n2, "transition at eta_j / 2", check=_n2_check("half"))),
-    assumptions=("alignment: Sxx = R diag(kappa) R^T, Syx = L diag(eta) R^T", "gradient flow (GD) on the population loss",
-                 "Sigma_yx singular values eta = (0.95, 0.55)"),
+              tc.perturb(_n2, r"transition at $\eta_{j} / 2$", check=_n2_check("half"))),
+    assumptions=(r"alignment: $\Sigma_{xx} = R \operatorname{diag}(\kappa) R^{\top}$, $\Sigma_{yx} = L \operatorname{diag}(\eta) R^{\top}$", "gradient flow (GD) on the population loss",
+                 r"$\Sigma_{yx}$ singular values $\eta = (0.95, 0.55)$"),
     slow=True,
 ))
 
@@ -211,8 +211,8 @@ def _n3_check(where: str):
                          f"(branch error {branch_err:.1e}); down-sweep max s = {down_max:.1e}")
             if k == len(c["dbetas"]) - 1:
                 for j in range(2):
-                    figs.append({"label": f"up-sweep s_{j + 1}", "style": "points", "x": grid.tolist(), "y": up[0, :, j].tolist()})
-                    figs.append({"label": f"down-sweep s_{j + 1}", "style": "points", "x": grid.tolist(),
+                    figs.append({"label": f"up-sweep $s_{{{j + 1}}}$", "style": "points", "x": grid.tolist(), "y": up[0, :, j].tolist()})
+                    figs.append({"label": f"down-sweep $s_{{{j + 1}}}$", "style": "points", "x": grid.tolist(),
                                  "y": down[0, :, j].tolist()})
                     figs.append({"label": f"nontrivial branch {j + 1}", "style": "line", "x": grid.tolist(),
                                  "y": branch[:, j].tolist()})
@@ -234,8 +234,8 @@ def _n3_check(where: str):
                    + ", ".join(f"{f:.1e}" for f in floors) + (f"; {why}" if why else ""),
             figure={"title": "Cascade n = 3: hysteresis of the trained singular values",
                     "panels": [{"kind": "line", "xlabel": r"$\beta$", "ylabel": r"$s_j$", "series": figs,
-                                "vlines": [{"x": b, "label": f"beta_det_{j + 1}"} for j, b in enumerate(bd)]
-                                + [{"x": b, "label": f"beta*_{j + 1}"} for j, b in enumerate(bs)]}]})
+                                "vlines": [{"x": b, "label": f"$\\beta_{{\\det,{j + 1}}}$"} for j, b in enumerate(bd)]
+                                + [{"x": b, "label": f"$\\beta^*_{{{j + 1}}}$"} for j, b in enumerate(bs)]}]})
 
     return check
 
@@ -245,19 +245,19 @@ _n3 = tc.Statement(
     r"\text{up-sweep: } s_j \text{ follows } \kappa s^4 - \eta_j s + \beta = 0 \text{ and jumps to 0 at } "
     r"\beta^{(\mathrm{det})}_j = \tfrac{3\eta_j^{4/3}}{4^{4/3}\kappa_j^{1/3}};\ \text{down-sweep from } s \approx 0 \text{ stays at 0}",
     dims=_DIMS_N3, check=_n3_check("det"),
-    note="Quasi-static sweeps of the full 3-layer network (GD to gradient 1e-8 at each beta), grid spacing refined; "
-         "the origin is a local minimum for every beta > 0 (L''(0) = 6 beta), so the down-sweep cannot leave it.")
+    note=r"Quasi-static sweeps of the full 3-layer network (GD to gradient 1e-8 at each $\beta$), grid spacing refined; "
+         r"the origin is a local minimum for every $\beta > 0 (L''(0) = 6 \beta)$, so the down-sweep cannot leave it.")
 
 tc.register(tc.Claim(
     id="cascade.sweep_n3_sim",
-    title="Two hidden layers: first-order transitions with hysteresis between beta_det_j and beta*_j (simulation)",
+    title=r"Two hidden layers: first-order transitions with hysteresis between $\beta_{\det,j}$ and $\beta^*_{j}$ (simulation)",
     source=tc.Source(PAPER, "III.B, eqs. 25-26", "eqs. 25-26 / hysteresis",
                      r"L_j = \kappa_j s^6 - 2\eta_j s^3 + 3\beta s^2:\ \text{minimum appears at } \beta^{(\mathrm{det})}_j,"
                      r"\ \text{global at } \beta^*_j,\ \text{hysteresis when } \beta \text{ is annealed}"),
     statement=_n3,
-    controls=(tc.perturb(_n3, "jump at the level crossing beta*", check=_n3_check("star")),),
+    controls=(tc.perturb(_n3, r"jump at the level crossing $\beta^*$", check=_n3_check("star")),),
     assumptions=("n = 3 (two hidden layers of width 3), Sxx = I, Syx = diag(0.95, 0.55) in random frames",
-                 "noiseless gradient descent, quasi-static in beta"),
+                 r"noiseless gradient descent, quasi-static in $\beta$"),
     slow=True,
 ))
 
@@ -329,7 +329,7 @@ def _slowing_check(exponent: float, quantity: str):
                     "panels": [{"kind": "line", "xlabel": "t", "ylabel": "s_1" if quantity == "s" else r"$\sigma_1(W)$",
                                 "xscale": "log", "yscale": "log",
                                 "series": [{"label": "median over runs", "x": traj_t[1:], "y": traj_s[1:]},
-                                           {"label": f"t^{exponent:g}", "x": traj_t[1:],
+                                           {"label": f"$t^{{{exponent:g}}}$", "x": traj_t[1:],
                                             "y": [traj_s[-1] * (t / traj_t[-1]) ** exponent for t in traj_t[1:]]}]}]})
 
     return check
@@ -339,20 +339,20 @@ _DIMS_SLOW = tc.DimSpace({"n": (2, 2), "hidden": (4, 4)})
 _slow = tc.Statement(r"s_1(t) \sim t^{-1/2} \text{ at } \beta = \eta_1", dims=_DIMS_SLOW, check=_slowing_check(-0.5, "s"),
                      note="Local log-log slope of the slowest per-layer singular value over windows [t, 4t] for later "
                           "and later t (the refinement); error bars from random initialisations.")
-_slow_P = dataclasses.replace(_slow, kind="reading", name="reading: macrostate sigma_1(W) ~ t^-1 (Riccati)",
+_slow_P = dataclasses.replace(_slow, kind="reading", name=r"reading: macrostate $\sigma_{1}(W) \approx t^{-1}$ (Riccati)",
                               latex=r"\sigma_1(W_2W_1)(t) \sim t^{-1} \text{ at } \beta = \eta_1",
                               check=_slowing_check(-1.0, "P"))
 
 tc.register(tc.Claim(
     id="cascade.slowing_down_sim",
-    title="Critical slowing down at a continuous transition: algebraic relaxation s ~ t^-1/2 (simulation)",
+    title=r"Critical slowing down at a continuous transition: algebraic relaxation $s \approx t^{-1}/2$ (simulation)",
     source=tc.Source(PAPER, "App. E (Riccati solution)", "critical slowing down",
                      r"\text{at } \beta = \eta_j:\ \sigma_j(t) \sim t^{-1/2}\ (\text{macrostate: } t^{-1})"),
     statement=_slow,
     variants=(_slow_P,),
     controls=(tc.perturb(_slow, "exponent -1 for s", check=_slowing_check(-1.0, "s")),
               tc.perturb(_slow, "exponent -1/4", check=_slowing_check(-0.25, "s"))),
-    assumptions=("n = 2, Sxx = I, Syx = diag(0.95, 0.55) in random frames, beta = 0.95", "gradient descent from O(1) random init"),
+    assumptions=(r"$n = 2$, $\Sigma_{xx} = I$, $\Sigma_{yx} = \operatorname{diag}(0.95, 0.55)$ in random frames, $\beta = 0.95$", "gradient descent from O(1) random init"),
     slow=True,
     aliases=("slowing_down",),
 ))

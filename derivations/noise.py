@@ -54,8 +54,8 @@ def _relu_rescaled(inst, ctx):
 _eq2 = tc.Statement(
     r"\ell(\theta,z)=\ell(Q_\rho(\theta),z),\ Q_\rho(a,b)=(a(\rho+1),b/(\rho+1))",
     dims=RELU_DIMS, sample=sample_relu, lhs=lambda i, c: M.relu_losses(i.a, i.w, i.X, i.Y), rhs=_relu_rescaled,
-    note="ReLU neuron a relu(w^T x), per-sample loss ||.||^2; rho > -1.")
-claim("eq2", "Rescaling Q_rho(a,b) = (a(1+rho), b/(1+rho)) leaves the per-sample loss of a ReLU neuron unchanged",
+    note=r"ReLU neuron a relu$(w^{\top} x)$, per-sample loss $\lVert\cdot\rVert^{2}$; $\rho > -1$.")
+claim("eq2", r"Rescaling $Q_{\rho}(a,b) = (a(1+\rho), b/(1+\rho))$ leaves the per-sample loss of a ReLU neuron unchanged",
       "3", "(2)", r"\ell(\theta,z)=\ell(Q_{\rho}(\theta),z),\forall\rho\in\mathbb{R}", _eq2,
       controls=[control(_eq2, "a and b both scaled by 1+rho",
                         rhs=lambda i, c: M.relu_losses(i.a * (1 + i.rho)[:, None], i.w * (1 + i.rho)[:, None], i.X, i.Y))],
@@ -74,7 +74,7 @@ def sample_mf_G(rng, d, batch):
 
 _eq10 = tc.Statement(r"\ell(U,W)=\ell(UG,G^{-1}W)", dims=MF_DIMS, sample=sample_mf_G,
                      lhs=lambda i, c: M.mf_losses(i.U, i.W, i.X, i.Y), rhs=_mf_G, cond=1e3)
-claim("eq10", "Double rotation: l(UG, G^{-1}W) = l(U, W) for every invertible G", "5.1", "(10)",
+claim("eq10", "Double rotation: $l$(UG, $G^{-1}W$)= $l(U, W)$ for every invertible $G$", "5.1", "(10)",
       r"\ell(U,W,\theta')=\ell(UA,A^{-1}W,\theta')", _eq10,
       controls=[control(_eq10, "G applied on both sides",
                         rhs=lambda i, c: M.mf_losses(i.U @ i.Ginv_free, i.Ginv_free @ i.W, i.X, i.Y))])
@@ -109,7 +109,7 @@ def _relu_scale(inst, ctx):
 _ex_rescaling = tc.Statement(
     r"A=\mathrm{diag}(I_a,-I_b):\ \nabla_\theta\ell(\theta,z)\cdot A\theta=0",
     dims=RELU_DIMS, sample=sample_relu, lhs=_relu_lhs, rhs=lambda i, c: _relu_lhs(i, c) * 0, scale=_relu_scale)
-claim("ex_rescaling", "Rescaling symmetry has generator A = diag(I_a, -I_b): grad l . A theta = 0 per sample",
+claim("ex_rescaling", r"Rescaling symmetry has generator $A = \operatorname{diag}(I_{a}, -I_{b})$: $\nabla l \cdot A \theta = 0$ per sample",
       "4.2", "rescaling example", r"A=\mathrm{diag}(I_{a},-I_{b})", _ex_rescaling,
       controls=[control(_ex_rescaling, "A = I", lhs=lambda i, c: _relu_lhs(i, c, sign_b=+1))])
 
@@ -147,7 +147,7 @@ def _first_coord_only(th):
 
 claim("ex_scaling", "Scaling symmetry (normalised model) has generator A = I", "4.2", "scaling example",
       r"Q_\rho\theta=(\rho+1)\theta,\quad A=I", _ex_scaling,
-      controls=[control(_ex_scaling, "A = e_1 e_1^T", lhs=lambda i, c: _si_lhs(i, c, _first_coord_only(i.th)))])
+      controls=[control(_ex_scaling, r"$A = e_{1} e_{1}^{\top}$", lhs=lambda i, c: _si_lhs(i, c, _first_coord_only(i.th)))])
 
 
 def _dr_lhs(inst, ctx, printed_inverse=False):
@@ -186,22 +186,22 @@ def _dr_group(inst, ctx, general=False, w_block="inverse"):
 _ex_dr = tc.Statement(
     r"\ell(\theta)=\ell(T\theta),\ T=\mathrm{diag}(B,\dots,B,B^{-1},\dots,B^{-1}),\ B=e^{\lambda B_0}",
     dims=DR_DIMS, sample=sample_mf_G, lhs=lambda i, c: M.mf_losses(i.U, i.W, i.X, i.Y), rhs=_dr_group, cond=1e3,
-    note="the printed matrix read as the transformation (group element) acting on (rows of U, columns of W); "
-         "B = e^{lambda B_0}, B_0 symmetric (an exponential symmetry has a symmetric generator, Def. 4.1)")
-claim("ex_double_rotation", "Double rotation: the exponential transformation is diag(B.., B^{-1}..) on (rows of U, columns of W)",
+    note="the printed matrix read as the transformation (group element) acting on (rows of $U$, columns of "
+         r"$W$); $B = e^{\lambda B_{0}}$, $B_{0}$ symmetric (an exponential symmetry has a symmetric generator, Def. 4.1)")
+claim("ex_double_rotation", r"Double rotation: the exponential transformation is $\operatorname{diag}(B, \dots, B^{-1}, \dots)$ on (rows of $U$, columns of $W$)",
       "4.2", "double rotation example", r"\mathrm{diag}(B,...,B,B^{-1},...,B^{-1})", _ex_dr,
-      variants=[variant(_ex_dr, "reading: B an arbitrary invertible (non-symmetric) matrix: the U blocks need B^T",
+      variants=[variant(_ex_dr, r"reading: $B$ an arbitrary invertible (non-symmetric) matrix: the $U$ blocks need $B^{\top}$",
                         kind="reading", rhs=lambda i, c: _dr_group(i, c, general=True)),
-                variant(_ex_dr, "reading: the printed matrix as the generator A (grad l . A theta = 0)", kind="reading",
+                variant(_ex_dr, r"reading: the printed matrix as the generator $A (\nabla l \cdot A \theta = 0)$", kind="reading",
                         sample=sample_mf, latex=r"A=\mathrm{diag}(B,\dots,B,B^{-1},\dots,B^{-1}):\ \nabla_\theta\ell\cdot A\theta=0",
                         lhs=lambda i, c: _dr_lhs(i, c, printed_inverse=True),
                         rhs=lambda i, c: _dr_lhs(i, c, True) * 0, scale=_dr_scale),
-                variant(_ex_dr, "reading: its generator A = diag(I (x) B_0, -(B_0 (x) I)) (grad l . A theta = 0)",
+                variant(_ex_dr, r"reading: its generator $A = \operatorname{diag}(I (x) B_{0}, -(B_{0} (x) I)) (\nabla l \cdot A \theta = 0)$",
                         kind="reading", sample=sample_mf,
                         latex=r"A=\mathrm{diag}(I_{d_y}\otimes B_0,\,-B_0\otimes I_{d_x}):\ \nabla_\theta\ell\cdot A\theta=0",
                         lhs=_dr_lhs, rhs=lambda i, c: _dr_lhs(i, c) * 0, scale=_dr_scale)],
       controls=[control(_ex_dr, "B in the W blocks too", rhs=lambda i, c: _dr_group(i, c, w_block="same"))],
-      assumptions=("B = e^{lambda B_0} with B_0 symmetric; theta = (rows of U, columns of W) as in Prop. 5.1",))
+      assumptions=(r"$B = e^{\lambda B_{0}}$ with $B_{0}$ symmetric; $\theta$ = (rows of $U$, columns of $W$) as in Prop. 5.1",))
 
 
 # eq. 3 on deep linear networks: every neighbouring pair (W_{i+1}, W_i) has the double rotation
@@ -242,10 +242,10 @@ def _dln_dot_scale(inst, ctx):
 
 _eq3 = tc.Statement(r"0=\nabla_\theta\ell(\theta,z)\cdot J(\theta)", dims=DLN3_DIMS, sample=sample_dln_pair,
                     lhs=_dln_dots, rhs=lambda i, c: _dln_dots(i, c) * 0, scale=_dln_dot_scale,
-                    note="Deep linear net, pair (W_{i+1}, W_i), Q_rho = (W_{i+1} e^{-rho B}, e^{rho B} W_i).")
+                    note=r"Deep linear net, pair $(W_{i+1}, W_{i})$, $Q_{\rho} = (W_{i+1} e^{-\rho B}, e^{\rho B} W_{i})$.")
 claim("eq3", "A continuous symmetry makes every per-sample gradient orthogonal to J = dQ/drho", "4", "(3)",
       r"0=\nabla_{\theta}\ell(\theta,z)\cdot J(\theta)", _eq3,
-      controls=[control(_eq3, "J with the W_{i+1} block's sign flipped", lhs=lambda i, c: _dln_dots(i, c, +1))])
+      controls=[control(_eq3, "$J$ with the $W_{i+1}$ block's sign flipped", lhs=lambda i, c: _dln_dots(i, c, +1))])
 
 
 # ==============================================================================================
@@ -271,9 +271,9 @@ def _A_plus(inst, ctx):
 
 _eq4 = tc.Statement(r"\dot C(\theta_t)=-\nabla C\cdot\nabla L=0", dims=MF_DIMS, sample=sample_mf,
                     lhs=_flow, rhs=lambda i, c: _flow(i, c) * 0, scale=_flow_scale)
-claim("eq4", "The Noether charge C = theta^T A theta is conserved by gradient flow (eqs. 4, 28)", "4", "(4)",
+claim("eq4", r"The Noether charge $C = \theta^{\top} A \theta$ is conserved by gradient flow (eqs. 4, 28)", "4", "(4)",
       r"\dot{C}(\theta_{t})=0", _eq4, aliases=("eq28",),
-      controls=[control(_eq4, "charge Tr[UBU^T] + Tr[W^T B W]", lhs=lambda i, c: _flow(i, c, _A_plus(i, c)))])
+      controls=[control(_eq4, r"charge $\operatorname{Tr}[U B U^{\top}] + \operatorname{Tr}[W^{\top} B W]$", lhs=lambda i, c: _flow(i, c, _A_plus(i, c)))])
 
 
 def _kerSigma(inst, ctx, A=None):
@@ -292,7 +292,7 @@ def _kerSigma_scale(inst, ctx):
 
 _eq29 = tc.Statement(r"\nabla^\top C\,\Sigma=0", dims=MF_DIMS, sample=sample_mf, lhs=_kerSigma,
                      rhs=lambda i, c: _kerSigma(i, c) * 0, scale=_kerSigma_scale)
-claim("eq29", "grad C is in the kernel of the noise covariance (eq. 29)", "Appendix B.1", "(29)",
+claim("eq29", r"$\nabla C$ is in the kernel of the noise covariance (eq. 29)", "Appendix B.1", "(29)",
       r"\nabla^{\top}C\Sigma=\mathbb{E}[\nabla^{\top}C\nabla\ell\nabla^{\top}\ell]-\mathbb{E}[\nabla^{\top}C\nabla\ell]\mathbb{E}[\nabla^{\top}\ell]=0",
       _eq29, controls=[control(_eq29, "charge with +B on W", lhs=lambda i, c: _kerSigma(i, c, _A_plus(i, c)))])
 
@@ -321,8 +321,8 @@ def _ker_sqrt_scale(inst, ctx):
 _eq30 = tc.Statement(r"\|\nabla^\top C\sqrt{\sigma^2\Sigma}\|^2=0", dims=MF_DIMS, sample=sample_mf, lhs=_ker_sqrt,
                      rhs=lambda i, c: _ker_sqrt(i, c) * 0, scale=_ker_sqrt_scale, contexts=("float32", "float64"),
                      note="PSD square root by eigh (float32/float64 only); the squared norm is compared with "
-                          "||grad C||^2 Tr Sigma, so a null direction of Sigma rounded to eps contributes eps.")
-claim("eq30", "grad C annihilates sqrt(Sigma), so the charge has no diffusion term (eq. 30)", "Appendix B.1", "(30)",
+                          r"$\lVert \nabla C\rVert ^{2} \operatorname{Tr} \Sigma$, so a null direction of $\Sigma$ rounded to $\varepsilon$ contributes $\varepsilon$.")
+claim("eq30", r"$\nabla C$ annihilates $\sqrt{\Sigma}$, so the charge has no diffusion term (eq. 30)", "Appendix B.1", "(30)",
       r"\nabla^{\top}C\sqrt{\sigma^{2}\Sigma(\theta)}=0", _eq30,
       controls=[control(_eq30, "charge with +B on W", lhs=lambda i, c: _ker_sqrt(i, c, _A_plus(i, c)))])
 
@@ -345,48 +345,48 @@ def _eq5_derivation():
     s2, Sg, h, eta, Sb = sp.symbols("sigma2 Sigma h eta S", positive=True)
     G = sp.sqrt(2 * s2 * Sg)
     return tc.Derivation([
-        tc.Step(sp.Rational(1, 2) * G * h * G, s2 * Sg * h, "Ito: (1/2) G^T (Hess C) G with G G^T = 2 sigma^2 Sigma"),
+        tc.Step(sp.Rational(1, 2) * G * h * G, s2 * Sg * h, r"Ito: $(1/2) G^{\top} (\operatorname{Hess} C) G$ with $G G^{\top} = 2 \sigma^{2} \Sigma$"),
         tc.Step(eta ** 2 * Sg * h / (2 * Sb), eta * (eta / (2 * Sb)) * Sg * h,
-                "discrete SGD: E[C(theta'_SGD)] - C(theta'_GD) = eta^2 Tr[Cov(g_B) Hess C]/2 = eta sigma^2 Tr[Sigma Hess C]"),
-    ], general=False, sizes="one parameter (P = 1); matrices: numeric stage")
+                r"discrete SGD: $\mathbb{E}[C(\theta'_{\mathrm{SGD}})] - C(\theta'_{\mathrm{GD}}) = \eta^{2} \operatorname{Tr}[\operatorname{Cov}(g_{B}) \operatorname{Hess} C]/2 = \eta \sigma^{2} \operatorname{Tr}[\Sigma \operatorname{Hess} C]$"),
+    ], general=False, sizes="one parameter ($P = 1$); matrices: numeric stage")
 
 
 _eq5 = tc.Statement(
     r"\dot C(\theta_t)=\sigma^2\mathrm{Tr}[\Sigma(\theta_t)\nabla^2C(\theta_t)],\ \sigma^2=\eta/(2S)",
     dims=MF_DIMS, sample=sample_mf, lhs=_sgd_drift, rhs=_ito_rhs, derivation=_eq5_derivation,
-    note="LHS: exact enumeration of all n^S minibatches (with replacement) of one SGD step, "
-         "(E C(theta') - C(theta))/eta minus the O(eta) GD term; C = theta^T A theta for the double rotation.")
-claim("eq5", "Noether flow: dC/dt = sigma^2 Tr[Sigma Hess C], checked against exact minibatch expectations of SGD",
+    note="LHS: exact enumeration of all $n^{S}$ minibatches (with replacement) of one SGD "
+         r"step, $(E C(\theta') - C(\theta))/\eta$ minus the $O(\eta)$ GD term; $C = \theta^{\top} A \theta$ for the double rotation.")
+claim("eq5", r"Noether flow: $\mathrm{d}C/\mathrm{d}t = \sigma^{2} \operatorname{Tr}[\Sigma \operatorname{Hess} C]$, checked against exact minibatch expectations of SGD",
       "4.1", "(5)", r"\dot{C}(\theta_{t})=\sigma^{2}{\rm Tr}\left[\Sigma(\theta_{t})\nabla^{2}C(\theta_{t})\right]", _eq5,
-      variants=[variant(_eq5, "reading: minibatches without replacement, sigma^2 = eta (n-S)/(2S(n-1))", kind="reading",
+      variants=[variant(_eq5, r"reading: minibatches without replacement, $\sigma^{2} = \eta (n-S)/(2S(n-1))$", kind="reading",
                         lhs=lambda i, c: _sgd_drift(i, c, replace=False),
                         rhs=lambda i, c: _ito_rhs(i, c) * (i.X.shape[-1] - S) / (i.X.shape[-1] - 1))],
       controls=[tc.double(_eq5), tc.negate(_eq5),
                 control(_eq5, "without replacement, no finite-population factor",
                         lhs=lambda i, c: _sgd_drift(i, c, replace=False))],
-      assumptions=("SGD step theta' = theta - eta g_B, |B| = S = 2, eta = 0.5, minibatches i.i.d. uniform",
-                   "C = theta^T A theta, A the double-rotation generator of a random symmetric B"))
+      assumptions=(r"SGD step $\theta' = \theta - \eta g_{B}$, $|B| = S = 2$, $\eta = 0.5$, minibatches i.i.d. uniform",
+                   r"$C = \theta^{\top} A \theta$, A the double-rotation generator of a random symmetric $B$"))
 
 
 def _eq31_derivation():
     s2, Sg, h = sp.symbols("sigma2 Sigma h", positive=True)
     return tc.Derivation([
         tc.Step(sp.Rational(1, 2) * sp.sqrt(2 * s2 * Sg) ** 2 * h, s2 * Sg * h, "Ito term under eq. (1)"),
-        tc.Step(s2 * Sg * h, s2 / 2 * Sg * h, "printed eq. (31): sigma^2/2 Tr[Sigma Hess C]"),
+        tc.Step(s2 * Sg * h, s2 / 2 * Sg * h, r"printed eq. (31): $\sigma^{2}/2 \operatorname{Tr}[\Sigma \operatorname{Hess} C]$"),
     ], general=True)
 
 
 _eq31 = tc.Statement(r"dC=\frac{\sigma^2}{2}\mathrm{Tr}[\Sigma(\theta)\nabla^2C]dt", dims=MF_DIMS, sample=sample_mf,
                      lhs=_sgd_drift, rhs=lambda i, c: _ito_rhs(i, c, 0.5), derivation=_eq31_derivation)
-claim("eq31", "Appendix Ito computation dC = sigma^2/2 Tr[Sigma Hess C] dt (eqs. 27, 31)", "Appendix B.1", "(31)",
+claim("eq31", r"Appendix Ito computation $\mathrm{d}C = \sigma^{2}/2 \operatorname{Tr}[\Sigma \operatorname{Hess} C] \mathrm{d}t$ (eqs. 27, 31)", "Appendix B.1", "(31)",
       r"dC=\frac{\sigma^{2}}{2}{\rm Tr}[\Sigma(\theta)\nabla^{2}C]dt", _eq31, aliases=("eq27",),
-      variants=[variant(_eq31, "corrected: sigma^2 Tr[Sigma Hess C] (eq. 5; G = sqrt(2 sigma^2 Sigma) of eq. 1)",
+      variants=[variant(_eq31, r"corrected: $\sigma^{2} \operatorname{Tr}[\Sigma \operatorname{Hess} C]$ (eq. 5; $G = \sqrt{2 \sigma^{2} \Sigma}$ of eq. 1)",
                         latex=r"dC=\sigma^2\mathrm{Tr}[\Sigma\nabla^2C]dt", rhs=_ito_rhs, derivation=_eq5_derivation),
-                variant(_eq31, "reading: appendix noise G = sqrt(sigma^2 Sigma), i.e. sigma^2 = eta/S", kind="reading",
+                variant(_eq31, r"reading: appendix noise $G = \sqrt{\sigma^{2} \Sigma}$, i.e. $\sigma^{2} = \eta/S$", kind="reading",
                         latex=r"dC=\frac{\sigma^2}{2}\mathrm{Tr}[\Sigma\nabla^2C]dt,\ \sigma^2=\eta/S",
                         rhs=lambda i, c: _ito_rhs(i, c, 1.0))],
       controls=[tc.negate(_eq31)],
-      assumptions=("eq. 27 uses G_t = sqrt(sigma^2 Sigma), while eq. 1 has sqrt(2 sigma^2 Sigma)",))
+      assumptions=(r"eq. 27 uses $G_{t} = \sqrt{\sigma^{2} \Sigma}$, while eq. 1 has $\sqrt{2 \sigma^{2} \Sigma}$",))
 
 
 # ==============================================================================================
@@ -420,18 +420,18 @@ def _eq6_derivation(half):
     th = sp.Matrix([t1, t2])
     C = (th.T * A * th)[0] * (sp.Rational(1, 2) if half else 1)
     grad = sp.Matrix([sp.diff(C, t1), sp.diff(C, t2)])
-    return tc.Derivation([tc.Step(grad, A * th, "grad C = J = A theta")], general=False, sizes="P = 2")
+    return tc.Derivation([tc.Step(grad, A * th, r"$\nabla C = J = A \theta$")], general=False, sizes="$P = 2$")
 
 
 _eq6 = tc.Statement(r"\nabla C=J=A\theta\ \text{ for }\ C(\theta)=\theta^\top A\theta", dims=MF_DIMS, sample=sample_mf,
                     lhs=_eq6_lhs, rhs=_Atheta, derivation=lambda: _eq6_derivation(False),
-                    note="grad C by exact unit central differences (C is quadratic).")
-claim("eq6", "The charge of an exponential symmetry: is C = theta^T A theta the antiderivative of J = A theta?",
+                    note=r"$\nabla C$ by exact unit central differences ($C$ is quadratic).")
+claim("eq6", r"The charge of an exponential symmetry: is $C = \theta^{\top} A \theta$ the antiderivative of $J = A \theta$?",
       "4.2", "(6)", r"C(\theta)=\theta^{\top}A\theta", _eq6,
-      variants=[variant(_eq6, "corrected: C = theta^T A theta / 2", latex=r"C(\theta)=\tfrac12\theta^\top A\theta",
+      variants=[variant(_eq6, r"corrected: $C = \theta^{\top} A \theta / 2$", latex=r"C(\theta)=\tfrac12\theta^\top A\theta",
                         lhs=lambda i, c: _eq6_lhs(i, c, True), derivation=lambda: _eq6_derivation(True))],
       controls=[tc.negate(_eq6)],
-      assumptions=("Section 4 defines C by grad C = J",))
+      assumptions=(r"Section 4 defines $C$ by $\nabla C = J$",))
 
 
 # ==============================================================================================
@@ -458,10 +458,10 @@ def _eq7_derivation(noise_coeff, half=False):
     g, s2, Sa, q = sp.symbols("gamma sigma2 TrSigmaA q", real=True)
     if half:
         return tc.Derivation([tc.Step(-2 * g * q + s2 * Sa, -4 * g * (q / 2) + noise_coeff * s2 * Sa,
-                                      "Ito drift of C = theta^T A theta / 2 (grad C = J) under L + gamma||theta||^2")],
+                                      r"Ito drift of $C = \theta^{\top} A \theta / 2 (\nabla C = J)$ under $L + \gamma\lVert \theta\rVert ^{2}$")],
                              general=True)
     return tc.Derivation([tc.Step(-4 * g * q + s2 * 2 * Sa, -4 * g * q + noise_coeff * s2 * Sa,
-                                  "Ito drift of C = theta^T A theta (eq. 6) under L + gamma||theta||^2")], general=True)
+                                  r"Ito drift of $C = \theta^{\top} A \theta$ (eq. 6) under $L + \gamma\lVert \theta\rVert ^{2}$")], general=True)
 
 
 def _half_quad(inst, ctx):
@@ -472,22 +472,22 @@ def _half_quad(inst, ctx):
 _eq7 = tc.Statement(r"\dot C=-4\gamma C+\sigma^2\mathrm{Tr}[\Sigma A],\ \nabla C=J=A\theta\ (C=\tfrac12\theta^\top A\theta)",
                     dims=MF_DIMS, sample=sample_mf, lhs=lambda i, c: _wd_drift(i, c, True),
                     rhs=lambda i, c: _eq7_rhs(i, c, True), derivation=lambda: _eq7_derivation(1, half=True),
-                    note="C as Sec. 4 defines it (grad C = J, J = A theta by Def. 4.1); the LHS is the exact SGD "
-                         "drift of theta^T A theta (minibatch enumeration) halved")
-claim("eq7", "Noether flow with weight decay: dC/dt = -4 gamma C + sigma^2 Tr[Sigma A] (C the antiderivative of J)",
+                    note=r"$C$ as Sec. 4 defines it ($\nabla C = J, J = A \theta$ by Def. 4.1); the LHS is the "
+                         r"exact SGD drift of $\theta^{\top} A \theta$ (minibatch enumeration) halved")
+claim("eq7", r"Noether flow with weight decay: $\mathrm{d}C/\mathrm{d}t = -4 \gamma C + \sigma^{2} \operatorname{Tr}[\Sigma A]$ ($C$ the antiderivative of $J$)",
       "4.2", "(7)",
       r"\dot{C}(\theta_{t})=-4\gamma C(\theta_{t})+\sigma^{2}{\rm Tr}[\Sigma(\theta_{t})A]=:G(\theta_{t})", _eq7,
-      variants=[variant(_eq7, "reading: C = theta^T A theta of eq. 6 with the printed constants", kind="reading",
+      variants=[variant(_eq7, r"reading: $C = \theta^{\top} A \theta$ of eq. 6 with the printed constants", kind="reading",
                         latex=r"\dot C=-4\gamma C+\sigma^2\mathrm{Tr}[\Sigma A],\ C=\theta^\top A\theta",
                         lhs=_wd_drift, rhs=_eq7_rhs, derivation=lambda: _eq7_derivation(1)),
-                variant(_eq7, "reading: C = theta^T A theta of eq. 6: -4 gamma C + 2 sigma^2 Tr[Sigma A]", kind="reading",
+                variant(_eq7, r"reading: $C = \theta^{\top} A \theta$ of eq. 6: $-4 \gamma C + 2 \sigma^{2} \operatorname{Tr}[\Sigma A]$", kind="reading",
                         latex=r"\dot C=-4\gamma C+2\sigma^2\mathrm{Tr}[\Sigma A],\ C=\theta^\top A\theta",
                         lhs=_wd_drift, rhs=lambda i, c: _eq7_rhs(i, c, noise_factor=2),
                         derivation=lambda: _eq7_derivation(2))],
-      controls=[tc.negate(_eq7), control(_eq7, "-2 gamma C in place of -4 gamma C",
+      controls=[tc.negate(_eq7), control(_eq7, r"$-2 \gamma C$ in place of $-4 \gamma C$",
                                          rhs=lambda i, c: _eq7_rhs(i, c, True) + 2 * i.gamma * _half_quad(i, c))],
-      assumptions=("L_gamma = L + gamma ||theta||^2; SGD on L_gamma, exact minibatch enumeration",
-                   "C defined by grad C = J (Sec. 4); eq. 6's theta^T A theta is twice that (claim noise.eq6)"))
+      assumptions=(r"$L_{\gamma} = L + \gamma \lVert \theta\rVert ^{2}$; SGD on $L_{\gamma}$, exact minibatch enumeration",
+                   r"$C$ defined by $\nabla C = J$ (Sec. 4); eq. 6's $\theta^{\top} A \theta$ is twice that (claim noise.eq6)"))
 
 
 def _si_drift(inst, ctx, gamma):
@@ -507,17 +507,17 @@ SI_DIMS24 = tc.DimSpace({"p": (2, 4), "n": (2, 5)})
 _eq24 = tc.Statement(r"\frac{d}{dt}\|\theta_t\|^2=-\gamma\|\theta_t\|^2+\sigma^2\mathrm{Tr}[\Sigma(\theta_t)]",
                      dims=SI_DIMS24, sample=sample_si, lhs=lambda i, c: _si_drift(i, c, GAMMA),
                      rhs=lambda i, c: _eq24_rhs(i, c, GAMMA))
-claim("eq24", "Scale invariance: d||theta||^2/dt = -gamma||theta||^2 + sigma^2 Tr Sigma", "Appendix A.1", "(24)",
+claim("eq24", r"Scale invariance: $d\lVert \theta\rVert ^{2}/\mathrm{d}t = -\gamma\lVert \theta\rVert ^{2} + \sigma^{2} \operatorname{Tr} \Sigma$", "Appendix A.1", "(24)",
       r"\frac{\mathrm{d}}{\mathrm{d}t}\|\theta_{t}\|^{2}=-\gamma\|\theta_{t}\|^{2}+\sigma^{2}{\rm Tr}[\Sigma(\theta_{t})]",
       _eq24,
-      variants=[variant(_eq24, "corrected: -4 gamma ||theta||^2 + 2 sigma^2 Tr Sigma",
+      variants=[variant(_eq24, r"corrected: $-4 \gamma \lVert \theta\rVert ^{2} + 2 \sigma^{2} \operatorname{Tr} \Sigma$",
                         latex=r"\frac{d}{dt}\|\theta\|^2=-4\gamma\|\theta\|^2+2\sigma^2\mathrm{Tr}\Sigma",
                         rhs=lambda i, c: _eq24_rhs(i, c, GAMMA, 4, 2)),
-                variant(_eq24, "reading: gamma = 0 (no weight decay), corrected constant 2 sigma^2", kind="reading",
+                variant(_eq24, r"reading: $\gamma = 0$ (no weight decay), corrected constant $2 \sigma^{2}$", kind="reading",
                         latex=r"\frac{d}{dt}\|\theta\|^2=2\sigma^2\mathrm{Tr}\Sigma\ (\gamma=0)",
                         lhs=lambda i, c: _si_drift(i, c, 0.0), rhs=lambda i, c: _eq24_rhs(i, c, 0.0, 4, 2))],
-      controls=[control(_eq24, "corrected with -2 gamma", rhs=lambda i, c: _eq24_rhs(i, c, GAMMA, 2, 2))],
-      assumptions=("l(theta, z) = (x^T theta/||theta|| - y)^2, weight decay gamma||theta||^2 = 0.3||theta||^2",))
+      controls=[control(_eq24, r"corrected with $-2 \gamma$", rhs=lambda i, c: _eq24_rhs(i, c, GAMMA, 2, 2))],
+      assumptions=(r"$l(\theta, z) = (x^{\top} \theta/\lVert \theta\rVert - y)^{2}$, weight decay $\gamma\lVert \theta\rVert ^{2} = 0.3\lVert \theta\rVert ^{2}$",))
 
 
 def _sec42_lhs(inst, ctx):
@@ -536,7 +536,7 @@ def _sec42_rhs(inst, ctx, flip=False):
 
 _sec42 = tc.Statement(r"\mathrm{Tr}[\Sigma A]=\sum_{\mu_i>0}\mu_in_i^\top\Sigma n_i+\sum_{\mu_j<0}\mu_jn_j^\top\Sigma n_j",
                       dims=MF_DIMS, sample=sample_mf, lhs=_sec42_lhs, rhs=_sec42_rhs)
-claim("sec4_2_spectral", "Tr[Sigma A] splits into positive- and negative-eigenvalue directions of A", "4.2",
+claim("sec4_2_spectral", r"$\operatorname{Tr}[\Sigma A]$ splits into positive- and negative-eigenvalue directions of A", "4.2",
       "display after (7)", r"{\rm Tr}[\Sigma A]=\sum_{i:\mu_{i}>0}\mu_{i}n_{i}^{\top}\Sigma n_{i}+\sum_{j:\mu_{j}<0}\mu_{j}n_{j}^{\top}\Sigma n_{j}",
       _sec42, controls=[control(_sec42, "negative part with + sign", rhs=lambda i, c: _sec42_rhs(i, c, True))])
 
@@ -613,31 +613,31 @@ FP_DIMS = tc.DimSpace({"dx": (1, 2), "d": (1, 2), "dy": (1, 2), "n": (3, 4)},
 Tr[Sigma A] = 0 at once, so every relation between the two holds trivially."""
 _eq9 = tc.Statement(r"4\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A],\ C=\tfrac12\theta^\top A\theta\ (\nabla C=J)",
                     dims=FP_DIMS, check=_fixed_point_check(_eq9_relation(4, 1, half=True)),
-                    note="theta* = e^{lambda* A} theta with lambda* the root of the SDE drift of the charge "
-                         "(computed from per-sample gradients), brentq tolerance refined; C as Sec. 4 defines it")
-claim("eq9", "Noise equilibrium with weight decay: 4 gamma C(theta*) = sigma^2 Tr[Sigma(theta*) A] (C the antiderivative of J)",
+                    note=r"$\theta^* = e^{\lambda^* A} \theta$ with $\lambda^*$ the root of the SDE drift of "
+                         "the charge (computed from per-sample gradients), brentq tolerance refined; $C$ as Sec. 4 defines it")
+claim("eq9", r"Noise equilibrium with weight decay: $4 \gamma C(\theta^*) = \sigma^{2} \operatorname{Tr}[\Sigma(\theta^*) A]$ ($C$ the antiderivative of $J$)",
       "4.3", "(9)", r"4\gamma C(\theta^{*})={\sigma^{2}}{\rm Tr}\left[\Sigma(\theta^{*})A\right]", _eq9,
-      variants=[variant(_eq9, "reading: C = theta^T A theta of eq. 6 with the printed constants", kind="reading",
+      variants=[variant(_eq9, r"reading: $C = \theta^{\top} A \theta$ of eq. 6 with the printed constants", kind="reading",
                         latex=r"4\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A],\ C=\theta^\top A\theta",
                         check=_fixed_point_check(_eq9_relation(4, 1))),
-                variant(_eq9, "reading: C = theta^T A theta of eq. 6: 2 gamma C = sigma^2 Tr[Sigma A]", kind="reading",
+                variant(_eq9, r"reading: $C = \theta^{\top} A \theta$ of eq. 6: $2 \gamma C = \sigma^{2} \operatorname{Tr}[\Sigma A]$", kind="reading",
                         latex=r"2\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A],\ C=\theta^\top A\theta",
                         check=_fixed_point_check(_eq9_relation(2, 1)))],
-      controls=[control(_eq9, "gamma C = sigma^2 Tr[Sigma A]", check=_fixed_point_check(_eq9_relation(1, 1, half=True)))],
-      assumptions=("C defined by grad C = J (Sec. 4); eq. 9 is the zero of eq. 7",))
+      controls=[control(_eq9, r"$\gamma C = \sigma^{2} \operatorname{Tr}[\Sigma A]$", check=_fixed_point_check(_eq9_relation(1, 1, half=True)))],
+      assumptions=(r"$C$ defined by $\nabla C = J$ (Sec. 4); eq. 9 is the zero of eq. 7",))
 
 _fp_text = tc.Statement(r"-\gamma C(\theta)+\eta\mathrm{Tr}[\Sigma(\theta)A]=0,\ C=\tfrac12\theta^\top A\theta", dims=FP_DIMS,
                         check=_fixed_point_check(_eq9_relation(1, 2 * S, half=True)),
-                        note="C as Sec. 4 defines it; with eq. 6's C = theta^T A theta the printed relation fails too")
-claim("sec4_3_stationary", "Text of Sec. 4.3: the stationary point satisfies -gamma C + eta Tr[Sigma A] = 0", "4.3",
+                        note=r"$C$ as Sec. 4 defines it; with eq. 6's $C = \theta^{\top} A \theta$ the printed relation fails too")
+claim("sec4_3_stationary", r"Text of Sec. 4.3: the stationary point satisfies $-\gamma C + \eta \operatorname{Tr}[\Sigma A] = 0$", "4.3",
       "text before (8)", r"-\gamma C(\theta)+\eta{\rm Tr}[\Sigma(\theta)A]=0", _fp_text,
-      variants=[variant(_fp_text, "corrected: the zero of eq. 7, -4 gamma C + (eta/(2S)) Tr[Sigma A] = 0 (eq. 9)",
+      variants=[variant(_fp_text, r"corrected: the zero of eq. 7, $-4 \gamma C + (\eta/(2S)) \operatorname{Tr}[\Sigma A] = 0$ (eq. 9)",
                         latex=r"-4\gamma C+\frac{\eta}{2S}\mathrm{Tr}[\Sigma A]=0,\ C=\tfrac12\theta^\top A\theta",
                         check=_fixed_point_check(_eq9_relation(4, 1, half=True))),
-                variant(_fp_text, "reading: C = theta^T A theta of eq. 6 with the printed constants", kind="reading",
+                variant(_fp_text, r"reading: $C = \theta^{\top} A \theta$ of eq. 6 with the printed constants", kind="reading",
                         check=_fixed_point_check(_eq9_relation(1, 2 * S)))],
-      controls=[control(_fp_text, "corrected with eta/S", check=_fixed_point_check(_eq9_relation(4, 2, half=True)))],
-      assumptions=("sigma^2 = eta/(2S) with S = 2 turns eta into 2 S sigma^2",))
+      controls=[control(_fp_text, r"corrected with $\eta/S$", check=_fixed_point_check(_eq9_relation(4, 2, half=True)))],
+      assumptions=(r"$\sigma^{2} = \eta/(2S)$ with $S = 2$ turns $\eta$ into $2 S \sigma^{2}$",))
 
 from . import _noise_thm43  # noqa: E402,F401  (Theorem 4.3, Lemma B.1, exponential map)
 from . import _noise_sec5  # noqa: E402,F401  (Section 5, Appendices C and E)

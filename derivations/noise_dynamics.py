@@ -108,8 +108,8 @@ def _balance_check(factor: float):
             "title": "Fig. 2: SGD approaches the noise balance of Theorem 5.2",
             "panels": [
                 {"kind": "line", "xlabel": "step", "ylabel": r"$\|A-B\|_F/\|A\|_F$ (instantaneous)", "yscale": "log",
-                 "series": [{"label": f"SGD eta={eta:g}", "x": _thin(coarse["hist_t"]), "y": _thin(coarse["hist_v"])},
-                            {"label": f"SGD eta={eta / 2:g}", "x": _thin([n1 + t for t in fine["hist_t"]]),
+                 "series": [{"label": f"SGD $\\eta$ = {eta:g}", "x": _thin(coarse["hist_t"]), "y": _thin(coarse["hist_v"])},
+                            {"label": f"SGD $\\eta$ = {eta / 2:g}", "x": _thin([n1 + t for t in fine["hist_t"]]),
                              "y": _thin(fine["hist_v"])}]},
                 {"kind": "scatter", "xlabel": r"$(W\Gamma_W W^\top)_{ij}$", "ylabel": r"$(U^\top\Gamma_U U)_{ij}$",
                  "series": [{"label": "SGD, replica 0, time average", "x": A0[iu][pick].tolist(),
@@ -180,7 +180,7 @@ def _gd_check(target: str):
         what = "||C_T - C_0||/||C_0||, C = W W^T - U^T U" if target == "conserved" else "||A - B||/||A|| at the GD end point"
         figure = {"title": "Fig. 2: GD keeps its initial imbalance",
                   "panels": [{"kind": "line", "xlabel": "step", "ylabel": r"$\|A-B\|_F/\|A\|_F$", "yscale": "log",
-                              "series": [{"label": f"GD eta={etas[0]:g}", "x": [h[0] for h in hist],
+                              "series": [{"label": f"GD $\\eta$ = {etas[0]:g}", "x": [h[0] for h in hist],
                                           "y": [h[1] for h in hist]}]}]}
         return sc.measurement(outcome, residuals=residuals,
                               predicted=("C_T = C_0 (eq. 11)" if target == "conserved" else "A = B at the GD end point"),
@@ -195,34 +195,34 @@ _DIMS_FIG2 = tc.DimSpace({"d0": (30, 30), "d": (40, 40), "d2": (30, 30)})
 
 _balance = tc.Statement(
     r"W\Gamma_W W^\top = U^\top\Gamma_U U \text{ at the end of SGD}", dims=_DIMS_FIG2, check=_balance_check(1.0),
-    note="Gamma_W = E[||r||^2 x x^T], Gamma_U = E[||x||^2 r r^T] at the current parameters (closed form, Gaussian "
-         "moments); time average over the stationary window, extrapolated to eta -> 0; each replica has its own "
-         "diagonal Sigma_eps.")
+    note=r"$\Gamma_{W} = \mathbb{E}[\lVert r\rVert ^{2} x x^{\top}]$, $\Gamma_{U} = \mathbb{E}[\lVert x\rVert ^{2} r r^{\top}]$ "
+         "at the current parameters (closed form, Gaussian moments); time average over the stationary window, "
+         r"extrapolated to $\eta \to 0$; each replica has its own diagonal $\Sigma_{\varepsilon}$.")
 
 tc.register(tc.Claim(
     id="noise.fig2_balance_sim",
-    title="SGD on ||UWx - y||^2 converges to the noise balance W Gamma_W W^T = U^T Gamma_U U (simulation)",
+    title=r"SGD on $\lVert U W x - y\rVert^{2}$ converges to the noise balance $W \Gamma_{W} W^{\top} = U^{\top} \Gamma_{U} U$ (simulation)",
     source=tc.Source(PAPER, "5.2, Figure 2, Appendix A.2", "Theorem 5.2 / Figure 2",
                      r"W\Gamma_W W^\top = U^\top\Gamma_U U,\ \Gamma_W = \mathbb{E}[\|r\|^2 xx^\top]+2\gamma I,\ "
                      r"\Gamma_U = \mathbb{E}[\|x\|^2 rr^\top]+2\gamma I"),
     statement=_balance,
     controls=(tc.perturb(_balance, "factor 2", check=_balance_check(2.0)),
               tc.perturb(_balance, "sign", check=_balance_check(-1.0))),
-    assumptions=("gamma = 0 (no weight decay)", "online SGD, minibatch mean of ||UWx - y||^2, S = 1",
-                 "x ~ N(0, I_30), y = x + eps, eps ~ N(0, Sigma_eps) independent, Sigma_eps diagonal per run",
-                 "prediction is the eta -> 0 limit: Richardson extrapolation from eta and eta/2"),
+    assumptions=(r"$\gamma = 0$ (no weight decay)", r"online SGD, minibatch mean of $\lVert U W x - y\rVert^{2}$, $S = 1$",
+                 r"$x \approx N(0, I_{30})$, $y = x + \varepsilon$, $\varepsilon \approx N(0, \Sigma_{\varepsilon})$ independent, $\Sigma_{\varepsilon}$ diagonal per run",
+                 r"prediction is the $\eta \to 0$ limit: Richardson extrapolation from $\eta$ and $\eta/2$"),
     slow=True,
     aliases=("fig2",),
 ))
 
 _gd = tc.Statement(r"W_tW_t^\top - U_t^\top U_t = W_0W_0^\top - U_0^\top U_0 \text{ under GD}", dims=_DIMS_FIG2,
                    check=_gd_check("conserved"),
-                   note="Exact population GD from Figure 2's initialisation, step refined eta, eta/2, eta/4; floors are "
-                        "the discrete-time drift bound sum_t eta^2 ||g_t||^2 of a conserved charge.")
+                   note=r"Exact population GD from Figure 2's initialisation, step refined $\eta$, $\eta/2$, $\eta/4$; "
+                        r"floors are the discrete-time drift bound $\sum_{t} \eta^{2} \lVert g_{t}\rVert ^{2}$ of a conserved charge.")
 
 tc.register(tc.Claim(
     id="noise.fig2_gd_sim",
-    title="GD from the same initialisation conserves W W^T - U^T U and stays unbalanced (simulation)",
+    title=r"GD from the same initialisation conserves $W W^{\top} - U^{\top} U$ and stays unbalanced (simulation)",
     source=tc.Source(PAPER, "5.1-5.2, Figure 2", "eq. 11 / Figure 2",
                      r"W_tW_t^\top - U_t^\top U_t = W_0W_0^\top - U_0^\top U_0"),
     statement=_gd,
@@ -316,17 +316,17 @@ def _fig8_check(factor: float):
 _DIMS_FIG8 = tc.DimSpace({"dim": (100, 100)})
 _fig8 = tc.Statement(r"W\Gamma_W W^\top = U^\top\Gamma_U U \text{ (output space: } P\Gamma_W P^\top = G\Gamma_U G)"
                      r"\text{ for every } \eta, S, d", dims=_DIMS_FIG8, check=_fig8_check(1.0),
-                     note="The finite step leaves an O(eta) imbalance (the paper's Figure 3 remark); refinement eta -> "
-                          "eta/2 at each sweep point with floors eta lambda_max(H)/2.")
+                     note=r"The finite step leaves an $O(\eta)$ imbalance (the paper's Figure 3 remark); refinement "
+                          r"$\eta \to \eta/2$ at each sweep point with floors $\eta \lambda_{\max}(H)/2$.")
 
 tc.register(tc.Claim(
     id="noise.fig8_sweep_sim",
-    title="Matrix factorisation reaches the noise equilibrium for every eta, width and batch size (simulation)",
+    title=r"Matrix factorisation reaches the noise equilibrium for every $\eta$, width and batch size (simulation)",
     source=tc.Source(PAPER, "Appendix A.3, Figure 8", "Theorem 5.2 / Figure 8",
                      r"W\Gamma_W W^\top = U^\top\Gamma_U U \text{ robust in } \eta, d, S"),
     statement=_fig8,
     controls=(tc.perturb(_fig8, "factor 2", check=_fig8_check(2.0)),),
-    assumptions=("autoencoding y = x + eps in dimension 100, phi_x = 0.5, Sigma_eps = I", "online SGD, gamma = 0",
+    assumptions=(r"autoencoding $y = x + \varepsilon$ in dimension 100, $\phi_{x} = 0.5$, $\Sigma_{\varepsilon} = I$", r"online SGD, $\gamma = 0$",
                  "ci budget: width 200 at the default point only; paper budget: width 2000 and the three sweeps"),
     slow=True,
     aliases=("fig8",),
@@ -457,25 +457,25 @@ _DIMS_EQ24 = tc.DimSpace({"dx": (8, 8), "h": (16, 16), "dy": (2, 2)})
 
 _eq24_printed = tc.Statement(r"\frac{d}{dt}\|\theta_t\|^2 = -\gamma\|\theta_t\|^2 + \sigma^2\mathrm{Tr}[\Sigma(\theta_t)],"
                              r"\ \gamma = 0", dims=_DIMS_EQ24, check=_eq24_check(1.0),
-                             note="Measured: the growth of ||theta||^2 over a window divided by the integral of "
-                                  "sigma^2 Tr Sigma(theta_t) dt (dt = eta per step, sigma^2 = eta/(2S), Tr Sigma exact "
-                                  "on the finite data set), extrapolated to eta -> 0; Net-A and Net-B must both agree.")
+                             note=r"Measured: the growth of $\lVert \theta\rVert ^{2}$ over a window divided by "
+                                  r"the integral of $\sigma^{2} \operatorname{Tr} \Sigma(\theta_{t}) \mathrm{d}t$ "
+                                  r"($\mathrm{d}t = \eta$ per step, $\sigma^{2} = \eta/(2S), \operatorname{Tr} \Sigma$ exact on the finite data set), extrapolated to $\eta \to 0$; Net-A and Net-B must both agree.")
 _eq24_corrected = dataclasses.replace(_eq24_printed, check=_eq24_check(2.0), kind="corrected",
-                             name="corrected: 2 sigma^2 Tr Sigma",
+                             name=r"corrected: $2 \sigma^{2} \operatorname{Tr} \Sigma$",
                              latex=r"\frac{d}{dt}\|\theta_t\|^2 = -4\gamma\|\theta_t\|^2 + 2\sigma^2\mathrm{Tr}[\Sigma(\theta_t)]",
-                             note="Ito with eq. 1: dC = sigma^2 Tr[Sigma Hess C] dt and Hess ||theta||^2 = 2I.")
+                             note=r"Ito with eq. 1: $\mathrm{d}C = \sigma^{2} \operatorname{Tr}[\Sigma \operatorname{Hess} C] \mathrm{d}t$ and $\operatorname{Hess} \lVert \theta\rVert ^{2} = 2I$.")
 
 tc.register(tc.Claim(
     id="noise.eq24_norm_growth_sim",
-    title="Scale invariance: SGD grows ||theta||^2 at the rate of eq. 24 (Net-A, Net-B; simulation)",
+    title=r"Scale invariance: SGD grows $\lVert \theta\rVert ^{2}$ at the rate of eq. 24 (Net-A, Net-B; simulation)",
     source=tc.Source(PAPER, "Appendix A.1, Figure 7", "eq. 24",
                      r"\frac{d}{dt}\|\theta_t\|^2 = -\gamma\|\theta_t\|^2 + \sigma^2\mathrm{Tr}[\Sigma(\theta_t)]"),
     statement=_eq24_printed,
     variants=(_eq24_corrected,),
     controls=(tc.perturb(_eq24_printed, "no growth (GD's law)", check=_eq24_check(0.0)),
               tc.perturb(_eq24_printed, "sign", check=_eq24_check(-1.0))),
-    assumptions=("gamma = 0 (Figure 7 trains without weight decay)", "SGD with minibatches of S = 1 drawn with replacement",
-                 "sigma^2 = eta / (2 S) as below eq. 1; t = eta x steps"),
+    assumptions=(r"$\gamma = 0$ (Figure 7 trains without weight decay)", "SGD with minibatches of S = 1 drawn with replacement",
+                 r"$\sigma^{2} = \eta / (2 S)$ as below eq. 1; $t = \eta x$ steps"),
     slow=True,
 ))
 
@@ -610,28 +610,28 @@ def _fig4_check(coef: float):
 _DIMS_FIG4 = tc.DimSpace({"d": (16, 16), "dx": (1, 1), "dy": (1, 1)})
 _fig4_printed = tc.Statement(r"S_{\mathrm{end}} = \mathrm{Tr}[\nabla^2 L] = 2\min(d, d_x)\mathrm{Tr}[\Sigma_x]", dims=_DIMS_FIG4,
                              check=_fig4_check(2.0),
-                             note="S = Tr of the Hessian of the empirical risk of loss (12) (Prop. 5.3's definition), "
-                                  "time-averaged at stationarity, extrapolated to eta -> 0; Kaiming (warm-up) and Xavier "
-                                  "runs must both land on it.")
+                             note="$S$ = Tr of the Hessian of the empirical risk of loss (12) (Prop. 5.3's definition), "
+                                  r"time-averaged at stationarity, extrapolated to $\eta \to 0$; Kaiming (warm-up) and "
+                                  "Xavier runs must both land on it.")
 _fig4_corrected = dataclasses.replace(_fig4_printed, check=_fig4_check(4.0), kind="corrected",
-                                      name="corrected: 4 min(d, d_x) Tr Sigma_x (loss without 1/2)",
+                                      name=r"corrected: $4 \min(d, d_{x}) \operatorname{Tr} \Sigma_{x}$ (loss without 1/2)",
                                       latex=r"S_{\mathrm{end}} = 4\min(d, d_x)\mathrm{Tr}[\Sigma_x]",
-                                      note="At the balanced global minimum all singular values are 1 and Tr Hess of "
-                                           "||UWx - y||^2 is 2(d_y||W Sx^1/2||^2 + ||U||^2 Tr Sx); eq. 15's value "
-                                           "holds for the loss 1/2 ||UWx - y||^2.")
+                                      note=r"At the balanced global minimum all singular values are 1 and $\operatorname{Tr}$ "
+                                           r"Hess of $\lVert U W x - y\rVert^{2}$ is "
+                                           r"$2(d_{y}\lVert W \Sigma_x^{1/2}\rVert ^{2} + \lVert U\rVert ^{2} \operatorname{Tr} \Sigma_x)$; eq. 15's value holds for the loss $\frac{1}{2} \lVert U W x - y\rVert^{2}$.")
 
 tc.register(tc.Claim(
     id="noise.fig4_sharpening_sim",
-    title="Progressive flattening: SGD drives Tr Hess L of a rank-1 factorisation to S_end from any init (simulation)",
+    title=r"Progressive flattening: SGD drives $\operatorname{Tr} \operatorname{Hess} L$ of a $\operatorname{rank}-1$ factorisation to $S_{\mathrm{end}}$ from any init (simulation)",
     source=tc.Source(PAPER, "5.2, Figure 4", "eq. 15 / Figure 4",
                      r"S_{\mathrm{init}} = d_x d(\sigma_U^2+\sigma_W^2)\mathrm{Tr}[\Sigma_x],\ S_{\mathrm{end}} = 2\min(d,d_x)\mathrm{Tr}[\Sigma_x]"),
     statement=_fig4_printed,
     variants=(_fig4_corrected,),
-    controls=(tc.perturb(_fig4_printed, "GD's conservation (S stays at S_init)", check=_fig4_check(4.0 * 16)),
+    controls=(tc.perturb(_fig4_printed, r"GD's conservation ($S$ stays at $S_{\mathrm{init}}$)", check=_fig4_check(4.0 * 16)),
               tc.perturb(_fig4_corrected, "factor 2 on the corrected value", check=_fig4_check(8.0))),
-    assumptions=("d_x = d_y = 1 (rank 1), width d = 16 (warm-up run at d = 100), x ~ N(0, 1), y = x + eps, Var eps = 1, S = 1",
-                 "Kaiming: sigma_U^2 = 1, sigma_W^2 = 1/d_x (as printed); Xavier: 1/(d_y + d), 1/(d + d_x)",
-                 "warm-up: 5000 steps at eta = 0.001, then 0.008 (Figure 4)"),
+    assumptions=(r"$d_{x} = d_{y} = 1 (\operatorname{rank} 1)$, width $d = 16$ (warm-up run at $d = 100$), $x \approx N(0, 1)$, $y = x + \varepsilon$, $\operatorname{Var} \varepsilon = 1$, $S = 1$",
+                 r"Kaiming: $\sigma_{U}^{2} = 1$, $\sigma_{W}^{2} = 1/d_{x}$ (as printed); Xavier: $1/(d_{y} + d)$, $1/(d + d_{x})$",
+                 r"warm-up: 5000 steps at $\eta = 0.001$, then 0.008 (Figure 4)"),
     slow=True,
     aliases=("fig4",),
 ))
@@ -774,15 +774,15 @@ _DIMS_FIG5 = tc.DimSpace({"D": (4, 4), "dx": (4, 4), "h": (4, 4), "dy": (10, 10)
 _fig5_printed = tc.Statement(
     r"\mathrm{Tr}[\Sigma_1^2] = \mathrm{Tr}[\Sigma_i^2] = \mathrm{Tr}[\Sigma_D^2] = (\mathrm{Tr}S')^{2/D} d^{1-2/D}",
     dims=_DIMS_FIG5, check=_fig5_check("printed"),
-    note="Tr Sigma_1^2 = ||W_1 Sigma_x^1/2||^2, Tr Sigma_i^2 = ||W_i||^2, Tr Sigma_D^2 = ||Sigma_eps^1/2 W_D||^2 (eq. 17); "
-         "time averages at the end of SGD, extrapolated to eta -> 0, both tasks and both initialisations.")
+    note=r"$\operatorname{Tr} \Sigma_{1}^{2} = \lVert W_{1} \Sigma_{x}^{1/2}\rVert ^{2}$, $\operatorname{Tr} \Sigma_{i}^{2} = \lVert W_{i}\rVert ^{2}$, "
+         r"$\operatorname{Tr} \Sigma_{D}^{2} = \lVert \Sigma_{\varepsilon}^{1/2} W_{D}\rVert ^{2}$ (eq. 17); time averages at the end of SGD, extrapolated to $\eta \to 0$, both tasks and both initialisations.")
 _fig5_derived = dataclasses.replace(
     _fig5_printed, check=_fig5_check("derived"), kind="corrected",
-    name="corrected: a_x c^2, d c^2, a_e c^2 with c^D = Tr S' / sqrt(a_x a_e)",
+    name=r"corrected: $a_{x} c^{2}$, $d c^{2}$, $a_{e} c^{2}$ with $c^{D} = \operatorname{Tr} S' / \sqrt{a_{x} a_{e}}$",
     latex=r"\mathrm{Tr}\Sigma_1^2 = a_x c^2,\ \mathrm{Tr}\Sigma_i^2 = d c^2,\ \mathrm{Tr}\Sigma_D^2 = a_\epsilon c^2,\ "
           r"c^D = \frac{\mathrm{Tr}S'}{\sqrt{a_x a_\epsilon}},\ a_x = \mathrm{Tr}\Sigma_x,\ a_\epsilon = \mathrm{Tr}\Sigma_\epsilon",
-    note="Solving eq. 122 with the end-layer traces Tr Sigma_x and Tr Sigma_eps (the proof's eq. 127-128 put d there); "
-         "the printed form is the special case a_x = a_e = d.")
+    note=r"Solving eq. 122 with the end-layer traces $\operatorname{Tr} \Sigma_{x}$ and $\operatorname{Tr} \Sigma_{\varepsilon}$ "
+         "(the proof's eq. 127-128 put $d$ there); the printed form is the special case $a_{x} = a_{e} = d$.")
 
 tc.register(tc.Claim(
     id="noise.fig5_thm5_4_sim",
@@ -792,8 +792,8 @@ tc.register(tc.Claim(
     statement=_fig5_printed,
     variants=(_fig5_derived,),
     controls=(tc.perturb(_fig5_derived, "factor 2", check=_fig5_check("derived_x2")),),
-    assumptions=("gamma = 0, online SGD (S = 1) on y = V x + eps with eps independent of x",
-                 "D = 4, hidden widths 4 = rank(V)", "digits: scikit-learn's load_digits (offline), 4 PCA coordinates"),
+    assumptions=(r"$\gamma = 0$, online SGD $(S = 1)$ on $y = V x + \varepsilon$ with $\varepsilon$ independent of $x$",
+                 "D = 4, hidden widths 4 = rank(V)", r"digits: scikit-learn's load$_{\mathrm{digits}}$ (offline), 4 PCA coordinates"),
     slow=True,
     aliases=("fig5",),
 ))

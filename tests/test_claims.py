@@ -53,3 +53,27 @@ def test_perturbing_a_missing_side_names_it():
     only = tc.Statement("x = x", derivation=lambda: None)
     with pytest.raises(ClaimDefinitionError, match="has no rhs to perturb"):
         tc.negate(only)
+
+
+MARKUP = [
+    (dict(title="W_{i+1} -> W_{i+1} T"), "claim demo.c1 title: '_{' outside $...$"),
+    (dict(assumptions=("ok", "e^{lam T} symmetric")), "claim demo.c1 assumptions[1]: '^{' outside"),
+    (dict(statement=tc.Statement("x = x", derivation=lambda: None, note=r"uses \Sigma_x")),
+     "claim demo.c1 (as printed) note: '\\\\Sigma' outside"),
+    (dict(variants=(tc.Statement("y", name="corrected: grad_{W} l", kind="corrected", derivation=lambda: None),)),
+     "variant 'corrected: grad_{W} l' name: '_{' outside"),
+]
+
+
+@pytest.mark.parametrize("kw,message", MARKUP, ids=[m[:30] for _, m in MARKUP])
+def test_markup_outside_dollars_is_refused_naming_claim_and_field(kw, message):
+    import re
+
+    with pytest.raises(ClaimDefinitionError, match=re.escape(message)):
+        claim(**kw).validate()
+
+
+@pytest.mark.parametrize("text", ["$W_{i+1} \\to W_{i+1} T$ leaves the loss unchanged", "x_i ^ 2 & 100% # {x} ~",
+                                  "Specials _ ^ & % # { } \\ ~ in a title", "cost 5\\$ and $e^{\\lambda T}$"])
+def test_plain_text_with_math_in_dollars_is_accepted(text):
+    claim(title=text, assumptions=(text,)).validate()

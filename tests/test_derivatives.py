@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import theorem_check as tc
-from theorem_check import derivatives, sampling
+from theorem_check import derivative_floors, derivatives, sampling
 from theorem_check.errors import InvalidArgument, ShapeMismatch
 from theorem_check.precision import FLOAT32, FLOAT64, MP50, to_float
 from theorem_check.sampling import gaussian
@@ -141,7 +141,7 @@ def test_oracle_errors():
 def test_floors_table_is_reproduced():
     """The module docstring's measured floors: float32 -> float64 falls by >= 2e4 (the refinement rule's
     rate) and mp50 is far below float64, for every row (a cheap re-measurement on 3 seeds)."""
-    for name, r in derivatives._measure(seeds=3):
+    for name, r in derivative_floors.measure(seeds=3):
         assert r["float64"] <= r["float32"] / 2e4 and r["float64"] < 1.5e-7, name
         assert r["mp50"] < r["float64"] / 4.7e16 and r["mp50"] < 1e-45, name
 

@@ -8,9 +8,9 @@ lives in the submodules.  See ``docs/writing-claims.md`` for a worked example.
 ['ERRATUM', 'ILL_POSED', 'INCONCLUSIVE']
 """
 
-__version__ = "0.1.0"
+from ._version import __version__
 
-from . import sampling
+from . import expr, sampling
 from .checks import Level, MonteCarlo, Refinement
 from .claims import Claim, Instance, Measurement, Source, Statement, double, negate, perturb, transpose
 from .dims import DimSpace, dln_dims
@@ -20,12 +20,13 @@ from .numeric import TheoremCheckDeprecationWarning
 from .precision import CONTEXTS, FLOAT32, FLOAT64, MP50, Ctx
 from .registry import REGISTRY, load_builtin, load_pack, register, resolve
 from .runner import ClaimResult, MutantResult, RunResult, StatementResult, run_claim, run_claims, run_statement
+from .shortforms import erratum, gradient, identity
 from .symbolic import Derivation, Step, check_derivation
 from .verdicts import Outcome, Verdict, decide_refinement, decide_zscore
 
 __all__ = [
     "__version__",
-    "sampling",
+    "expr", "sampling", "identity", "gradient", "erratum",
     "Level", "MonteCarlo", "Refinement",
     "Claim", "Instance", "Measurement", "Source", "Statement", "double", "negate", "perturb", "transpose",
     "DimSpace", "dln_dims",

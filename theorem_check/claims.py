@@ -45,6 +45,23 @@ KINDS = ("printed", "corrected", "reading", "control")
 _ID_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 
 
+_DOLLAR_SPAN = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$", re.S)
+_BARE_MARKUP = re.compile(r"_\{|\^\{|\\[A-Za-z]+")
+
+
+def check_plain_text(value: str, where: str) -> None:
+    """Refuse LaTeX markup outside ``$...$`` in a plain-text field (title, assumption, name, note, Step.why).
+
+    Plain-text fields are printed literally (specials escaped) except for ``$...$`` spans, which are
+    math; a bare ``_{``, ``^{`` or ``\\command`` outside them would print as raw markup in a report.
+    Raises ClaimDefinitionError naming ``where`` (the claim and field) and the offending piece.
+    """
+    m = _BARE_MARKUP.search(_DOLLAR_SPAN.sub("", str(value)))
+    if m:
+        raise ClaimDefinitionError(f"{where}: {m.group(0)!r} outside $...$ in plain text {value!r} "
+                                   "(write mathematics as $...$, e.g. '$W_{i+1}$')")
+
+
 class Instance(dict):
     """A random instance: a dict of arrays (leading batch axis) with attribute access.
 
@@ -169,6 +186,8 @@ class Statement:
             raise ClaimDefinitionError(f"{where}: kind={self.kind!r} must be one of {KINDS}")
         if not isinstance(self.latex, str) or not self.latex.strip():
             raise ClaimDefinitionError(f"{where}: latex must be a non-empty string")
+        check_plain_text(self.name, f"{where} name")
+        check_plain_text(self.note, f"{where} note")
         bad = sorted({repr(ch) for ch in self.latex + self.name + self.note if ord(ch) < 32 and ch not in "\n\t"})
         if bad:
             raise ClaimDefinitionError(f"{where}: text contains control characters {', '.join(bad)} "
@@ -256,6 +275,9 @@ class Claim:
             raise ClaimDefinitionError(f"claim id={self.id!r} must look like 'paper.label' (lower case, digits, _)")
         if not self.title:
             raise ClaimDefinitionError(f"claim {self.id}: title must be non-empty")
+        check_plain_text(self.title, f"claim {self.id} title")
+        for k, a in enumerate(self.assumptions):
+            check_plain_text(a, f"claim {self.id} assumptions[{k}]")
         if not isinstance(self.source, Source) or not self.source.printed.strip():
             raise ClaimDefinitionError(f"claim {self.id}: source must be a Source with the printed statement")
         bad = sorted({repr(ch) for ch in self.title + self.source.printed + "".join(self.assumptions)

@@ -16,6 +16,7 @@ import sys
 from typing import Iterable, Sequence
 
 from .claims import Claim
+from .latex import dims_text, prose_dicts, statement_title
 from .runner import ClaimResult, run_claim
 from .verdicts import Verdict
 
@@ -44,17 +45,16 @@ def _counterexample(r) -> str:
                 return f"the derivation step “{bad.why}” fails ({bad.method}" + (f" at {bad.point}" if bad.point else "") + ")"
         return r.evidence
     if num.ill_posed:
-        return f"the sides do not conform: {num.ill_posed}"
+        return f"the sides do not conform: {prose_dicts(num.ill_posed)}"
     c = num.counterexample
     if c is None:
         return r.evidence
-    dims = ", ".join(f"{k}={v}" for k, v in dict(c.dims).items())
-    out = f"dims `{dims}`, seed {c.seed}"
+    out = f"dims {dims_text(c.dims)}, seed {c.seed}"
     if c.residuals:
         level, value = list(c.residuals.items())[-1]
         out += f": relative residual {_fmt(value)} at {level}"
     if c.detail:
-        out += f" ({c.detail})"
+        out += f" ({prose_dicts(c.detail)})"
     return out
 
 
@@ -88,8 +88,7 @@ def render_errata(results: Sequence[ClaimResult], *, seed: int = SEED, trials: i
                     f"As printed ({r.printed.verdict.value}):", "", *_math_block(s.printed), "",
                     f"Counterexample: {_counterexample(r.printed)}.", ""]
             for v in r.variants:
-                label = "Corrected" if v.kind == "corrected" else "Reading"
-                out += [f"{label}, *{v.name}* ({v.verdict.value}):", "", *_math_block(v.latex), ""]
+                out += [f"{statement_title(v.name, v.kind)} ({v.verdict.value}):", "", *_math_block(v.latex), ""]
             if not r.variants:
                 out += ["The claim gives no corrected form.", ""]
     if not_run:

@@ -20,10 +20,10 @@ Three kinds of strings reach a LaTeX document:
   found, with sensible meanings for common ones and ``\\operatorname{name}`` for the rest; it
   defines nothing that is already defined.
 
->>> escape("50% of W_i & {x}")
-'50\\\\% of W\\\\_i \\\\& \\\\{x\\\\}'
+>>> escape("50% of W_i & {x}")   # breaks allowed after _ (\\allowbreak prints nothing)
+'50\\\\% of W\\\\_\\\\allowbreak{}i \\\\& \\\\{x\\\\}'
 >>> math(r"\\Sigma_{xx} & = W^\\top W").tex
-'\\\\begin{aligned}\\\\Sigma_{xx} & = W^\\\\top W\\\\end{aligned}'
+'\\\\begin{aligned}{}\\\\Sigma_{xx} &{} = W^{\\\\top} W\\\\end{aligned}'
 >>> math(r"a^b^c").ok
 False
 """
@@ -35,10 +35,14 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from .claims import Claim
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # no runtime import: claims imports latex lazily for _repr_latex_
+    from .claims import Claim
 
 __all__ = ["Tex", "MathTex", "escape", "text", "math", "display", "fmt_sci", "control_words", "provide_macros",
-           "claim_latex", "MATH_ENVS"]
+           "claim_latex", "MATH_ENVS", "SYMBOL_NAMES", "symbol_latex", "sympy_latex", "retex", "dims_text",
+           "prose_dicts", "math_width", "break_math", "md_math", "md_text", "statement_title"]
 
 
 class Tex(str):
@@ -119,7 +123,14 @@ def escape(text: str) -> Tex:
     ``[U+XXXX]``.
     """
     s = re.sub(r"\s+", " ", str(text))
-    return Tex("".join(_text_char(ch) for ch in s))
+    out = []
+    for k, ch in enumerate(s):
+        out.append(_text_char(ch))
+        # long identifiers and key=value runs may break after _ . = / (never a visible change)
+        if ch in "_=/" or (ch == "." and k + 1 < len(s) and s[k + 1].isalpha() and k > 0 and s[k - 1].isalnum()):
+            if k + 1 < len(s) and not s[k + 1].isspace():
+                out.append(r"\allowbreak{}")
+    return Tex("".join(out))
 
 
 @dataclass(frozen=True)
@@ -421,8 +432,30 @@ def text(src: str) -> Tex:
             out.append(escape(part.replace(r"\$", "$")) if part else "")
         else:
             m = math(part)
-            out.append(f"${m.tex}$" if m.ok and r"\begin{aligned}" not in m.tex else escape("$" + part + "$"))
+            out.append(f"${_inline_breaks(m.tex)}$" if m.ok and r"\begin{aligned}" not in m.tex
+                       else escape("$" + part + "$"))
     return Tex("".join(out))
+
+
+def _inline_breaks(tex: str) -> str:
+    """Let long inline math break after top-level ``,`` and ``/`` (TeX breaks only after relations/operators)."""
+    if len(tex) < 30:
+        return tex
+    out, depth, env = [], 0, 0
+    toks = _BREAK_TOKEN.findall(tex)
+    for k, t in enumerate(toks):
+        out.append(t)
+        if t == "{":
+            depth += 1
+        elif t == "}":
+            depth -= 1
+        elif t == r"\begin":
+            env += 1
+        elif t == r"\end":
+            env -= 1
+        elif t in (",", "/") and depth == 0 and env == 0 and 0 < k < len(toks) - 1:
+            out.append(r"\allowbreak ")
+    return "".join(out)
 
 
 def text_control_words(src: str) -> set[str]:
@@ -540,7 +573,7 @@ def claim_latex(claim: Claim, *, derivations: bool = True) -> str:
             if st.derivation is None:
                 continue
             d = st.derivation()
-            rows = [(sp.latex(step.lhs), sp.latex(step.rhs), step.why) for step in d.steps]
+            rows = [(sympy_latex(step.lhs), sympy_latex(step.rhs), step.why) for step in d.steps]
             for lhs, rhs, _ in rows:
                 words |= control_words(lhs) | control_words(rhs)
             steps_by_stmt.append((st, d, rows))
@@ -587,3 +620,342 @@ def display_step(lhs: str, rhs: str) -> Tex:
     if m.ok:
         return Tex("\\begin{equation*}\n" + m.tex + "\n\\end{equation*}")
     return Tex(r"\begin{quote}" + m.tex + r"\\ {\small(shown verbatim: " + escape(m.reason) + r")}\end{quote}")
+
+
+# -- SymPy symbol names, dims, evidence text ---------------------------------------------------
+
+SYMBOL_NAMES: dict[str, str] = {
+    "sigma2": r"\sigma^{2}", "TrSigmaA": r"\operatorname{Tr}\Sigma A", "Sigma_eps": r"\Sigma_{\varepsilon}",
+    "Sigma_u^{1/2}": r"\Sigma_u^{1/2}", "h^i(x_1)": r"h^{i}(x_1)", "h^i(x_2)": r"h^{i}(x_2)",
+}
+"""LaTeX for SymPy symbol names that SymPy's printer would mangle (``sigma2`` -> ``\\sigma_{2}``,
+``TrSigmaA`` verbatim).  Keys are ``Symbol.name``; extend it from a claim pack
+(``theorem_check.latex.SYMBOL_NAMES["rho2"] = r"\\rho^{2}"``).  Names that start with a Greek
+letter's word followed by ``_`` or ``^`` (``delta^{i+2}``, ``Sigma_u``) get the backslash
+automatically (:func:`symbol_latex`)."""
+
+_GREEK_WORDS = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi "
+                "rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi "
+                "Psi Omega").split()
+_GREEK_HEAD = re.compile(r"^(" + "|".join(sorted(_GREEK_WORDS, key=len, reverse=True)) + r")(?=[_^])")
+
+
+def symbol_latex(name: str) -> str | None:
+    """LaTeX for a SymPy symbol name, or None when SymPy's own printing is right.
+
+    >>> symbol_latex("sigma2"), symbol_latex("delta^{i+2}"), symbol_latex("W_i")
+    ('\\\\sigma^{2}', '\\\\delta^{i+2}', None)
+    """
+    if name in SYMBOL_NAMES:
+        return SYMBOL_NAMES[name]
+    m = _GREEK_HEAD.match(name)
+    if m and ("{" in name or "^" in name):
+        return "\\" + name
+    return None
+
+
+def sympy_latex(expr) -> str:
+    """``sympy.latex(expr)`` with :func:`symbol_latex` names for the symbols SymPy would mangle."""
+    import sympy as sp
+
+    names = {}
+    try:
+        free = expr.free_symbols
+    except AttributeError:
+        free = set()
+    for s in free:
+        tex = symbol_latex(getattr(s, "name", ""))
+        if tex is not None:
+            names[s] = tex
+    return sp.latex(expr, symbol_names=names) if names else sp.latex(expr)
+
+
+_RETEX: list[tuple[re.Pattern, str]] | None = None
+
+
+def retex(src: str) -> str:
+    """Rewrite SymPy's default printing of the :data:`SYMBOL_NAMES` symbols in an already printed string.
+
+    Derivation steps reach the report as LaTeX strings (printed by :mod:`theorem_check.symbolic`);
+    this maps e.g. ``\\sigma_{2}`` (SymPy's rendering of the name ``sigma2``) to ``\\sigma^{2}``,
+    at token boundaries.  Only the explicit table is applied (a rendering such as ``\\sigma_{2}``
+    could also come from a symbol named ``sigma_2``: keep the table's names distinctive).
+    """
+    global _RETEX
+    import sympy as sp
+
+    if _RETEX is None or len(_RETEX) != len(SYMBOL_NAMES):
+        pats = []
+        for name, tex in SYMBOL_NAMES.items():
+            default = sp.latex(sp.Symbol(name))
+            if default != tex:
+                pats.append((re.compile(re.escape(default) + r"(?![A-Za-z0-9])"), tex))
+        _RETEX = pats
+    for pat, tex in _RETEX:
+        src = pat.sub(lambda _m, t=tex: "{" + t + "}", src)
+    return src
+
+
+def dims_text(dims) -> str:
+    """``{"n": 2, "D": 3}`` -> ``"n = 2, D = 3"`` (``"none"`` when empty)."""
+    return ", ".join(f"{k} = {v}" for k, v in dict(dims).items()) or "none"
+
+
+_DICT_RE = re.compile(r"\{('[^'{}]+': [^,{}]+(?:, '[^'{}]+': [^,{}]+)*)\}")
+
+
+def prose_dicts(s: str) -> str:
+    """Python dict reprs inside engine text (``dims {'n': 2, 'D': 3}``) -> ``n = 2, D = 3``."""
+    def one(m: re.Match) -> str:
+        return ", ".join(f"{k.strip()[1:-1]} = {v.strip()}" for k, v in
+                         (item.split(":", 1) for item in re.split(r", (?=')", m.group(1))))
+
+    return _DICT_RE.sub(one, str(s))
+
+
+# -- long displays ---------------------------------------------------------------------------
+
+_BREAK_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}]|[^\\{}]")
+
+
+def math_width(tex: str) -> float:
+    """Rough typeset width of math in units of one average glyph (for line breaking, not layout).
+
+    Commands count as one glyph (``\\alpha``) or nothing (``\\left``, ``\\mathrm``, spacing);
+    sub/superscripts count 0.7.
+    """
+    zero = {"left", "right", "mathrm", "operatorname", "mathbf", "mathit", "boldsymbol", "begin", "end", "bigl",
+            "bigr", "Bigl", "Bigr", "displaystyle", "limits", "text", "mathcal", "mathbb", "quad", "qquad"}
+    w, script, depth_script = 0.0, 0, []
+    toks = _BREAK_TOKEN.findall(tex)
+    i = 0
+    depth = 0
+    while i < len(toks):
+        t = toks[i]
+        i += 1
+        if t in "^_":
+            depth_script.append(depth)
+            script += 1
+            if i < len(toks) and toks[i] != "{":
+                w += 0.7
+                i += 1
+                script -= 1
+                depth_script.pop()
+            continue
+        if t == "{":
+            depth += 1
+            continue
+        if t == "}":
+            depth -= 1
+            if depth_script and depth_script[-1] == depth:
+                depth_script.pop()
+                script -= 1
+            continue
+        if t.isspace():
+            continue
+        if t.startswith("\\") and len(t) > 2:
+            if t[1:] in zero:
+                continue
+            if t[1:] == "frac":
+                w += 0.5
+                continue
+        k = 0.7 if script else 1.0
+        if t in "=+-<>" or t in (r"\le", r"\ge", r"\cdot", r"\times", r"\to"):
+            k *= 1.8
+        w += k
+    return w
+
+
+def _split_points(toks: list[str]) -> list[int]:
+    """Token indexes where a display may break: before a top-level relation, ``+`` or ``-``."""
+    points, depth, lr, env = [], 0, 0, 0
+    prev = ""
+    for k, t in enumerate(toks):
+        if t == "{":
+            depth += 1
+        elif t == "}":
+            depth -= 1
+        elif t == r"\left":
+            lr += 1
+        elif t == r"\right":
+            lr -= 1
+        elif t == r"\begin":
+            env += 1
+        elif t == r"\end":
+            env -= 1
+        elif depth == 0 and lr == 0 and env == 0 and k > 0 and prev in (";", ",", ":") and t in (r"\ ", r"\quad",
+                                                                                                r"\qquad", r"\;"):
+            points.append(k + 1)
+        elif depth == 0 and lr == 0 and env == 0 and k > 0 and (
+                t in ("+", "-", "=", "<", ">", r"\le", r"\ge", r"\approx", r"\quad") or t.startswith(r"\text")):
+            if prev not in ("", "(", "[", "{", "=", "+", "-", "^", "_", "&", r"\left"):
+                points.append(k)
+        if not t.isspace():
+            prev = t
+    return points
+
+
+def _top_split(tex: str, sep: str) -> list[str]:
+    """Split at top-level occurrences of ``sep`` (``\\\\`` or ``&``), outside braces and nested environments."""
+    toks = _BREAK_TOKEN.findall(tex)
+    parts, cur, depth, env = [], [], 0, 0
+    for t in toks:
+        if t == "{":
+            depth += 1
+        elif t == "}":
+            depth -= 1
+        elif t == r"\begin":
+            env += 1
+        elif t == r"\end":
+            env -= 1
+        if t == sep and depth == 0 and env == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(t)
+    parts.append("".join(cur))
+    return parts
+
+
+def _break_rows(body: str, budget: float) -> str:
+    """Break each row of an ``aligned`` body that is wider than ``budget``."""
+    rows = _top_split(body, "\\\\")
+    out = []
+    for row in rows:
+        if math_width(row) <= budget:
+            out.append(row)
+            continue
+        cells = _top_split(row, "&")
+        if len(cells) > 2:
+            out.append(row)
+            continue
+        head = cells[0] + "&" if len(cells) == 2 else "&"
+        broken = break_math(cells[-1].strip().removeprefix("{}"), budget - math_width(cells[0]))
+        if broken.startswith(r"\begin{aligned}&"):
+            lines = broken[len(r"\begin{aligned}&"):-len(r"\end{aligned}")].split("\\\\&")
+            out.append(head + lines[0] + "".join("\\\\&" + ln for ln in lines[1:]))
+        else:
+            out.append(row)
+    return "\\\\".join(out)
+
+
+_MATRIX = re.compile(r"^\\left\[\\begin\{matrix\}(?:\{\})?(.*)\\end\{matrix\}\\right\]$", re.S)
+
+
+def matrix_entries(tex: str) -> list[list[str]] | None:
+    """Entries of a SymPy-printed explicit matrix ``\\left[\\begin{matrix}...\\end{matrix}\\right]`` (else None)."""
+    m = _MATRIX.match(tex.strip())
+    if not m or r"\begin{matrix}" in m.group(1):
+        return None
+    return [[c.strip().removeprefix("{}").strip() for c in _top_split(r, "&")]
+            for r in _top_split(m.group(1), "\\\\")]
+
+
+def break_math(tex: str, budget: float = 72.0) -> str:
+    """Break one long line of sanitised math into ``aligned`` lines of about ``budget`` glyphs.
+
+    Breaks before top-level ``=``, ``+``, ``-`` (never inside braces); when no such point is
+    left, ``\\left``/``\\right`` pairs become ``\\bigl``/``\\bigr`` so that their insides can
+    break too.  Math that already has alignment (``&``, ``\\\\``) or fits is returned unchanged.
+    """
+    if math_width(tex) <= budget:
+        return tex
+    if tex.startswith(r"\begin{aligned}") and tex.endswith(r"\end{aligned}") and \
+            tex.count(r"\begin{aligned}") == 1:
+        body = tex[len(r"\begin{aligned}"):-len(r"\end{aligned}")]
+        return r"\begin{aligned}" + _break_rows(body, budget) + r"\end{aligned}"
+    if len(_top_split(tex, "\\\\")) > 1 or len(_top_split(tex, "&")) > 1:
+        return tex
+    for attempt in range(2):
+        toks = _BREAK_TOKEN.findall(tex)
+        points = _split_points(toks)
+        lines, start = [], 0
+        cur_w = 0.0
+        last_ok = None
+        for p in points + [len(toks)]:
+            seg = "".join(toks[start:p])
+            if math_width("".join(toks[start:p])) > budget and last_ok is not None and last_ok > start:
+                lines.append("".join(toks[start:last_ok]))
+                start = last_ok
+            last_ok = p
+        lines.append("".join(toks[start:]))
+        too_long = any(math_width(ln) > budget * 1.15 for ln in lines)
+        if not too_long or attempt == 1 or r"\left" not in tex:
+            break
+        tex = re.sub(r"\\left(?=[(\[|.]|\\\{|\\lVert|\\lvert|\\langle)", r"\\bigl", tex)
+        tex = re.sub(r"\\right(?=[)\]|.]|\\\}|\\rVert|\\rvert|\\rangle)", r"\\bigr", tex)
+        tex = tex.replace(r"\bigl.", "").replace(r"\bigr.", "")
+    if len(lines) == 1:
+        return tex
+    def tidy(ln: str) -> str:
+        ln = ln.strip()
+        return ln + " " if ln.endswith("\\") else ln       # keep a control space (``\ ``) at the end
+
+    out = [tidy(lines[0])] + [r"\quad " + tidy(ln) for ln in lines[1:]]
+    return r"\begin{aligned}&" + r"\\&".join(out) + r"\end{aligned}"
+
+
+
+# -- Markdown (OpenReview, GitHub: MathJax / KaTeX) -------------------------------------------
+
+_MD_SPECIALS = re.compile(r"([\\`*_\[\]<|])")
+
+
+def _expand_macros(tex: str) -> str:
+    """Replace the paper macros :func:`provide_macros` would define by their meaning (MathJax knows none)."""
+    def arg_macro(m: re.Match) -> str:
+        return m.group(0)
+
+    for name, (k, body) in _MACRO_ARGS.items():
+        pat = re.compile(r"\\" + name + r"(?![A-Za-z])" + r"\s*\{((?:[^{}]|\{[^{}]*\})*)\}" * k)
+        tex = pat.sub(lambda m, b=body: re.sub(r"#(\d)", lambda g: m.group(int(g.group(1))), b), tex)
+    for name, body in _MACRO_MEANINGS.items():
+        tex = re.sub(r"\\" + name + r"(?![A-Za-z])", lambda _m, b=body: b + " ", tex)
+    return re.sub(r"\\operatorname\*", r"\\operatorname", tex)
+
+
+def md_math(src: str) -> str | None:
+    """Math for Markdown (``$...$``/``$$...$$`` body): sanitised, paper macros expanded; None if it cannot compile."""
+    m = math(src)
+    if not m.ok:
+        return None
+    tex = _expand_macros(m.tex)
+    return " ".join(tex.split())
+
+
+def md_text(src: str) -> str:
+    """Plain text for Markdown: specials escaped outside ``$...$``; math spans kept (sanitised, macros expanded)."""
+    s = re.sub(r"\s+", " ", str(src))
+    parts = re.split(r"(?<!\\)\$(.+?)(?<!\\)\$", s)
+    out = []
+    for k, part in enumerate(parts):
+        if k % 2 == 0:
+            out.append(_MD_SPECIALS.sub(r"\\\1", part.replace(r"\$", "$")).replace("$", r"\$"))
+        else:
+            tex = md_math(part)
+            if tex is not None:   # '|' would split a Markdown table cell
+                tex = re.sub(r"\\\|", r"\\Vert ", tex).replace("|", r"\vert ")
+            out.append(f"${tex}$" if tex is not None and r"\begin{aligned}" not in tex
+                       else "`" + part.replace("`", "'") + "`")
+    return "".join(out)
+
+
+_KIND_LABELS = {"corrected": "Corrected", "reading": "Reading", "control": "Control", "printed": "As printed"}
+
+
+def statement_title(name: str, kind: str) -> str:
+    """A statement's heading without doubled labels (plain text, ``$...$`` math kept).
+
+    >>> statement_title("corrected: $W^\\top$", "corrected"), statement_title("corrected (loss (12)): x", "corrected")
+    ('Corrected: $W^\\top$', 'Corrected (loss (12)): x')
+    >>> statement_title("i, j over hidden layers", "reading"), statement_title("corrected", "corrected")
+    ('Reading: i, j over hidden layers', 'Corrected')
+    """
+    s = name.strip()
+    label = _KIND_LABELS.get(kind, kind.capitalize())
+    for word in (kind, "corrected", "reading", "control"):
+        if s.lower() == word:
+            return _KIND_LABELS.get(word, label)
+        if s.lower().startswith(word) and s[len(word):len(word) + 1] in (":", " ", "("):
+            return _KIND_LABELS.get(word, label) + s[len(word):]
+    return f"{label}: {s}"

@@ -16,6 +16,7 @@ from typing import Iterable
 
 from .claims import Claim
 from .errors import ClaimDefinitionError, PackError, UnknownClaim
+from .terminal import did_you_mean, shorten
 
 __all__ = ["Registry", "REGISTRY", "register", "load_builtin", "load_pack", "resolve"]
 
@@ -39,6 +40,10 @@ class Registry:
         self._id2claim[claim.id] = claim
         return claim
 
+    def unregister(self, cid: str) -> None:
+        """Drop the claim with id ``cid`` if registered (the pytest plugin drops its packs' claims at exit)."""
+        self._id2claim.pop(cid, None)
+
     def unregister_paper(self, paper: str) -> None:
         """Drop every claim of ``paper`` (used when a pack is reloaded)."""
         for cid in [c for c in self._id2claim if c.split(".", 1)[0] == paper]:
@@ -58,7 +63,8 @@ class Registry:
         try:
             return self._id2claim[cid]
         except KeyError:
-            raise UnknownClaim(f"claim id={cid!r} is not registered (see `theorem-check list`)") from None
+            raise UnknownClaim(f"claim id={shorten(cid)!r} is not registered{self._suggest(cid)} "
+                               "(see `theorem-check list`)") from None
 
     def papers(self) -> list[str]:
         """Paper keys in registration order."""
@@ -68,7 +74,8 @@ class Registry:
         """Every claim of ``paper``; UnknownClaim if there is none."""
         out = [c for c in self if c.paper == paper]
         if not out:
-            raise UnknownClaim(f"paper={paper!r} has no claims (known: {', '.join(self.papers())})")
+            hint = did_you_mean(paper, self.papers()) if isinstance(paper, str) else ""
+            raise UnknownClaim(f"paper={shorten(paper)!r} has no claims{hint} (known: {', '.join(self.papers())})")
         return out
 
     def resolve(self, name: str) -> list[Claim]:
@@ -80,8 +87,14 @@ class Registry:
             return [self._id2claim[name]]
         hits = [c for c in self if name == c.label or name in c.aliases]
         if not hits:
-            raise UnknownClaim(f"claim id={name!r} matches no claim id or alias (see `theorem-check list`)")
+            raise UnknownClaim(f"claim id={shorten(name)!r} matches no claim id or alias{self._suggest(name)} "
+                               "(see `theorem-check list`)")
         return hits
+
+    def _suggest(self, name) -> str:
+        """' (did you mean ...?)' over ids, labels and aliases (case-insensitive), or ''."""
+        names = [n for c in self for n in (c.id, c.label, *c.aliases)]
+        return did_you_mean(name, names) if isinstance(name, str) else ""
 
 
 REGISTRY = Registry()
@@ -114,8 +127,12 @@ def load_pack(path: str | Path) -> list[Claim]:
     no claim, and ClaimDefinitionError if a claim in it is malformed.
     """
     path = Path(path)
-    if not path.is_file():
-        raise PackError(f"pack={str(path)!r} must be an existing .py file")
+    try:
+        is_file = path.is_file()
+    except OSError as exc:  # a name too long for the file system, ...
+        raise PackError(f"pack={shorten(str(path))!r} must be an existing .py file ({exc.strerror})") from None
+    if not is_file:
+        raise PackError(f"pack={shorten(str(path))!r} must be an existing .py file")
     before = set(c.id for c in REGISTRY)
     mod_name = f"_theorem_check_pack_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(mod_name, path)

@@ -178,7 +178,7 @@ def versions() -> dict:
     import scipy
     import sympy
 
-    from . import __version__
+    from ._version import __version__
 
     return {"theorem_check": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
             "numpy": numpy.__version__, "scipy": scipy.__version__, "sympy": sympy.__version__,

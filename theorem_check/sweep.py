@@ -9,7 +9,8 @@ mutants that survived (a statement result's ``mutants``, each with ``.name`` and
 Exit code 1 when any verdict changes across seeds, 2 for bad input or a statement no instance
 could evaluate, else 0.
 
-The JSON record (:func:`sweep_record`) has ``"kind": "sweep"`` and a ``schema_version``.
+The JSON record (:func:`sweep_record`) starts with ``schema_version`` and ``"kind": "sweep"``
+(:func:`theorem_check.records.header`) and follows the shipped JSON Schema.
 """
 
 from __future__ import annotations
@@ -22,11 +23,9 @@ from typing import Callable, Sequence
 
 from .errors import InvalidArgument
 
-__all__ = ["SCHEMA_VERSION", "StatementRun", "SeedRun", "ClaimSweep", "SweepResult", "parse_seeds", "summarise",
+__all__ = ["StatementRun", "SeedRun", "ClaimSweep", "SweepResult", "parse_seeds", "summarise",
            "run_sweep", "sweep_record", "format_sweep"]
 
-SCHEMA_VERSION = "1"
-"""Version of the sweep record's layout (bumped when a field changes meaning or goes away)."""
 
 MAX_SEEDS = 100_000
 
@@ -329,7 +328,9 @@ def sweep_record(res: SweepResult) -> dict:
             "seconds": round(sum(r.seconds for r in c.runs), 3),
             "statements": c.statements(),
         })
-    return {"schema_version": SCHEMA_VERSION, "kind": "sweep", "seeds": list(res.seeds),
+    from .records import header
+
+    return {**header("sweep"), "seeds": list(res.seeds),
             "seed_range": _seed_range(res.seeds), "trials": res.trials, "controls": res.controls,
             "scheduler": res.scheduler, "jobs": res.jobs, "timeout": res.timeout, "started": res.started,
             "seconds": round(res.seconds, 3), "versions": res.versions, "stable": res.stable,

@@ -10,7 +10,8 @@ import numpy as np
 
 from .errors import InvalidArgument
 
-__all__ = ["check_int", "check_positive_int", "check_finite_matrix", "check_invertible", "check_square"]
+__all__ = ["check_int", "check_positive_int", "check_finite_matrix", "check_invertible", "check_square",
+           "BUDGET_PRESETS", "check_budget"]
 
 
 def check_int(name: str, value, *, min_value: int | None = None, max_value: int | None = None) -> int:
@@ -61,3 +62,45 @@ def check_invertible(name: str, value, *, max_condition: float = 1e12) -> np.nda
     if not np.isfinite(cond) or cond > max_condition:
         raise InvalidArgument(f"{name} must be invertible (condition number {cond:.3g})")
     return arr
+
+
+BUDGET_PRESETS = {"ci": 1.0, "paper": 4.0, "full": 4.0}
+"""Named values of ``THEOREM_CHECK_BUDGET`` (docs/design-decisions.md, item 11)."""
+
+
+def check_budget(raw=None) -> float:
+    """The simulation budget multiplier (>= 0.05) from ``raw``, or from ``THEOREM_CHECK_BUDGET`` when None.
+
+    ``raw`` is a preset (``ci`` = 1, the default; ``paper`` = 4; ``full`` = 4; case and spaces ignored)
+    or a positive finite number.  The command line calls this before any claim runs, so that a bad
+    value is one line and exit 2 rather than an INCONCLUSIVE simulation (or nothing at all).
+
+    Raises InvalidArgument ``"THEOREM_CHECK_BUDGET='bogus' must be 'ci', 'paper' or a positive number"``.
+    """
+    import math
+    import os
+
+    if raw is None:
+        raw = os.environ.get("THEOREM_CHECK_BUDGET", "ci")
+    bad = InvalidArgument(f"THEOREM_CHECK_BUDGET={_short(raw)!r} must be 'ci', 'paper' or a positive number")
+    if isinstance(raw, str):
+        key = raw.strip().lower()
+        if key in BUDGET_PRESETS:
+            return BUDGET_PRESETS[key]
+        try:
+            raw = float(key)
+        except ValueError:
+            raise bad from None
+    if isinstance(raw, bool):
+        raise bad
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise bad from None
+    if not (value > 0 and math.isfinite(value)):
+        raise bad
+    return max(0.05, value)
+
+
+def _short(raw):
+    return raw[:200] + "..." if isinstance(raw, str) and len(raw) > 200 else raw

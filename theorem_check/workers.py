@@ -651,7 +651,8 @@ def run_claims_parallel(claims: Iterable, *, seed: int = 0, trials: int = 16, co
     Same result as :func:`theorem_check.runner.run_claims` with the same seed, except that a
     claim that exceeds its time limit (:func:`timeout_for`) or kills its worker is INCONCLUSIVE
     with evidence saying so.  ``packs`` are the pack files the claims come from (workers import
-    them).  ``progress(k, n, claim)`` is called as each claim finishes (``k`` = finished - 1).
+    them).  ``progress(k, n, claim)`` is called with ``k = 0`` first, then as each claim finishes
+    (``k`` claims done, ``claim`` the one that just finished).
     Returns a :class:`~theorem_check.runner.RunResult`.
     """
     from .runner import RunResult, versions
@@ -670,10 +671,10 @@ def run_claims_parallel(claims: Iterable, *, seed: int = 0, trials: int = 16, co
         nonlocal done
         done += 1
         if progress:
-            progress(done - 1, len(claims), claims[i])
+            progress(done, len(claims), claims[i])
 
-    if progress and claims and jobs == 1:
-        progress(-1, len(claims), claims[0])
+    if progress and claims:
+        progress(0, len(claims), claims[0])
     outs = run_tasks(tasks, jobs=jobs, timeouts=[timeout_for(c, timeout) for c in claims], packs=packs,
                      on_done=on_done, import_timeout=timeout or None)
     reissue_warnings(outs)

@@ -194,3 +194,51 @@ def test_identity_claims_hold_on_hypothesis_drawn_instances(cid):
         assert np.all((bad > 1e-6) | (res == bad)), (dims, bad)
 
     prop()
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10: custom checks report measured and predicted values; the engine decides
+# ---------------------------------------------------------------------------------------------
+SIGN_FLIPPED = ["cascade.bifurcation", "cascade.level_crossing", "cascade.slowing_exact"]
+
+
+@pytest.mark.parametrize("cid", SIGN_FLIPPED)
+def test_sign_flipped_prediction_is_refuted(cid):
+    """Regression (issue 10): these checks divided by the signed prediction, so the sign-flipped statement
+    left a residual of -2.00 at every level and was VERIFIED.  Now the check returns measured and predicted
+    values, the engine takes |measured - predicted| / scale: the negated statement is REFUTED with a gap of
+    about 2, and the statement itself holds with its automatic sign mutant refuted."""
+    st = _claims()[cid].statement
+    flipped = tc.run_statement(tc.negate(st), seed=3)
+    assert flipped.verdict is tc.Verdict.REFUTED, flipped.evidence
+    gaps = [v for i in flipped.numeric.instances for v in i.residuals.values()]
+    assert gaps and min(gaps) >= 1.9, gaps                      # |m + p| / max(|m|, |p|) = 2 for m ~ p
+    ok = tc.run_statement(st, seed=3)
+    assert ok.verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED), ok.evidence
+    assert ok.decided_by == "engine"
+    mut = {m.name: m.outcome for m in ok.mutants}
+    assert mut["sign"] is tc.Outcome.FAILS and all(o is tc.Outcome.FAILS for o in mut.values()), mut
+
+
+def test_check_results_are_refinements_not_decisions():
+    """No cascade check returns a decided tc.Measurement (deprecated, no mutant can test it); the cheap ones
+    are called directly here (the registry test runs them all)."""
+    for cid in ("cascade.bifurcation", "cascade.level_crossing", "cascade.top_r", "cascade.top_r_kappa"):
+        for st in _claims()[cid].statements():
+            if st.check is None:
+                continue
+            out = st.check(np.random.default_rng(0), dict(st.dims.generic()))
+            assert isinstance(out, tc.Refinement), (cid, st.name, type(out).__name__)
+
+
+def test_top_r_misclassification_is_a_gap_of_one_point():
+    """cascade.top_r's encoding: measured class (1 = saddle) at float32 and float64 against the predicted
+    class, scale one critical point.  The reversed ordering misclassifies at least one point at both
+    precisions: a stalled gap >= 1, REFUTED; the statement's gap is exactly 0."""
+    c = _claims()["cascade.top_r"]
+    good = tc.run_statement(c.statement, seed=1)
+    assert good.verdict is tc.Verdict.VERIFIED
+    assert all(v == 0.0 for i in good.numeric.instances for v in i.residuals.values())
+    bad = tc.run_statement(c.controls[0], seed=1)
+    assert bad.verdict is tc.Verdict.REFUTED
+    assert any(min(i.residuals.values()) >= 1.0 for i in bad.numeric.instances)

@@ -58,7 +58,7 @@ PINNED = {                       # seed 0 (the audit): claim -> (claim verdict, 
     "prh.eq24": (P, (P,)), "prh.eq25": (P, (P,)), "prh.eq26": (E, (V,)), "prh.eq26_other": (P, ()),
     "prh.eq27": (E, (V,)), "prh.eq28": (E, (V,)), "prh.eq29": (E, (V,)), "prh.eq30": (E, (V,)),
     "prh.eq31": (E, (V,)), "prh.eq33": (V, (V,)), "prh.eq34": (V, ()), "prh.eq35": (E, (V,)),
-    "prh.eq36": (P, ()), "prh.lambda_unique": (E, (P,)),
+    "prh.eq36": (P, ()), "prh.lambda_unique": (E, (P, V)),
     "prh.thm1_1": (V, (R, R)), "prh.thm1_2": (V, (R, R)), "prh.thm1_3": (V, (R, R)),
 }
 """Not errata (audit): eq. 17 restates the definition of perfect alignment (constant c implicit), Section 3
@@ -76,6 +76,11 @@ def test_pinned_verdicts_at_seed_0(cid):
     verdict, variants = PINNED[cid]
     assert r.verdict is verdict, r.evidence
     assert tuple(v.verdict for v in r.variants) == variants, [(v.name, v.verdict.value) for v in r.variants]
+    # issue 10: the engine decides every statement (no decided tc.Measurement), and no mutant of a
+    # statement that holds survives
+    for st in (r.printed, *r.variants):
+        assert st.decided_by == "engine", (cid, st.name)
+        assert not [m.name for m in st.mutants if m.survived], (cid, st.name)
 
 
 @pytest.mark.parametrize("cid", ["prh.eq17", "prh.sec3", "prh.thm1_1", "prh.thm1_2", "prh.thm1_3"])
@@ -116,7 +121,58 @@ def test_lambda_unique_counterexample_is_flat():
     r = run_statement(PRH["prh.lambda_unique"].statement, seed=3)
     assert r.verdict is Verdict.REFUTED
     res = r.numeric.counterexample.residuals
-    assert res["mp50"] < 1e-40              # S(lambda) is constant: every lambda minimises
+    # "S varies with lambda" encoded as f / (f + variation): >= 1/2 means the variation is below the floor
+    assert res["float64"] >= 0.5 and res["mp50"] >= 0.5   # S(lambda) is constant: every lambda minimises
+    assert "0.0e+00 -> 0.0e+00" in r.numeric.counterexample.detail
+
+
+# ---------------------------------------------------------------------------------------
+# issue 10: "unique iff coercive" is tested, negated statements are engine-decided
+# ---------------------------------------------------------------------------------------
+IFF = next(v for v in PRH["prh.lambda_unique"].variants if "rank-one T" in v.name)
+
+
+@settings(max_examples=4, deadline=None)
+@given(d=IFF.dims.strategy(), seed=st.integers(0, 2**32 - 1))
+def test_unique_iff_coercive_on_any_global_minimum(d, seed):
+    """Coercive direction: interior minimiser at w* = alpha/(alpha+beta); one-sided units: none (w* = 1, 0)."""
+    res = C.check_unique_iff()(np.random.default_rng(seed), d)
+    ev = tc.checks.evaluate_result(res, "iff")
+    assert ev.outcome is tc.Outcome.HOLDS, res.detail
+    assert not [k for k, o in ev.mutants.items() if o is not tc.Outcome.FAILS], ev.mutants
+    pred = np.asarray(res.levels[-1].predicted)
+    assert 0 < pred[0] < 1 and pred[1] == 1.0 and pred[2] == 0.0
+
+
+def test_unique_iff_controls_refute_each_half():
+    """'Swapped' breaks the formula for the minimiser; 'a finite minimiser also when not coercive' the 'only if'."""
+    names = {c.name: c for c in PRH["prh.lambda_unique"].controls}
+    for nm in ("control: alpha and beta swapped in w*", "control: a finite minimiser also when not coercive"):
+        assert run_statement(names[nm], seed=5).verdict is Verdict.REFUTED, nm
+
+
+@settings(max_examples=50)
+@given(g=st.floats(1e-5, 1.0), seed=st.integers(0, 2**16))
+def test_nonvanishing_encoding_holds_for_a_gap_and_fails_for_none(g, seed):
+    """The negated statements' encoding: a gap that stays (g > sqrt(f_last)) holds, one below the floors fails."""
+    rng = np.random.default_rng(seed)
+    floors = list(M.FLOORS)
+    stays = [g * (1 + 0.1 * rng.uniform()) for _ in floors]
+    ev = tc.checks.evaluate_result(C._nonvanishing(M.LEVELS, stays, floors, ""), "gap")
+    assert ev.outcome is tc.Outcome.HOLDS
+    assert all(o is tc.Outcome.FAILS for o in ev.mutants.values()), ev.mutants
+    vanishes = [0.5, *(f * rng.uniform(0, 1) for f in floors[1:])]    # aligned: falls with the optimiser
+    assert tc.checks.evaluate_result(C._nonvanishing(M.LEVELS, vanishes, floors, ""), "gap").outcome \
+        is tc.Outcome.FAILS
+
+
+@pytest.mark.parametrize("cid", ["prh.sec3", "prh.eq30", "prh.eq36"])
+def test_sign_flipped_predictions_are_refuted(cid):
+    """Issue 9/10: a prediction times -1 never passes (the engine's mutants, on the same evaluations)."""
+    r = run_claim(PRH[cid], seed=2)
+    st_ = next(s for s in (r.printed, *r.variants) if s.verdict in (Verdict.VERIFIED, Verdict.PROVED))
+    sign = {m.name: m for m in st_.mutants}["sign"]
+    assert sign.outcome is tc.Outcome.FAILS and not sign.survived
 
 
 # ---------------------------------------------------------------------------------------
@@ -258,6 +314,7 @@ def test_platonic_pairs_report_which_layers_align():
     check = C.check_theorem(3, layers="all")
     m = check(np.random.default_rng(derive_seed(0, "pairs")), {"n": 2, "DA": 3, "oa1": 0, "oa2": 1, "oa3": 0,
                                                               "DB": 2, "ob1": 2, "ob2": 0, "ob3": 0})
-    assert m.outcome is tc.Outcome.FAILS
+    assert isinstance(m, tc.Refinement)                       # measured/predicted kernels: the engine decides
+    assert tc.checks.evaluate_result(m, "pairs").outcome is tc.Outcome.FAILS
     assert "aligned pairs: A2-B2, A3-B2" in m.detail          # hidden x hidden
     assert "A1-B1" in m.detail.split("not aligned:")[1]        # the module inputs M^I x differ

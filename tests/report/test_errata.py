@@ -20,7 +20,7 @@ def test_errata_lists_printed_failures_with_corrections(pack_claims):
     assert "### `demo.transpose_wrong`" in page and "### `invdemo.inverse_wrong`" in page
     assert "demo.transpose_right" not in page and "invdemo.orbit_minimum" not in page
     assert "As printed (ILL-POSED)" in page and "As printed (REFUTED)" in page
-    assert "Counterexample: dims `n=2`" in page and "(AB)^{-1} = B^{-1}A^{-1}" in page
+    assert "Counterexample: dims n = 2" in page and "(AB)^{-1} = B^{-1}A^{-1}" in page
 
 
 def test_errata_main_rejects_unknown_argument(capsys):

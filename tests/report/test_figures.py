@@ -61,3 +61,24 @@ def test_bad_math_label_is_printed_literally(tmp_path):
     from theorem_check.report.figures import spec_figure
 
     spec_figure({"kind": "curve", "y": [1, 2], "xlabel": "$\\notamacro{x}$", "title": "cost $5"}, tmp_path / "g")
+
+
+def test_sweeps_are_split_and_legends_sit_outside_the_data(tmp_path):
+    """Up- and down-sweeps in one series are drawn as separate lines; the legend is outside the axes."""
+    from matplotlib.figure import Figure
+
+    from theorem_check.report.figures import LINE_MARKS, _draw_curve, _monotone_runs
+
+    x = np.array([0.0, 0.5, 1.0, 0.5, 0.0])
+    assert [(r.start, r.stop) for r in _monotone_runs(x)] == [(0, 3), (2, 5)]
+    fig = Figure(layout="constrained")
+    ax = fig.add_subplot()
+    spec = {"kind": "curve", "series": [{"x": x, "y": x ** 2, "label": "sweep"}],
+            "vlines": [{"x": 0.2, "label": "a"}, {"x": 0.4, "label": "b"}]}
+    _draw_curve(ax, spec)
+    assert len(ax.get_lines()) == 2 + 2                   # two sweep segments + two marker lines
+    styles = {(ln.get_linestyle(), ln.get_color()) for ln in ax.get_lines()[2:]}
+    assert len(styles) == 2 and len(LINE_MARKS) >= 4      # marker lines differ from each other
+    fig.canvas.draw()
+    leg = ax.get_legend().get_window_extent()
+    assert leg.y1 <= ax.get_window_extent().y0 + 1        # below the axes, not over the data

@@ -24,7 +24,7 @@ mathy = st.lists(st.sampled_from(WORDS) | texts, max_size=12).map(" ".join)
 @given(texts)
 def test_escape_leaves_no_bare_special(s):
     out = escape(s)
-    bare = re.sub(r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater|textbar|ensuremath|texttt)"
+    bare = re.sub(r"\\(textbackslash|textasciitilde|textasciicircum|textless|textgreater|textbar|ensuremath|texttt|allowbreak)"
                   r"\{\}|\\[&%$#_{}]|\{\[\}|\{\]\}", "", out)
     bare = re.sub(r"\\ensuremath\{\\?[A-Za-z]+\}|\\texttt\{\[U\+[0-9A-F]+\]\}", "", bare)
     assert not set(bare) & set("&%$#_^~\\"), out
@@ -35,7 +35,7 @@ def test_escape_leaves_no_bare_special(s):
 def test_math_is_balanced_or_verbatim(s):
     m = math(s)
     if m.ok:
-        body = re.sub(r"\\[{}]", "", m.tex)
+        body = re.sub(r"\\.", "", m.tex)  # control symbols (\\{, \\}, \\\\) are not braces
         depth = 0
         for ch in body:
             depth += {"{": 1, "}": -1}.get(ch, 0)
@@ -135,3 +135,45 @@ def test_every_builtin_claim_block_compiles(tmp_path):
     body = "\n\n".join(claim_latex(c) for c in REGISTRY if "." in c.id and c.paper in ("prh", "noise", "cascade"))
     p = _compile(tmp_path, body)
     assert p.returncode == 0, p.stdout[-2000:]
+
+
+@pytest.mark.slow
+def test_builtin_step_labels_are_plain_text():
+    """Step.why is plain text too (checked here: derivations are built lazily, not at registration)."""
+    from theorem_check import REGISTRY, load_builtin
+    from theorem_check.claims import check_plain_text
+
+    load_builtin()
+    for c in REGISTRY:
+        if c.paper not in ("prh", "noise", "cascade"):
+            continue
+        for st in c.statements():
+            if st.derivation is not None:
+                for k, step in enumerate(st.derivation().steps, 1):
+                    check_plain_text(step.why, f"claim {c.id} {st.name!r} step {k} why")
+
+
+def test_symbol_names_and_dims():
+    import sympy as sp
+
+    from theorem_check.latex import dims_text, prose_dicts, retex, sympy_latex
+
+    s2, tr = sp.symbols("sigma2 TrSigmaA")
+    assert sympy_latex(s2 * tr) == r"\operatorname{Tr}\Sigma A \sigma^{2}" or "\\sigma^{2}" in sympy_latex(s2 * tr)
+    assert retex(sp.latex(2 * s2 ** 2)) == r"2 {\sigma^{2}}^{2}"
+    assert sympy_latex(sp.Symbol("delta^{i+2}")) == r"\delta^{i+2}"
+    assert dims_text({"n": 2, "D": 3}) == "n = 2, D = 3"
+    assert prose_dicts("at dims {'n': 2, 'DA': 3}, seed 1") == "at dims n = 2, DA = 3, seed 1"
+
+
+def test_break_math_splits_long_displays_and_keeps_short_ones():
+    from theorem_check.latex import break_math, math_width
+
+    short = "a + b = c"
+    assert break_math(short) == short
+    long = " + ".join(f"a_{{{i}}} x^{{{i}}}" for i in range(60))
+    out = break_math(long, 40)
+    assert out.startswith(r"\begin{aligned}&") and math(out).ok
+    assert all(math_width(line) <= 40 * 1.15 for line in out[len(r"\begin{aligned}&"):-len(r"\end{aligned}")].split(r"\\&"))
+    wrapped = break_math(r"\left(" + long + r"\right)^{2}", 40)
+    assert r"\bigl(" in wrapped and r"\bigr)" in wrapped and math(wrapped).ok

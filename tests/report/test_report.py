@@ -1,6 +1,7 @@
 """Reports: files, contents, the CLI, PDF compilation (skipped without TeX Live), every paper."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -8,6 +9,7 @@ import pytest
 
 from theorem_check import REGISTRY, RunResult, run_claims
 from theorem_check.report import NoLatexEngine, render_report, write_report
+from theorem_check.latex import escape
 from theorem_check.runner import versions
 
 from .conftest import HAVE_PDFTOTEXT, PACKS, ROOT, builtin_claims, cached_results, needs_latex
@@ -35,7 +37,7 @@ def test_report_tex_json_and_figures(tmp_path, pack_claims):
     assert path == tmp_path / "report.tex"
     tex = path.read_text()
     for r in run.results:
-        assert r.id.replace("_", r"\_") in tex
+        assert escape(r.id) in tex
         assert f"{{{r.verdict.value}}}" in tex
     assert (tmp_path / "report.json").is_file()
     figs = sorted(p.name for p in (tmp_path / "figures").iterdir())
@@ -70,7 +72,7 @@ def test_malformed_figure_data_is_a_note_not_a_crash(tmp_path):
                       controls=(dataclasses.replace(st, name="control: none", kind="control"),))
     write_report(run_claims([claim], trials=8), tmp_path)
     tex = (tmp_path / "report.tex").read_text()
-    assert "is malformed: figure.series{[}0{]}: x has 2 values, y has 3" in tex
+    assert escape("is malformed: figure.series[0]: x has 2 values, y has 3") in tex
 
 
 def test_pdf_without_latexmk_exits_2_in_one_line(tmp_path):
@@ -127,3 +129,119 @@ def test_report_of_every_paper_compiles(tmp_path, paper):
                     skipped_slow=tuple(c.id for c in REGISTRY if c.paper == paper and c.slow))
     pdf = write_report(run, tmp_path, pdf=True)
     _check_pdf(pdf, results)
+
+
+# -- issue 12: reports a reviewer can paste ------------------------------------------------------
+
+RAW_MARKUP = ["_{", "^{", "{'", "Corrected: corrected", "Reading: reading", "Control: control"]
+
+
+def _raw_markup(txt: str) -> list[str]:
+    """Raw LaTeX/Python markup left in extracted PDF text, and options typeset with an en dash."""
+    import re
+
+    found = [m for m in RAW_MARKUP if m in txt]
+    found += [f"en-dashed option {m.group(0)!r}" for m in re.finditer(r"–[a-z]{2,}", txt)]
+    return found
+
+
+def test_cli_report_cleans_an_older_report_and_says_why_it_exits_1(tmp_path):
+    out = tmp_path / "o"
+    (out / "figures").mkdir(parents=True)
+    for stale in ("report.pdf", "report.aux", "figures/old-claim-residuals.png"):
+        (out / stale).write_text("stale")
+    (out / "notes.txt").write_text("mine")
+    code, stdout, err = tc("report", "--pack", str(PACKS["transpose"]), "-o", str(out), "--trials", "8")
+    assert code == 1
+    assert stdout == f"{out / 'report.tex'}\n"            # the final path, alone on its line
+    assert "removed 3 files of an older report" in err
+    assert "exit 1: 1 claim is ERRATUM" in err
+    assert not (out / "report.pdf").exists() and not (out / "figures" / "old-claim-residuals.png").exists()
+    assert (out / "notes.txt").read_text() == "mine"      # files that are not the report's stay
+
+
+def test_rerun_command_is_verbatim(pack_claims):
+    run = _run(pack_claims("transpose"))
+    tex = render_report(run, rerun="theorem-check report --all -o out --seed 0 --trials 8")
+    assert r"\texttt{theorem-{}check report -{}-{}all -{}o out -{}-{}seed 0 -{}-{}trials 8}" in tex
+    import re
+
+    assert not re.search(r"--[a-z]", tex.split(r"\begin{document}")[1])  # no option typeset as an en dash
+
+
+def test_format_and_pdf_options_are_checked(tmp_path, pack_claims):
+    from theorem_check.errors import InvalidArgument
+
+    run = _run(pack_claims("transpose"))
+    with pytest.raises(InvalidArgument, match="fmt='docx' must be one of tex, pdf, md"):
+        write_report(run, tmp_path, fmt="docx")
+    code, _, err = tc("report", "--pack", str(PACKS["transpose"]), "-o", str(tmp_path / "x"), "--pdf", "--format", "md")
+    assert code == 2 and "contradict" in err and err.count("\n") == 1
+
+
+def _md_tokens(md: str):
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    parser = MarkdownIt("commonmark").enable("table").use(dollarmath_plugin, double_inline=True)
+    tokens = parser.parse(md)
+    flat = []
+    for t in tokens:
+        flat.append(t)
+        flat.extend(t.children or [])
+    return flat
+
+
+@pytest.mark.parametrize("paper", ["prh", "noise", "cascade"])
+def test_markdown_and_compact_for_every_paper(tmp_path, paper):
+    """--format md parses as Markdown and every math span survives as math; --compact keeps summary and errata."""
+    from theorem_check.latex import math
+    from theorem_check.report.markdown import render_markdown
+
+    claims = [c for c in builtin_claims() if c.paper == paper and not c.slow]
+    results = cached_results(claims)
+    run = RunResult(tuple(results), 0, 16, versions(), "2026-01-01T00:00:00")
+    md = render_markdown(run)
+    tokens = _md_tokens(md)
+    maths = [t for t in tokens if t.type in ("math_inline", "math_block", "math_inline_double")]
+    errata = [r for r in results if r.printed.verdict.fails]
+    assert len([t for t in tokens if t.type == "math_block"]) >= len(errata)
+    assert any(t.type == "table_open" for t in tokens)
+    bad = [t.content for t in maths if not math(t.content).ok]
+    assert not bad, bad[:3]
+    # no math left as text: a '$' in a text token is a span the parser did not take as math
+    stray = [t.content for t in tokens if t.type == "text" and "$" in t.content]
+    assert not stray, stray[:3]
+    for r in results:
+        assert f"`{r.id}`" in md
+    compact = tmp_path / "compact"
+    path = write_report(run, compact, fmt="md", compact=True)
+    cmd = path.read_text()
+    assert "## Errata" in cmd and "## Claims of" not in cmd and not (compact / "figures").exists()
+    tex = render_report(run, compact=True)
+    assert r"\section{Claims of" not in tex and tex.count(r"\fcolorbox") == 2 * len(
+        [r for r in results if r.printed.verdict.fails or r.verdict.value in ("ERRATUM", "REFUTED", "ILL-POSED")])
+    if shutil.which("latexmk"):
+        pdf = write_report(run, tmp_path / "cpdf", pdf=True, compact=True)
+        _check_pdf(pdf, results)
+        assert not (tmp_path / "cpdf" / "report.aux").exists() and (tmp_path / "cpdf" / "report.log").exists()
+
+
+@pytest.mark.slow
+@needs_latex
+@pytest.mark.skipif(not HAVE_PDFTOTEXT, reason="pdftotext (poppler-utils) not installed")
+def test_all_pdf_fits_the_page_and_has_no_raw_markup(tmp_path):
+    """`report --all --pdf`: no overfull box over 5 pt in the log, no raw markup in the text (about a minute)."""
+    from theorem_check.report.compile import overfull_boxes
+
+    out = tmp_path / "all"
+    code, stdout, err = tc("report", "--all", "-o", str(out), "--pdf", "-q")
+    assert code == 1 and stdout == f"{out / 'report.pdf'}\n", err
+    assert "exit 1:" in err and "ERRATUM" in err
+    wide = [w for w in overfull_boxes(out / "report.log") if w > 5.0]
+    assert not wide, f"{len(wide)} overfull boxes over 5 pt (widest {max(wide):.0f} pt): see {out / 'report.log'}"
+    txt = _pdf_text(out / "report.pdf")
+    assert not _raw_markup(txt), _raw_markup(txt)
+    flat = " ".join(txt.split())
+    assert f"theorem-check report --all -o {out} --pdf -q" in flat.replace("- ", "-")
+    assert not any((out / f"report{ext}").exists() for ext in (".aux", ".fls", ".fdb_latexmk", ".out"))

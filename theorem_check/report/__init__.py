@@ -3,6 +3,7 @@
 >>> from theorem_check import run_claims          # doctest: +SKIP
 >>> from theorem_check.report import write_report  # doctest: +SKIP
 >>> write_report(run_claims(claims, seed=0), "out", pdf=True)   # -> Path("out/report.pdf")  # doctest: +SKIP
+>>> write_report(run, "out", fmt="md", compact=True)           # -> Path("out/report.md")   # doctest: +SKIP
 
 ``write_report`` needs the ``[report]`` extra (Jinja2, matplotlib); ``pdf=True`` needs latexmk
 (TeX Live).  The figure convention for custom checks lives in :mod:`.figspec`, which imports
@@ -14,14 +15,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__all__ = ["write_report", "render_report", "check_pdf_engine", "LatexError", "NoLatexEngine", "validate_figure"]
+__all__ = ["write_report", "render_report", "render_markdown", "clean_out_dir", "check_pdf_engine", "overfull_boxes",
+           "LatexError", "NoLatexEngine", "validate_figure"]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .compile import LatexError, NoLatexEngine, check_pdf_engine
+    from .compile import LatexError, NoLatexEngine, check_pdf_engine, overfull_boxes
     from .figspec import validate_figure
-    from .writer import render_report, write_report
+    from .markdown import render_markdown
+    from .output import write_report
+    from .writer import clean_out_dir, render_report
 
-_WHERE = {"write_report": "writer", "render_report": "writer", "check_pdf_engine": "compile",
+_WHERE = {"write_report": "output", "render_report": "writer", "render_markdown": "markdown", "clean_out_dir": "writer",
+          "overfull_boxes": "compile", "check_pdf_engine": "compile",
           "LatexError": "compile", "NoLatexEngine": "compile", "validate_figure": "figspec"}
 
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from ..errors import TheoremCheckError
 
-__all__ = ["NoLatexEngine", "LatexError", "check_pdf_engine", "compile_pdf", "INSTALL_HINT"]
+__all__ = ["NoLatexEngine", "LatexError", "check_pdf_engine", "compile_pdf", "overfull_boxes", "INSTALL_HINT",
+           "AUX_EXTENSIONS"]
 
 INSTALL_HINT = ("install TeX Live and latexmk (Debian: apt-get install texlive-latex-base "
-                "texlive-latex-recommended latexmk), or drop --pdf to write report.tex only")
+                "texlive-latex-recommended texlive-latex-extra latexmk), or drop --pdf to write report.tex only")
 
 
 class NoLatexEngine(TheoremCheckError, RuntimeError):
@@ -58,4 +59,18 @@ def compile_pdf(tex: Path, *, timeout: float = 600.0) -> Path:
     if proc.returncode != 0 or not pdf.is_file():
         log = log_path.read_text(errors="replace") if log_path.is_file() else proc.stdout + proc.stderr
         raise LatexError(f"LaTeX failed on {_first_error(log)} (full log: {log_path})")
+    for ext in AUX_EXTENSIONS:   # after a successful compile: keep the PDF and the log, nothing else
+        aux = tex.with_suffix(ext)
+        if aux.is_file():
+            aux.unlink()
     return pdf
+
+
+AUX_EXTENSIONS = (".aux", ".out", ".fls", ".fdb_latexmk", ".toc", ".synctex.gz")
+"""latexmk/pdfLaTeX auxiliary files removed after a successful compile (``.log`` stays: overfull boxes, warnings)."""
+
+
+def overfull_boxes(log: str | Path) -> list[float]:
+    """Widths (pt) by which each ``Overfull \\hbox`` of a LaTeX log sticks out, in log order."""
+    text = Path(log).read_text(errors="replace") if isinstance(log, Path) else str(log)
+    return [float(x) for x in re.findall(r"^Overfull \\hbox \(([0-9.]+)pt too wide\)", text, re.M)]

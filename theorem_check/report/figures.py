@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -24,7 +25,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib import rc_context
-from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator
 
 from .figspec import figure_errors
 
@@ -37,6 +38,11 @@ RC = {
     "grid.linewidth": 0.5, "lines.linewidth": 1.2,
 }
 ROLE_COLOURS = {"printed": "#1f4e99", "corrected": "#1b7837", "reading": "#6a3d9a", "control": "#c0392b"}
+MARKERS = ("o", "s", "^", "v", "D", "P", "X", "<", ">", "h")
+"""Point markers, one per series (colour and marker both change, so prints in grey stay readable)."""
+LINE_MARKS = ((":", "0.1"), ("--", "0.35"), ("-.", "0.2"), ((0, (1, 2)), "0.5"), ((0, (5, 1, 1, 1)), "0.15"),
+              ((0, (3, 1, 1, 1, 1, 1)), "0.4"))
+"""Styles of vertical/horizontal marker lines: each its own dash pattern and grey (data keep the colours)."""
 _PNG_DPI = 130
 
 
@@ -63,11 +69,19 @@ def _save(fig: Figure, stem: Path) -> FigureFile:
     return FigureFile(pdf, png, stem.name)
 
 
+_MATHTEXT = ((r"\\operatorname\*?\{([^{}]*)\}", r"\\mathrm{\1}"), (r"\\lVert|\\rVert", r"\\Vert"),
+             (r"\\lvert|\\rvert", "|"), (r"\\dots\b", r"\\ldots"), (r"\\mathbb\{E\}", r"\\mathrm{E}"),
+             (r"\\left|\\right", ""), (r"\\bigl|\\bigr", ""), (r"\\,|\\;|\\!", " "))
+
+
 def _label(s: Any) -> str:
-    """Text for matplotlib: keep ``$...$`` math if mathtext parses it, else show it literally."""
+    """Text for matplotlib: keep ``$...$`` math if mathtext parses it (after mapping the LaTeX it lacks:
+    ``\\operatorname``, ``\\lVert``, ``\\dots``), else show it literally."""
     s = str(s)
     if "$" not in s:
         return s
+    for pat, rep in _MATHTEXT:
+        s = re.sub(pat, rep, s)
     from matplotlib.mathtext import MathTextParser
 
     try:
@@ -136,8 +150,7 @@ def residual_figure(series: Sequence[ResidualSeries], stem: Path) -> FigureFile 
     lo = min(vals) / 30 if vals else 1e-20
     hi = max(vals) * 3 if vals else 1.0
     with rc_context(RC):
-        fig = Figure(figsize=(5.4, 3.0))
-        fig.subplots_adjust(left=0.13, right=0.98, bottom=0.16, top=0.97)
+        fig = Figure(figsize=(6.2, 3.0), layout="constrained")
         ax = fig.add_subplot()
         handles = []
         rng = np.random.default_rng(0)
@@ -168,8 +181,41 @@ def residual_figure(series: Sequence[ResidualSeries], stem: Path) -> FigureFile 
         ax.set_xlim(-0.3, len(levels) - 0.7)
         ax.set_xlabel("refinement level")
         ax.set_ylabel("relative residual")
-        ax.legend(handles=handles, loc="best", frameon=False)
+        _legend_outside(ax, handles=handles, side="right")
         return _save(fig, stem)
+
+
+def _legend_outside(ax, handles=None, side: str = "below") -> None:
+    """A legend outside the data: to the right of the axes, or below them in up to 3 columns."""
+    kw = {"handles": handles} if handles is not None else {}
+    n = len(handles) if handles is not None else len(ax.get_legend_handles_labels()[0])
+    if n == 0:
+        return
+    if side == "right":
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, borderaxespad=0.0, **kw)
+    else:
+        labels = [h.get_label() for h in handles] if handles is not None else ax.get_legend_handles_labels()[1]
+        longest = max((len(str(x)) for x in labels), default=0)
+        ncols = 1 if longest > 45 else 2 if longest > 22 else 3
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=min(ncols, n), frameon=False,
+                  borderaxespad=0.0, columnspacing=1.2, handlelength=2.2, **kw)
+
+
+def _monotone_runs(x: np.ndarray) -> list[slice]:
+    """Split indexes where ``x`` reverses direction (an up-sweep followed by a down-sweep)."""
+    if x.size < 3:
+        return [slice(0, x.size)]
+    d = np.sign(np.diff(x))
+    runs, start, cur = [], 0, 0.0
+    for k, v in enumerate(d):
+        if v == 0:
+            continue
+        if cur != 0 and v != cur:
+            runs.append(slice(start, k + 1))
+            start = k
+        cur = v
+    runs.append(slice(start, x.size))
+    return runs
 
 
 # -- claim-specific figures -------------------------------------------------------------------
@@ -197,28 +243,43 @@ def _draw_curve(ax, spec: Mapping[str, Any]) -> None:
         x = _arr(s["x"]) if "x" in s else np.arange(len(y), dtype=float)
         ys_all.append(y)
         style = s.get("style", "-")
-        kw = dict(color=f"C{k % 10}", label=_label(s["label"]) if "label" in s else None)
-        if style == "step":
-            ax.step(x, y, where="mid", **kw)
-        elif style in ("o", "x"):
-            ax.plot(x, y, style, ms=3, **kw)
-        else:
-            ax.plot(x, y, style, ms=3, **kw)
+        label = _label(s["label"]) if s.get("label") else None
+        colour, marker = f"C{k % 10}", MARKERS[k % len(MARKERS)]
+        runs = _monotone_runs(x) if style in ("-", "--", ":", "-.", "o-") else [slice(0, x.size)]
+        for r_i, run in enumerate(runs):
+            # a sweep that turns back is drawn as separate lines: up and down never joined
+            kw = dict(color=colour, label=label if r_i == 0 else None)
+            ls = style if r_i == 0 else {"-": "--", "--": "-", ":": "-.", "-.": ":", "o-": "o--"}.get(style, style)
+            if style == "step":
+                ax.step(x[run], y[run], where="mid", **kw)
+            elif style in ("o", "x"):
+                ax.plot(x[run], y[run], ls="none", marker=marker if style == "o" else "x", ms=3.2, mfc="none"
+                        if k % 2 else colour, **kw)
+            elif ls.startswith("o"):
+                ax.plot(x[run], y[run], ls=ls[1:], marker=marker, ms=3, **kw)
+            else:
+                ax.plot(x[run], y[run], ls=ls, **kw)
     for m in spec.get("marks", []):
         ax.plot([float(m["x"])], [float(m["y"])], "*", color="black", ms=9, zorder=5)
         if m.get("label"):
             ax.annotate(_label(m["label"]), (float(m["x"]), float(m["y"])), textcoords="offset points",
                         xytext=(6, 6), fontsize=7.5)
-    for v in spec.get("vlines", []):
-        ax.axvline(float(v["x"]), color="0.4", ls=":", lw=0.9, label=_label(v["label"]) if v.get("label") else None)
-    for h in spec.get("hlines", []):
-        ax.axhline(float(h["y"]), color="0.4", ls=":", lw=0.9, label=_label(h["label"]) if h.get("label") else None)
+    for k, v in enumerate(spec.get("vlines", [])):
+        ls, colour = LINE_MARKS[k % len(LINE_MARKS)]
+        ax.axvline(float(v["x"]), color=colour, ls=ls, lw=1.0, label=_label(v["label"]) if v.get("label") else None)
+    for k, h in enumerate(spec.get("hlines", [])):
+        ls, colour = LINE_MARKS[(k + len(spec.get("vlines", []))) % len(LINE_MARKS)]
+        ax.axhline(float(h["y"]), color=colour, ls=ls, lw=1.0, label=_label(h["label"]) if h.get("label") else None)
     xs = np.concatenate([_arr(s["x"]) for s in series if "x" in s]) if any("x" in s for s in series) else np.zeros(1)
     _scale(ax, "x", spec.get("xscale", "linear"), xs)
     _scale(ax, "y", spec.get("yscale", "linear"), np.concatenate(ys_all) if ys_all else np.zeros(1))
+    if spec.get("xscale", "linear") == "linear":
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6))   # few ticks: labels never overprint
+    if spec.get("yscale", "linear") == "linear":
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=6))
     if any(s.get("label") for s in series) or any(v.get("label") for v in (*spec.get("vlines", []),
                                                                           *spec.get("hlines", []))):
-        ax.legend(frameon=False, loc="best")
+        _legend_outside(ax)
 
 
 def _draw_spectrum(ax, spec: Mapping[str, Any]) -> None:
@@ -236,8 +297,10 @@ def _draw_spectrum(ax, spec: Mapping[str, Any]) -> None:
     if pred:
         ax.plot([], [], "o", mfc="none", mec="black", ms=4, label="predicted")
         ax.plot([], [], "-", color="C0", lw=1.4, label="measured")
-        ax.legend(frameon=False, loc="best")
-    ax.set_xticks(range(len(groups)), [_label(g) for g in groups])
+        _legend_outside(ax)
+    names = [_label(g) for g in groups]
+    long_names = sum(len(str(g)) for g in groups) > 40 or len(groups) > 5
+    ax.set_xticks(range(len(groups)), names, rotation=30 if long_names else 0, ha="right" if long_names else "center")
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.axhline(0.0, color="0.6", lw=0.6)
     _scale(ax, "y", spec.get("yscale", "linear"), np.concatenate(allv) if allv else np.zeros(1))
@@ -265,8 +328,22 @@ def spec_figure(spec: Mapping[str, Any], stem: Path) -> FigureFile:
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
     width = {1: 5.0, 2: 6.4, 3: 6.8}[ncols]
+
+    def entries(p):
+        if p.get("kind") == "spectrum":
+            return 2 if p.get("predicted") else 0
+        ser = list(p.get("series", [])) + ([p] if "y" in p else [])
+        return sum(bool(x.get("label")) for x in (*ser, *p.get("vlines", []), *p.get("hlines", [])))
+
+    def label_len(p):
+        ser = list(p.get("series", [])) + ([p] if "y" in p else [])
+        return max((len(str(x.get("label", ""))) for x in (*ser, *p.get("vlines", []), *p.get("hlines", []))), default=0)
+
+    legend_rows = max(math.ceil(entries(p) / (1 if label_len(p) > 45 else 2 if label_len(p) > 22 else 3))
+                      for p in panels)
+    height = (2.9 if ncols == 1 else 2.5) + 0.17 * legend_rows + (0.2 if legend_rows else 0.0)
     with rc_context(RC):
-        fig = Figure(figsize=(width, (2.9 if ncols == 1 else 2.5) * nrows), layout="constrained")
+        fig = Figure(figsize=(width, height * nrows), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False)
         for k, p in enumerate(panels):
             _draw(axes[k // ncols][k % ncols], p)

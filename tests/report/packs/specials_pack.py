@@ -23,19 +23,19 @@ def derivation():
 
 nice = tc.Statement(r"a_{1}^{2} & 50% # \{x\} \alpha = \tr(x) \norm{x}", dims=dims, sample=sample,
                     lhs=lambda inst, ctx: inst.x * 2, rhs=lambda inst, ctx: inst.x + inst.x, derivation=derivation,
-                    note=r"Note: 100% & #hash {brace} \backslash ~tilde ^caret _under $x_1$ $5 costs")
+                    note=r"Note: 100% & #hash {brace} $\backslash$ ~tilde ^caret _under $x_1$ $5 costs")
 tc.register(tc.Claim(
     id="specials.title_and_statement", title=r"Specials _ ^ & % # { } \ ~ in a title, and $x_i^2$ math",
     source=tc.Source("specials", "1_a & b", "(2%)#", r"a_{1}^{2} & 50% # \{x\} \alpha = \tr(x) \norm{x}"),
     statement=nice, controls=(tc.double(nice),),
-    assumptions=(r"x_i ^ 2 & 100% # {x} \alpha", "[bracket] first, <angle> | bar", "unicode: α ≤ β → ∞, naïve"),
+    assumptions=(r"x_i ^ 2 & 100% # {x} $\alpha$", "[bracket] first, <angle> | bar", "unicode: α ≤ β → ∞, naïve"),
     aliases=("specials_alias",),
 ))
 
 broken = tc.Statement(r"\frac{a}{b & {unbalanced % comment \end{document} \def\x{y} x^", name="as printed: {weird} & name",
                       dims=dims, sample=sample, lhs=lambda inst, ctx: inst.x, rhs=lambda inst, ctx: -inst.x)
 tc.register(tc.Claim(
-    id="specials.broken_latex", title=r"Broken LaTeX \end{document} \input{x} %",
+    id="specials.broken_latex", title=r"Broken LaTeX $\end{document} \input{x}$ %",
     source=tc.Source("specials", "2", "(3)", r"\left( x_1 \end{document} ^^M \verb|x| $$ a^b^c"),
     statement=broken, controls=(tc.double(broken),),
     variants=(tc.Statement(r"x = x \quad\text{(fixed) with 100% & _}", name="corrected & fixed_", kind="corrected",

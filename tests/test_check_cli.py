@@ -1,0 +1,117 @@
+"""`theorem-check check "LHS = RHS"`: the two required examples, JSON, exit codes, one-line bad input."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from theorem_check.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_main(capsys, *args):
+    """The CLI in-process (same entry point as the console script): (exit code, stdout, stderr)."""
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return info.value.code, out, err
+
+
+def test_required_example_gradient_verified():
+    p = subprocess.run([sys.executable, "-m", "theorem_check", "check", "grad(trace(X*X*B), X) = (X*B + B*X).T",
+                        "--shape", "X=n,n", "--shape", "B=n,n"], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert "VERIFIED" in p.stdout or "PROVED" in p.stdout
+
+
+def test_required_example_transpose_not_verified():
+    p = subprocess.run([sys.executable, "-m", "theorem_check", "check", "(A*B).T = A.T*B.T",
+                        "--shape", "A=m,k", "--shape", "B=k,n"], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 1, p.stderr
+    assert "ILL-POSED" in p.stdout or "REFUTED" in p.stdout
+    assert p.stderr == ""
+
+
+def test_json_record(capsys):
+    code, out, _ = run_main(capsys, "check", "grad(log(det(X)), X) = X**-1", "--shape", "X=n,n", "--assume",
+                            "X=spd", "--json", "--seed", "3", "--controls")
+    rec = json.loads(out)
+    assert code == 0 and rec["kind"] == "check" and rec["statement"] == "grad(log(det(X)), X) = X**-1"
+    assert rec["shapes"] == {"X": ["n", "n"]} and rec["assume"] == {"X": "spd"} and rec["sizes"] == {"n": [1, 4]}
+    assert rec["exit_code"] == 0 and rec["seed"] == 3
+    (claim,) = rec["claims"]
+    assert claim["id"] == "check.statement" and claim["verdict"] in ("VERIFIED", "PROVED")
+    assert claim["control_results"] and all(c["verdict"] in ("REFUTED", "ILL-POSED") for c in claim["control_results"])
+
+
+def test_refuted_shows_smallest_counterexample(capsys):
+    code, out, _ = run_main(capsys, "check", "grad(trace(X.T*A*X), X) = 2*A*X", "--shape", "X=n,m",
+                            "--shape", "A=n,n")
+    assert code == 1 and "REFUTED" in out and "counterexample dims" in out
+
+
+def test_same_seed_same_output(capsys):
+    args = ("check", "trace(A*B) = trace(B*A)", "--shape", "A=m,k", "--shape", "B=k,m", "--json", "--seed", "9")
+    strip = lambda s: [c["printed_result"]["numeric"]["instances"] for c in json.loads(s)["claims"]]
+    a = strip(run_main(capsys, *args)[1])
+    b = strip(run_main(capsys, *args)[1])
+    assert a == b
+
+
+@pytest.mark.parametrize("args,expected", [
+    (("Q.T*Q = eye(n)", "--shape", "Q=n,n", "--assume", "Q=orthogonal"), 0),
+    (("x.T*A*x = trace(A*x*x.T)", "--shape", "A=n,n", "--shape", "x=n,1"), 0),
+    (("trace(c*A) = c*trace(A)", "--shape", "A=n,n"), 0),
+    (("det(A*B) = det(A)*det(B)", "--shape", "A=n,n", "--shape", "B=n,n", "--size", "n=2:3"), 0),
+    (("A*B = B*A", "--shape", "A=n,n", "--shape", "B=n,n"), 1),
+    (("A*B = B*A", "--shape", "A=2,3", "--shape", "B=3,2"), 1),
+    (("log(c) = 2", "--assume", "c=positive"), 1),
+])
+def test_verdict_exit_codes(capsys, args, expected):
+    code, out, err = run_main(capsys, "check", *args)
+    assert code == expected, out + err
+
+
+BAD = [
+    (("trace(A*B = A",), "unbalanced parenthesis"),
+    (("A + = A",), "parse error at"),
+    (("A + * B = A",), "parse error at '*'"),
+    (("A = A = A",), "exactly one '='"),
+    (("A*B",), "exactly one '='"),
+    (("foo(A) = A",), "unknown function 'foo'"),
+    (("c.T = A",), "'c' is used as a matrix"),
+    (("A $ B = A",), "unexpected token '$'"),
+    (("A = A", "--shape", "A=n"), "must give two sizes"),
+    (("A = A", "--shape", "A=0,2"), "must be >= 1"),
+    (("A = A", "--shape", "A=n,-1"), "must be a positive integer or a letter"),
+    (("A = A", "--shape", "An,n"), "must read NAME=ROWS,COLS"),
+    (("A = A", "--shape", "A=n,n", "--shape", "A=m,m"), "given twice"),
+    (("A = A", "--shape", "A=n,n", "--shape", "B=n,n"), "'B', which the statement does not use"),
+    (("A = A", "--shape", "A=n,m", "--assume", "A=spd"), "needs a square shape"),
+    (("A = A", "--shape", "A=n,n", "--assume", "A=weird"), "KIND='weird' must be one of"),
+    (("A = B", "--shape", "A=n,n", "--assume", "B=spd"), "has no --shape"),
+    (("A = A", "--shape", "A=n,n", "--size", "m=2:3"), "no size letter"),
+    (("A = A", "--shape", "A=n,n", "--size", "n=3:2"), "1 <= LO <= HI"),
+    (("A = A", "--shape", "A=n,n", "--trials", "0"), "Invalid value for '--trials'"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_one_line_exit_2(capsys, args, message):
+    code, out, err = run_main(capsys, "check", *args)
+    assert code == 2, out + err
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_latex_input_reads_scalar_statements_or_says_why_not(capsys):
+    """--latex is optional: with a backend of SymPy's LaTeX parser installed it checks the statement, without
+    one it is a one-line error naming the packages (exit 2); matrix statements are refused either way."""
+    code, out, err = run_main(capsys, "check", "--latex", r"\sin(x)^2 + \cos(x)^2 = 1")
+    assert (code == 0 and "VERIFIED" in out) or (code == 2 and "antlr4-python3-runtime" in err
+                                                 and len(err.strip().splitlines()) == 1)
+    code, _, err = run_main(capsys, "check", "--latex", "A B = B A", "--shape", "A=n,n", "--shape", "B=n,n")
+    assert code == 2 and "scalar statements only" in err

@@ -1,0 +1,176 @@
+"""SymPy-expression sides (theorem_check.expr): every node against a plain NumPy reference, at every
+precision; parsing of strings and its one-line errors."""
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings, strategies as st
+
+from theorem_check import expr as ex
+from theorem_check.errors import ShapeMismatch
+from theorem_check.precision import CONTEXTS, FLOAT64, MP50, to_float
+
+n = sp.Symbol("n", integer=True, positive=True)
+
+
+def _vals(rng, shapes, batch=3):
+    return {k: (rng.standard_normal((batch,) + s) if s else rng.standard_normal(batch)) for k, s in shapes.items()}
+
+
+def _softmax_col(z):
+    e = np.exp(z - z.max(axis=-2, keepdims=True))
+    return e / e.sum(axis=-2, keepdims=True)
+
+
+# (text, shapes, numpy reference on batched arrays)
+CASES = [
+    ("A*B", {"A": (2, 3), "B": (3, 4)}, lambda v: v["A"] @ v["B"]),
+    ("(A*B).T", {"A": (2, 3), "B": (3, 4)}, lambda v: np.swapaxes(v["A"] @ v["B"], -1, -2)),
+    ("A + 2*A.T - A/3", {"A": (3, 3)}, lambda v: v["A"] + 2 * np.swapaxes(v["A"], -1, -2) - v["A"] / 3),
+    ("A**-1", {"A": (3, 3)}, lambda v: np.linalg.inv(v["A"])),
+    ("A**3", {"A": (3, 3)}, lambda v: v["A"] @ v["A"] @ v["A"]),
+    ("inv(A)*B", {"A": (3, 3), "B": (3, 2)}, lambda v: np.linalg.solve(v["A"], v["B"])),
+    ("trace(A*B)", {"A": (2, 3), "B": (3, 2)}, lambda v: np.trace(v["A"] @ v["B"], axis1=-2, axis2=-1)),
+    ("det(A)", {"A": (3, 3)}, lambda v: np.linalg.det(v["A"])),
+    ("log(abs(det(A)))", {"A": (3, 3)}, lambda v: np.log(np.abs(np.linalg.det(v["A"])))),
+    ("hadamard(A, B)", {"A": (2, 3), "B": (2, 3)}, lambda v: v["A"] * v["B"]),
+    ("kron(A, B)", {"A": (2, 3), "B": (2, 2)}, lambda v: np.stack([np.kron(a, b) for a, b in zip(v["A"], v["B"])])),
+    ("vec(A)", {"A": (2, 3)}, lambda v: np.stack([a.reshape(-1, 1, order="F") for a in v["A"]])),
+    ("eye(3) + A", {"A": (3, 3)}, lambda v: np.eye(3) + v["A"]),
+    ("ones(2, 3) + A", {"A": (2, 3)}, lambda v: 1 + v["A"]),
+    ("sin(A) + hadamard(cos(A), cos(A))", {"A": (2, 2)}, lambda v: np.sin(v["A"]) + np.cos(v["A"]) ** 2),
+    ("cos(A)**2", {"A": (2, 2)}, lambda v: np.cos(v["A"]) @ np.cos(v["A"])),  # ** of a matrix: matrix power
+    ("exp(A) - tanh(A)", {"A": (2, 2)}, lambda v: np.exp(v["A"]) - np.tanh(v["A"])),
+    ("sigmoid(A)", {"A": (2, 2)}, lambda v: 1 / (1 + np.exp(-v["A"]))),
+    ("softplus(c)", {"c": ()}, lambda v: np.log1p(np.exp(v["c"]))),
+    ("sqrt(abs(c)) + c**2/3", {"c": ()}, lambda v: np.sqrt(np.abs(v["c"])) + v["c"] ** 2 / 3),
+    ("softmax(z)", {"z": (4, 1)}, lambda v: _softmax_col(v["z"])),
+    ("softmax(S)", {"S": (2, 3)}, lambda v: np.swapaxes(_softmax_col(np.swapaxes(v["S"], -1, -2)), -1, -2)),
+    ("logsumexp(z)", {"z": (4, 1)}, lambda v: np.log(np.exp(v["z"]).sum(axis=(-2, -1)))),
+    ("diag(z)", {"z": (3, 1)}, lambda v: np.stack([np.diag(z[:, 0]) for z in v["z"]])),
+    ("diag(A)", {"A": (3, 3)}, lambda v: np.diagonal(v["A"], axis1=-2, axis2=-1)[..., None]),
+    ("x.T*A*x", {"x": (3, 1), "A": (3, 3)}, lambda v: (np.swapaxes(v["x"], -1, -2) @ v["A"] @ v["x"])[..., 0, 0]),
+    ("c*A + trace(A)*A", {"c": (), "A": (2, 2)},
+     lambda v: v["c"][:, None, None] * v["A"] + np.trace(v["A"], axis1=-2, axis2=-1)[:, None, None] * v["A"]),
+    ("pi*c + 0.1", {"c": ()}, lambda v: np.pi * v["c"] + 0.1),
+]
+
+
+@pytest.mark.parametrize("text,shapes,ref", CASES, ids=[c[0] for c in CASES])
+def test_node_against_numpy_at_every_precision(text, shapes, ref):
+    rng = np.random.default_rng(0)
+    vals = _vals(rng, shapes)
+    if "A**-1" in text or "inv(" in text or "det(" in text:
+        vals["A"] = vals["A"] + 3 * np.eye(vals["A"].shape[-1])
+    expected = np.asarray(ref(vals))
+    if expected.ndim >= 3 and expected.shape[-2:] == (1, 1):
+        expected = expected[..., 0, 0]
+    recipe = ex.compile_expr(ex.parse(text, {k: v for k, v in shapes.items() if v}))
+    for name, ctx in CONTEXTS.items():
+        with ctx.active():
+            got = ex.evaluate(recipe, ctx, {k: ctx.asarray(v) for k, v in vals.items()})
+        got = to_float(got)
+        assert got.shape == expected.shape, (name, got.shape, expected.shape)
+        tol = {"float32": 1e-4, "float64": 1e-12, "mp50": 1e-12}[name]
+        assert np.max(np.abs(got - expected)) <= tol * max(1.0, np.max(np.abs(expected))), name
+
+
+def test_mp50_carries_fifty_digits():
+    """A rational constant and the matrix algebra keep mpmath's precision (1/3 is not 0.333...33 in float)."""
+    X = sp.MatrixSymbol("X", 2, 2)
+    recipe = ex.compile_expr(3 * (X / 3) - X)
+    vals = {"X": MP50.asarray(np.random.default_rng(1).standard_normal((1, 2, 2)))}
+    with MP50.active():
+        out = ex.evaluate(recipe, MP50, vals)
+        assert max(abs(v) for v in out.ravel()) < mpmath.mpf(10) ** -45
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(1, 4), st.integers(0, 2**31 - 1))
+def test_transpose_of_product_property(m, k, q, seed):
+    """Property: (AB)^T evaluates to B^T A^T for every shape and instance (float64)."""
+    rng = np.random.default_rng(seed)
+    vals = {"A": rng.standard_normal((2, m, k)), "B": rng.standard_normal((2, k, q))}
+    shapes = {"A": ("m", "k"), "B": ("k", "q")}
+    dims = {"m": m, "k": k, "q": q}
+    lhs = ex.evaluate(ex.compile_expr(ex.parse("(A*B).T", shapes, dims)), FLOAT64, vals, dims)
+    rhs = np.swapaxes(vals["B"], -1, -2) @ np.swapaxes(vals["A"], -1, -2)
+    np.testing.assert_allclose(lhs, rhs[..., 0, 0] if (q, m) == (1, 1) else rhs, rtol=1e-12, atol=1e-12)
+
+
+def test_sizes_in_expressions_are_integers():
+    e = ex.parse("trace(eye(n))/n", {"A": ("n", "n")}, {"n": 3})
+    assert ex.evaluate(ex.compile_expr(e), FLOAT64, {"A": np.zeros((2, 3, 3))}, {"n": 3}).tolist() == [1.0, 1.0]
+
+
+def test_transpose_prints_as_written():
+    e = ex.parse("(A*B).T", {"A": (2, 3), "B": (3, 2)})
+    assert sp.latex(e) == r"\left(A B\right)^{T}"
+
+
+def test_gradient_node_uses_the_oracle():
+    """grad(tr(AX), X) = A^T, at every precision (the oracle is ctx.grad)."""
+    rng = np.random.default_rng(2)
+    vals = {"A": rng.standard_normal((2, 3, 2)), "X": rng.standard_normal((2, 2, 3))}
+    recipe = ex.compile_expr(ex.parse("grad(trace(A*X), X)", {"A": (3, 2), "X": (2, 3)}))
+    for ctx in CONTEXTS.values():
+        with ctx.active():
+            got = to_float(ex.evaluate(recipe, ctx, {k: ctx.asarray(v) for k, v in vals.items()}))
+        np.testing.assert_allclose(got, np.swapaxes(vals["A"], -1, -2), rtol=1e-3 if ctx.name == "float32" else 1e-9)
+
+
+def test_symmetric_gradient_when_declared_symmetric():
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((2, 3, 3))
+    X = rng.standard_normal((2, 3, 3))
+    X = X + np.swapaxes(X, -1, -2)
+    recipe = ex.compile_expr(ex.parse("grad(trace(A*X), X)", {"A": (3, 3), "X": (3, 3)}))
+    free = ex.evaluate(recipe, FLOAT64, {"A": A, "X": X})
+    sym = ex.evaluate(recipe, FLOAT64, {"A": A, "X": X}, structure={"X": "symmetric"})
+    np.testing.assert_allclose(free, np.swapaxes(A, -1, -2), rtol=1e-9)
+    np.testing.assert_allclose(sym, (A + np.swapaxes(A, -1, -2)) / 2, rtol=1e-9)
+
+
+def test_unknown_node_is_one_line_naming_it():
+    x = sp.Symbol("x")
+    with pytest.raises(ex.ExprError, match="cannot evaluate a floor node"):
+        ex.compile_expr(sp.floor(x))
+
+
+def test_non_conforming_product_at_concrete_sizes_is_a_shape_mismatch():
+    with pytest.raises(ShapeMismatch, match="does not conform"):
+        ex.parse("A.T*B.T", {"A": ("m", "k"), "B": ("k", "n")}, {"m": 2, "k": 1, "n": 3})
+
+
+BAD = [
+    ("trace(A*B", "unbalanced parenthesis"),
+    ("A +", "parse error at 'end of input'"),
+    ("A + * B", "parse error at '*'"),
+    ("A B", "parse error at 'B'"),
+    ("foo(A)", "unknown function 'foo'"),
+    ("c.T", "'c' is used as a matrix"),
+    ("A $ B", "unexpected token '$'"),
+    ("lambda: A", "unexpected token 'lambda'"),
+    ("trace", "function 'trace' must be called"),
+    ("A if B else A", "unexpected token 'if'"),
+    ("A, B", "unexpected 'A, B'"),
+    ("'A'", "unexpected"),
+    ("", "empty side"),
+]
+
+
+@pytest.mark.parametrize("text,message", BAD, ids=[b[0] or "empty" for b in BAD])
+def test_parse_errors_are_one_line_and_name_the_token(text, message):
+    with pytest.raises(ex.ParseError) as info:
+        ex.parse(text, {"A": ("n", "n"), "B": ("n", "n")}, what="lhs")
+    msg = str(info.value)
+    assert message in msg and "\n" not in msg
+
+
+def test_parse_statement_splits_at_one_equals():
+    assert ex.parse_statement("A*B = (B.T*A.T).T") == ("A*B", "(B.T*A.T).T")
+    for bad, msg in (("A*B", "exactly one '='"), ("A = B = C", "exactly one '='"), (" = B", "nothing left"),
+                     ("A = ", "nothing right")):
+        with pytest.raises(ex.ParseError, match=msg):
+            ex.parse_statement(bad)

@@ -1,0 +1,202 @@
+"""Short forms tc.identity / tc.gradient / tc.erratum, and the gallery examples/matrix_calculus.py."""
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import theorem_check as tc
+from theorem_check import shortforms as sf
+from theorem_check.claims import Instance
+from theorem_check.errors import ClaimDefinitionError
+from theorem_check.precision import CONTEXTS, to_float
+from theorem_check.registry import REGISTRY, load_pack
+
+ROOT = Path(__file__).resolve().parents[1]
+GALLERY = ROOT / "examples" / "matrix_calculus.py"
+AB = {"A": ("m", "k"), "B": ("k", "n")}
+
+
+def _run(claim, seed=0, controls=True):
+    return tc.run_claim(claim, seed=seed, controls=controls)
+
+
+def test_identity_from_strings_is_proved_and_controls_refuted():
+    c = tc.identity("demo.sf_transpose", "(A*B).T", "B.T*A.T", shapes=AB, register=False)
+    assert set(c.statement.dims.ranges) == {"m", "k", "n"}
+    assert c.statement.dims.ranges["m"] == sf.DEFAULT_SIZE
+    r = _run(c)
+    assert r.verdict is tc.Verdict.PROVED
+    assert r.controls and all(x.verdict in (tc.Verdict.REFUTED, tc.Verdict.ILL_POSED) for x in r.controls)
+
+
+def test_identity_from_sympy_matrix_expressions():
+    m, k = sp.symbols("m k", integer=True, positive=True)
+    A, B = sp.MatrixSymbol("A", m, k), sp.MatrixSymbol("B", k, m)
+    c = tc.identity("demo.sf_trace", sp.Trace(A * B), sp.Trace(B * A), register=False)
+    assert set(c.statement.dims.ranges) == {"m", "k"}
+    assert _run(c).verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)
+    wrong = tc.identity("demo.sf_trace_wrong", sp.Trace(A * B), 2 * sp.Trace(B * A), register=False)
+    assert _run(wrong, controls=False).verdict is tc.Verdict.REFUTED
+
+
+def test_identity_from_callables():
+    c = tc.identity("demo.sf_callable", lambda i, ctx: ctx.T(i.A @ i.B), lambda i, ctx: ctx.T(i.B) @ ctx.T(i.A),
+                    shapes=AB, latex=r"(AB)^\top = B^\top A^\top", register=False)
+    assert _run(c).verdict is tc.Verdict.VERIFIED
+
+
+def test_ill_posed_statement_is_a_verdict():
+    c = tc.identity("demo.sf_wrong_transpose", "(A*B).T", "A.T*B.T", shapes=AB, register=False)
+    r = _run(c, controls=False)
+    assert r.verdict is tc.Verdict.ILL_POSED
+    assert sum(r.printed.numeric.counterexample.dims.values()) == 4  # smallest non-conforming sizes
+
+
+def test_one_by_one_side_compares_with_a_scalar_side():
+    c = tc.identity("demo.sf_quadratic", "x.T*A*x", "trace(A*x*x.T)", shapes={"A": ("n", "n"), "x": ("n", 1)},
+                    register=False)
+    assert _run(c).verdict.ok
+
+
+@pytest.mark.parametrize("kind", sf.STRUCTURES)
+def test_structures_hold_at_every_precision(kind):
+    c = tc.identity(f"demo.sf_struct_{kind}", "X", "X", shapes={"X": ("n", "n")}, structure={"X": kind},
+                    sizes={"n": (3, 3)}, register=False, derive=False)
+    st = c.statement
+    inst = Instance(st.sample(np.random.default_rng(0), {"n": 3}, 4))
+    for ctx in CONTEXTS.values():
+        with ctx.active():
+            X = st.lhs(Instance({k: (ctx.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in inst.items()}),
+                       ctx)
+            eye = ctx.eye(3)
+            checks = {
+                "symmetric": lambda: X - ctx.T(X), "spd": lambda: X - ctx.T(X),
+                "antisymmetric": lambda: X + ctx.T(X), "orthogonal": lambda: ctx.T(X) @ X - eye,
+                "diagonal": lambda: X * (1 - eye), "invertible": lambda: X @ ctx.inv(X) - eye,
+            }
+            err = float(np.max(to_float(ctx.norm(checks[kind]()))))
+        assert err <= 50 * ctx.eps, (kind, ctx.name, err)
+    if kind == "spd":
+        assert np.all(np.linalg.eigvalsh(inst["X"]) > 0)
+
+
+def test_gradient_short_form_string_sympy_and_callable():
+    shapes = {"A": ("n", "n"), "X": ("n", "n")}
+    s = tc.gradient("demo.sf_grad_str", "trace(A*X)", "X", claimed="A.T", shapes=shapes, register=False)
+    n = sp.Symbol("n", integer=True, positive=True)
+    A, X = sp.MatrixSymbol("A", n, n), sp.MatrixSymbol("X", n, n)
+    y = tc.gradient("demo.sf_grad_sympy", sp.Trace(A * X), "X", claimed=A.T, register=False)
+    f = tc.gradient("demo.sf_grad_callable", lambda i, ctx: ctx.trace(i.A @ i.X), "X",
+                    claimed=lambda i, ctx: ctx.T(i.A), shapes=shapes, register=False)
+    for c in (s, y, f):
+        r = _run(c)
+        assert r.verdict.ok, (c.id, r.evidence)
+        assert all(x.verdict.fails for x in r.controls), c.id
+
+
+def test_gradient_on_symmetric_matrices_is_the_symmetric_gradient():
+    shapes = {"A": ("n", "n"), "X": ("n", "n")}
+    kw = dict(shapes=shapes, structure={"X": "symmetric"}, sizes={"n": (2, 4)}, register=False)
+    good = tc.gradient("demo.sf_symgrad", "trace(A*X)", "X", claimed="(A + A.T)/2", **kw)
+    old = tc.gradient("demo.sf_symgrad_old", "trace(A*X)", "X", claimed="A + A.T - hadamard(A, eye(n))", **kw)
+    assert _run(good).verdict.ok
+    assert _run(old, controls=False).verdict is tc.Verdict.REFUTED
+    # callable f: same convention
+    cf = tc.gradient("demo.sf_symgrad_callable", lambda i, ctx: ctx.trace(i.A @ i.X), "X",
+                     claimed=lambda i, ctx: (i.A + ctx.T(i.A)) / 2, **kw)
+    assert _run(cf).verdict.ok
+
+
+def test_gradient_kinds_jacobian_and_hessian():
+    j = tc.gradient("demo.sf_jac", "softmax(z)", "z", claimed="diag(softmax(z)) - softmax(z)*softmax(z).T",
+                    kind="jacobian", shapes={"z": ("n", 1)}, register=False)
+    h = tc.gradient("demo.sf_hess", "trace(x.T*A*x)", "x", claimed="A + A.T", kind="hessian",
+                    shapes={"x": ("n", 1), "A": ("n", "n")}, register=False)
+    assert _run(j).verdict.ok and _run(h).verdict.ok
+    with pytest.raises(ClaimDefinitionError, match="kind='laplacian'"):
+        tc.gradient("demo.sf_bad", "trace(X)", "X", claimed="eye(n)", kind="laplacian", shapes={"X": ("n", "n")},
+                    register=False)
+
+
+def test_erratum_shares_dims_sampler_and_left_side():
+    c = tc.erratum("demo.sf_erratum", lhs="(A*B)**-1", printed="A**-1*B**-1", corrected="B**-1*A**-1",
+                   shapes={"A": ("n", "n"), "B": ("n", "n")}, structure={"A": "invertible", "B": "invertible"},
+                   sizes={"n": (2, 3)}, register=False)
+    (fix,) = c.variants
+    assert fix.kind == "corrected" and fix.dims == c.statement.dims
+    r = _run(c)
+    assert r.verdict is tc.Verdict.ERRATUM
+    assert r.printed.verdict is tc.Verdict.REFUTED and fix.derivation is not None
+    assert all(x.verdict.fails for x in r.controls)
+
+
+BAD_DEFS = [
+    (dict(structure={"A": "spd"}), "needs a square shape"),
+    (dict(structure={"A": "weird"}), "must be one of"),
+    (dict(structure={"Z": "spd"}), "which no shape or side uses"),
+    (dict(sizes={"z": (1, 3)}), "names no size letter"),
+    (dict(shapes={"A": ("m",), "B": ("k", "n")}), r"must be \(rows, cols\)"),
+    (dict(shapes={"A": (0, 2), "B": ("k", "n")}), "must be >= 1"),
+    (dict(sizes={"m": (3, 1)}), "dims range"),
+]
+
+
+@pytest.mark.parametrize("kw,message", BAD_DEFS, ids=[m.replace("\\", "") for _, m in BAD_DEFS])
+def test_bad_definitions_fail_at_definition_time(kw, message):
+    args = dict(shapes=AB, register=False, **{k: v for k, v in kw.items() if k != "shapes"})
+    if "shapes" in kw:
+        args["shapes"] = kw["shapes"]
+    with pytest.raises(ClaimDefinitionError, match=message):
+        tc.identity("demo.sf_bad", "(A*B).T", "B.T*A.T", **args)
+
+
+def test_unsupported_sympy_node_fails_at_definition_time():
+    x = sp.Symbol("x")
+    with pytest.raises(ClaimDefinitionError, match="floor"):
+        tc.identity("demo.sf_floor", sp.floor(x), x, register=False)
+
+
+# ------------------------------------------------------------------------------------------------
+# the gallery
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def gallery():
+    """The gallery's claims, loaded once and unregistered afterwards (other tests iterate the registry)."""
+    mine = [c for c in REGISTRY if c.paper == "calculus"]
+    yield mine or load_pack(GALLERY)
+    if not mine:
+        REGISTRY.unregister_paper("calculus")
+
+
+def test_gallery_has_25_cases_of_at_most_5_lines_each(gallery):
+    tree = ast.parse(GALLERY.read_text())
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "case"]
+    assert len(calls) >= 25
+    assert all(c.end_lineno - c.lineno + 1 <= 5 for c in calls)
+    assert len(gallery) == len(calls)
+
+
+def _check_gallery(claims, seed):
+    bad = []
+    for c in claims:
+        r = tc.run_claim(c, seed=seed)
+        fix = r.variants[0]
+        if not (r.verdict is tc.Verdict.ERRATUM and r.printed.verdict.fails and fix.verdict.ok):
+            bad.append(f"{c.id}: {r.verdict.value}; printed {r.printed.verdict.value}: {r.printed.evidence}; "
+                       f"corrected {fix.verdict.value}: {fix.evidence}")
+    return bad
+
+
+def test_gallery_seed_0(gallery):
+    """Every gallery identity VERIFIED/PROVED, every wrong variant REFUTED/ILL-POSED (one seed, fast)."""
+    assert _check_gallery(gallery, 0) == []
+
+
+@pytest.mark.slow
+def test_gallery_50_seeds(gallery):
+    """The same on 50 seeds (about 5 minutes on 2 cores: marked slow)."""
+    bad = [f"seed {s}: {line}" for s in range(1, 51) for line in _check_gallery(gallery, s)]
+    assert bad == []
