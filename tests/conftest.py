@@ -8,3 +8,7 @@ settings.register_profile("default", deadline=None, max_examples=30,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", parent=settings.get_profile("default"), derandomize=True, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+# pytest-xdist already runs one test process per core: command-line runs started by tests use one
+# worker each (tests of the workers pass --jobs explicitly)
+os.environ.setdefault("THEOREM_CHECK_JOBS", "1")

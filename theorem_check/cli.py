@@ -72,10 +72,17 @@ def check_environment() -> None:
     check_budget()
 
 
-def _load(packs: tuple[str, ...]) -> list:
+def _load(packs: tuple[str, ...], timeout: float | None = None) -> list:
     from pathlib import Path
 
+    from .errors import PackError
+    from .workers import DEFAULT_IMPORT_TIMEOUT, check_packs
+
+    # packs are imported first in a probe process with a time limit: a pack that hangs, exits or
+    # crashes at import is a one-line error (exit 2), never the run's exit status
+    probed = check_packs(packs, DEFAULT_IMPORT_TIMEOUT if timeout is None else (timeout or None))
     load_builtin()
+    probed()
     new, seen = [], set()
     for p in packs:
         try:
@@ -85,8 +92,31 @@ def _load(packs: tuple[str, ...]) -> list:
         if key in seen:  # the same pack named twice is loaded once
             continue
         seen.add(key)
-        new.extend(load_pack(p))
+        try:
+            new.extend(load_pack(p))
+        except SystemExit as exc:
+            raise PackError(f"pack={p!r} called sys.exit({exc.code!r}) at import") from None
     return new
+
+
+def _start_workers_early(jobs) -> None:
+    """Start the workers' fork server now: it imports the catalogue while this process does."""
+    from .workers import default_jobs, start_method_ready
+
+    if (jobs or default_jobs()) > 1:
+        start_method_ready()
+
+
+def _worker_options(f):
+    """--jobs and --timeout (theorem_check.workers)."""
+    from .workers import DEFAULT_TIMEOUT, SLOW_TIMEOUT_FACTOR
+
+    f = click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULT_TIMEOUT, show_default=True,
+                     help=f"Seconds per claim (x{SLOW_TIMEOUT_FACTOR} for slow simulations; also bounds pack "
+                          "imports); a claim over it is INCONCLUSIVE. 0 = no limit.")(f)
+    return click.option("--jobs", "-j", type=click.IntRange(1, 4096), default=None, envvar="THEOREM_CHECK_JOBS",
+                        show_envvar=True,
+                        help="Worker processes [default: the number of cores]; 1 runs in this process.")(f)
 
 
 def _select(ids, paper, all_, pack_claims, *, slow: bool):
@@ -287,24 +317,30 @@ def _table(run, *, colour: bool = False) -> str:
               help="Hypothesis examples per identity that hunt for a counterexample (shrunk).")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@click.option("--dims", "dims_text", metavar="NAME=VALUE,...", help="Run at these sizes (e.g. D=10,d1=2048).")
+@_worker_options
 @color_option
-def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, quiet):
+def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, quiet, dims_text, jobs, timeout):
     """Run claims: symbolic derivation, numeric stage, verdict.
 
     IDS are claim ids (prh.eq31) or bare labels (eq31), which run every paper's match.
     """
     from .records import dumps, run_record
-    from .runner import run_claims
+    from .workers import check_dims, parse_dims, run_claims_parallel
 
     check_environment()
-    pack_claims = _load(packs)
+    dims = parse_dims(dims_text)
+    _start_workers_early(jobs)
+    pack_claims = _load(packs, timeout)
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
+    check_dims(claims, dims)
     show_progress = not quiet and not as_json and sys.stderr.isatty()
     progress = _progress_fn(show_progress)
     try:
-        with _deprecations_noted():
-            result = run_claims(claims, seed=seed, trials=trials, controls=controls, fuzz=fuzz,
-                                progress=progress, skipped_slow=skipped)
+        with _deprecations_noted():  # workers send their warnings back; they are re-issued here
+            result = run_claims_parallel(claims, seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims,
+                                         jobs=jobs, timeout=timeout, packs=packs, progress=progress,
+                                         skipped_slow=skipped)
     finally:
         _clear(progress)
     if as_json:
@@ -372,8 +408,9 @@ def _report_broken(result) -> None:
 @click.option("--controls", is_flag=True, help="Also run and report each claim's negative controls.")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@_worker_options
 @color_option
-def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, controls, packs, quiet):
+def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, controls, packs, quiet, jobs, timeout):
     """Write a derivation report: DIR/report.tex and figures (--pdf compiles it, --format md writes Markdown).
 
     An output folder that holds an older report is cleaned first (its report.* files and
@@ -385,7 +422,7 @@ def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, con
     except ImportError as exc:
         raise click.ClickException(f"reports need the [report] extra: pip install '.[report]' from the "
                                    f"checkout, or pip install 'theorem-check[report]' ({exc})")
-    from .runner import run_claims
+    from .workers import run_claims_parallel
 
     check_environment()
     if pdf and fmt not in (None, "pdf"):
@@ -394,14 +431,15 @@ def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, con
     if fmt == "pdf":
         check_pdf_engine()  # fail in one line before running anything
     _prepare_out_dir(out_dir)
-    pack_claims = _load(packs)
+    _start_workers_early(jobs)
+    pack_claims = _load(packs, timeout)
     claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
     show_progress = not quiet and sys.stderr.isatty()
     progress = _progress_fn(show_progress)
     try:
         with _deprecations_noted():
-            result = run_claims(claims, seed=seed, trials=trials, controls=controls, progress=progress,
-                                skipped_slow=skipped)
+            result = run_claims_parallel(claims, seed=seed, trials=trials, controls=controls, jobs=jobs,
+                                         timeout=timeout, packs=packs, progress=progress, skipped_slow=skipped)
     finally:
         _clear(progress)
     old = clean_out_dir(out_dir)
@@ -422,6 +460,50 @@ def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, con
     _report_broken(result)
     _exit_reason(result)
     sys.exit(result.exit_code)
+
+
+@cli.command()
+@click.argument("ids", nargs=-1)
+@click.option("--seeds", "seeds_text", default="0:10", show_default=True, metavar="A:B|N",
+              help="Seeds A..B-1, or a count N (seeds 0..N-1).")
+@click.option("--paper", help="Sweep every claim of this paper.")
+@click.option("--all", "all_", is_flag=True, help="Sweep every claim.")
+@click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
+              help="Random instances per statement (custom checks run trials/8).")
+@click.option("--slow", is_flag=True, help="Include slow simulations in --paper/--all sweeps.")
+@click.option("--controls", is_flag=True, help="Also run each claim's negative controls on every seed.")
+@click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
+@click.option("--scheduler", default="local", show_default=True, metavar="local|dask|tcp://HOST:PORT",
+              help="Local worker processes, a Dask LocalCluster, or a running Dask scheduler.")
+@click.option("--json", "as_json", is_flag=True, help="Write the sweep's JSON record to stdout.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress output.")
+@_worker_options
+def sweep(ids, seeds_text, paper, all_, trials, slow, controls, packs, scheduler, as_json, quiet, jobs, timeout):
+    """Run claims on many seeds: verdict counts, the seeds that disagree, surviving mutants.
+
+    Exit code 1 when any verdict changes across seeds.
+    """
+    from .records import dumps
+    from .sweep import format_sweep, parse_seeds, run_sweep, sweep_record
+    from .workers import Progress
+
+    seeds = parse_seeds(seeds_text)
+    if scheduler == "local":
+        _start_workers_early(jobs)
+    pack_claims = _load(packs, timeout)
+    claims, skipped = _select(ids, paper, all_, pack_claims, slow=slow)
+    bar = Progress(len(claims) * len(seeds), enabled=not quiet)
+    try:
+        res = run_sweep(claims, seeds, trials=trials, controls=controls, jobs=jobs, timeout=timeout, packs=packs,
+                        scheduler=scheduler, progress=lambda k, n, label: bar.update(k, label), skipped_slow=skipped)
+    finally:
+        bar.close()
+    click.echo(dumps(sweep_record(res)) if as_json else format_sweep(res))
+    broken = res.broken
+    if broken:
+        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+        click.echo(f"theorem-check: error: {broken[0]}{more}", err=True)
+    sys.exit(res.exit_code)
 
 
 def _clear_progress(shown: bool) -> None:

@@ -1,0 +1,170 @@
+"""theorem-check sweep (theorem_check.sweep): seeds, verdict counts, disagreements, mutant
+survivors, the JSON record, and a small sweep on a Dask LocalCluster."""
+
+import json
+import os
+from types import SimpleNamespace
+
+import pytest
+
+from theorem_check import sweep
+from theorem_check.errors import InvalidArgument
+from theorem_check.verdicts import Verdict
+
+PACK = '''
+import time
+import theorem_check as tc
+
+dims = tc.DimSpace({{"n": (1, 3)}})
+
+def sample(rng, d, batch):
+    return {{"x": rng.standard_normal((batch, d["n"], d["n"]))}}
+
+def ok(inst, ctx):
+    return inst.x + inst.x
+
+def flaky(inst, ctx):
+    # wrong exactly on the instances whose first entry exceeds 1.7: true on some seeds only
+    return inst.x + inst.x + (inst.x[:, :1, :1] > 1.7)
+
+def hang(inst, ctx):
+    time.sleep(1000)
+
+def twice(inst, ctx):
+    return 2 * inst.x
+
+for label, lhs in {claims}:
+    st = tc.Statement("x + x = 2x", dims=dims, sample=sample, lhs=lhs, rhs=twice)
+    tc.register(tc.Claim(id=f"{paper}.{{label}}", title=f"doubling ({{label}})",
+                         source=tc.Source("{paper}", "1", "(1)", "x + x = 2x"), statement=st,
+                         controls=(tc.double(st),)))
+'''
+
+_N = [0]
+
+
+@pytest.fixture
+def pack(tmp_path):
+    """Write a pack; returns (path, paper key); its claims leave the registry afterwards."""
+    from theorem_check.registry import REGISTRY
+
+    made = []
+
+    def make(claims='(("ok", ok), ("flaky", flaky))'):
+        _N[0] += 1
+        key = f"sw{os.getpid()}x{_N[0]}"
+        path = tmp_path / f"{key}.py"
+        path.write_text(PACK.format(claims=claims, paper=key))
+        made.append(key)
+        return str(path), key
+
+    yield make
+    for key in made:
+        REGISTRY.unregister_paper(key)
+
+
+def tc_here(capsys, *args):
+    from theorem_check.cli import main
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return info.value.code, out, err
+
+
+@pytest.mark.parametrize("text,seeds", [("3:6", [3, 4, 5]), ("2", [0, 1]), (" 0:1 ", [0])])
+def test_parse_seeds(text, seeds):
+    assert sweep.parse_seeds(text) == seeds
+
+
+@pytest.mark.parametrize("text", ["", "a:b", "5:5", "6:2", "-1:3", "0", "1:2:3", "1.5", "0:200000"])
+def test_parse_seeds_rejects(text):
+    with pytest.raises(InvalidArgument, match="seeds="):
+        sweep.parse_seeds(text)
+
+
+def test_local_sweep_finds_the_seed_dependent_verdict(pack, capsys):
+    path, key = pack()
+    code, out, err = tc_here(capsys, "sweep", "--pack", path, "--seeds", "0:6", "--json", "--jobs", "2", "-q")
+    assert err == ""
+    rec = json.loads(out)
+    from theorem_check.records import SCHEMA_VERSION
+
+    assert rec["kind"] == "sweep" and rec["schema_version"] == SCHEMA_VERSION
+    assert rec["seeds"] == list(range(6)) and rec["summary"]["runs"] == 12
+    by_id = {c["id"]: c for c in rec["claims"]}
+    ok, flaky = by_id[f"{key}.ok"], by_id[f"{key}.flaky"]
+    assert ok["stable"] and sum(ok["counts"].values()) == 6 and set(ok["counts"]) <= {"PROVED", "VERIFIED"}
+    assert not flaky["stable"] and {"REFUTED", "VERIFIED"} <= set(flaky["counts"])  # the sweep shows the flake
+    assert flaky["disagreements"] and all(d["verdict"] != flaky["majority"] for d in flaky["disagreements"])
+    st = flaky["statements"][0]
+    assert st["name"] == "as printed" and not st["stable"] and st["disagreements"]
+    assert code == 1 and rec["exit_code"] == 1
+    try:
+        import jsonschema
+    except ImportError:
+        return
+    from theorem_check import records
+
+    jsonschema.Draft202012Validator(records.schema()).validate(rec)  # the shipped schema describes it
+
+
+def test_sweep_text_and_progress_lines(pack, capsys):
+    path, key = pack('(("ok", ok),)')
+    code, out, err = tc_here(capsys, "sweep", "--pack", path, "--seeds", "2", "--jobs", "1")
+    assert code == 0
+    assert f"{key}.ok" in out and "stable" in out and "1 claims x 2 seeds (0:2) on local: 1 stable" in out
+    assert "theorem-check: 2/2 (100%)" in err and "ETA" in err  # not a terminal: plain lines
+
+
+def test_sweep_bad_input(capsys):
+    for args, msg in [(("--seeds", "x"), "seeds='x' must read A:B"),
+                      (("--scheduler", "bogus"), "scheduler='bogus' must be"),
+                      ((), "name claim ids")]:
+        code, _, err = tc_here(capsys, "sweep", "eq31", *args) if args else tc_here(capsys, "sweep")
+        assert code == 2 and msg in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_summarise_reads_mutant_survivors():
+    """StatementResult.mutants (objects with .name and .survived) are listed per seed."""
+    def st(name, kind, mutants=()):
+        return SimpleNamespace(name=name, kind=kind, verdict=Verdict.INCONCLUSIVE, evidence="e", numeric=None,
+                               mutants=mutants)
+
+    m = [SimpleNamespace(name="rhs x 2", survived=True), SimpleNamespace(name="rhs x -1", survived=False)]
+    res = SimpleNamespace(printed=st("as printed", "printed", m), variants=(st("corrected", "corrected"),),
+                          controls=(), verdict=Verdict.INCONCLUSIVE, evidence="e", seconds=0.1)
+    runs = (sweep.summarise(res, 0), sweep.summarise(res, 3))
+    assert runs[0].statements[0].survivors == ("rhs x 2",) and runs[0].statements[1].survivors == ()
+    c = sweep.ClaimSweep("x.y", "t", runs)
+    assert c.statements()[0]["mutant_survivors"] == [{"name": "rhs x 2", "seeds": [0, 3]}]
+    assert c.stable
+
+
+def test_sweep_reads_the_engines_mutants(pack, capsys):
+    """Real StatementResults: every automatic mutant of a true identity is refuted on every seed."""
+    from theorem_check.registry import REGISTRY
+    from theorem_check.runner import run_claim
+
+    path, key = pack('(("ok", ok),)')
+    code, out, err = tc_here(capsys, "sweep", "--pack", path, "--seeds", "2", "--json", "-q", "--jobs", "1")
+    c = json.loads(out)["claims"][0]
+    assert code == 0 and c["stable"] and c["statements"][0]["mutant_survivors"] == []
+    res = run_claim(REGISTRY.get(f"{key}.ok"), seed=0)
+    assert len(res.printed.mutants) >= 3 and not any(m.survived for m in res.printed.mutants)
+
+
+def test_sweep_on_a_dask_local_cluster(pack, capsys):
+    pytest.importorskip("dask.distributed", reason="the [dask] extra is not installed")
+    path, key = pack('(("ok", ok), ("hang", hang))')
+    code, out, err = tc_here(capsys, "sweep", "--pack", path, "--seeds", "2", "--scheduler", "dask", "--jobs", "2",
+                             "--timeout", "3", "--json", "-q")
+    rec = json.loads(out)
+    assert rec["scheduler"] == "dask"
+    by_id = {c["id"]: c for c in rec["claims"]}
+    assert by_id[f"{key}.ok"]["stable"] and set(by_id[f"{key}.ok"]["counts"]) <= {"PROVED", "VERIFIED"}
+    hang = by_id[f"{key}.hang"]
+    assert hang["counts"] == {"INCONCLUSIVE": 2}
+    assert [f["reason"] for f in hang["failures"]] == ["timed out after 3 s"] * 2  # isolated on the Dask workers
+    assert code == 0, err

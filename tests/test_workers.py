@@ -1,0 +1,257 @@
+"""Worker processes (theorem_check.workers): time limits, dead workers, packs that misbehave at
+import, Ctrl-C, and the same output whatever --jobs.  Packs are tiny files written to tmp_path."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from theorem_check import workers
+from theorem_check.errors import InvalidArgument
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PACK = '''
+import os, signal, time
+import theorem_check as tc
+
+dims = tc.DimSpace({{"n": (1, 3)}})
+
+def sample(rng, d, batch):
+    return {{"x": rng.standard_normal((batch, d["n"], d["n"]))}}
+
+def ok(inst, ctx):
+    return inst.x + inst.x
+
+def bad(inst, ctx):
+    {body}
+    return inst.x + inst.x
+
+def twice(inst, ctx):
+    return 2 * inst.x
+
+for label, lhs in (("ok", ok), ("bad", bad)):
+    st = tc.Statement("x + x = 2x", dims=dims, sample=sample, lhs=lhs, rhs=twice)
+    tc.register(tc.Claim(id=f"{paper}.{{label}}", title=f"doubling ({{label}})",
+                         source=tc.Source("{paper}", "1", "(1)", "x + x = 2x"), statement=st,
+                         controls=(tc.double(st),)))
+'''
+
+
+_COUNTER = [0]
+
+
+def make_pack(tmp_path, body="pass", name="tiny_pack.py", prefix="", paper="tiny"):
+    path = tmp_path / name
+    path.write_text(prefix + PACK.format(body=body, paper=paper))
+    return str(path)
+
+
+@pytest.fixture
+def pack_paper():
+    """A paper key unique to this test; its claims leave the process-wide registry afterwards."""
+    from theorem_check.registry import REGISTRY
+
+    _COUNTER[0] += 1
+    key = f"tiny{os.getpid()}x{_COUNTER[0]}"
+    yield key
+    REGISTRY.unregister_paper(key)
+
+
+def tc_cli(*args, timeout=120, **kw):
+    """The CLI in a fresh interpreter (for what must not run inside pytest: Ctrl-C, SIGALRM)."""
+    p = subprocess.run([sys.executable, "-m", "theorem_check", *args], capture_output=True, text=True, cwd=ROOT,
+                       timeout=timeout, **kw)
+    return p.returncode, p.stdout, p.stderr
+
+
+def tc_here(capsys, *args):
+    """The CLI in this process (the catalogue is imported once per test process, workers fork
+    from the preloaded fork server): returns (exit code, stdout, stderr)."""
+    from theorem_check.cli import main
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return info.value.code, out, err
+
+
+def claims_of(out):
+    return {c["id"]: c for c in json.loads(out)["claims"]}
+
+
+def test_hanging_side_times_out_and_the_run_goes_on(tmp_path, capsys, pack_paper):
+    pack = make_pack(tmp_path, body="time.sleep(1000)", paper=pack_paper)
+    t0 = time.monotonic()
+    code, out, err = tc_here(capsys, "run", "--pack", pack, "--json", "--timeout", "3", "--jobs", "2")
+    assert code == 1, err
+    rec = claims_of(out)
+    assert rec[f"{pack_paper}.bad"]["verdict"] == "INCONCLUSIVE"
+    assert rec[f"{pack_paper}.bad"]["evidence"] == "timed out after 3 s"
+    assert rec[f"{pack_paper}.ok"]["verdict"] in ("PROVED", "VERIFIED")
+    assert time.monotonic() - t0 < 60
+
+
+def test_hanging_side_in_process_jobs_1(tmp_path):
+    """--jobs 1: the time limit is a SIGALRM (a fresh interpreter: its main thread is ours)."""
+    pack = make_pack(tmp_path, body="while True:\n        pass")
+    code, out, err = tc_cli("run", "--pack", pack, "--json", "--timeout", "2", "--jobs", "1")
+    assert code == 1, err
+    rec = claims_of(out)
+    assert rec["tiny.bad"]["evidence"] == "timed out after 2 s"
+    assert rec["tiny.ok"]["verdict"] in ("PROVED", "VERIFIED")
+
+
+@pytest.mark.parametrize("body,message", [
+    ("os._exit(0)", "worker died: exit code 0"),
+    ("os.kill(os.getpid(), signal.SIGSEGV)", "worker died: killed by SIGSEGV"),
+    ("import sys; sys.exit(3)", "claim raised: SystemExit: sys.exit(3) in claim code"),
+])
+def test_worker_that_dies_is_inconclusive_and_replaced(tmp_path, capsys, pack_paper, body, message):
+    pack = make_pack(tmp_path, body=body, paper=pack_paper)
+    code, out, err = tc_here(capsys, "run", "--pack", pack, "--json", "--jobs", "2")
+    assert code == 1, err
+    rec = claims_of(out)
+    assert rec[f"{pack_paper}.bad"]["verdict"] == "INCONCLUSIVE"
+    assert rec[f"{pack_paper}.bad"]["evidence"].startswith(message)
+    assert rec[f"{pack_paper}.ok"]["verdict"] in ("PROVED", "VERIFIED")
+
+
+@pytest.mark.parametrize("prefix,message", [
+    ("import sys\nsys.exit(5)\n", "called sys.exit(5) at import"),
+    ("import os\nos._exit(0)\n", "ended the process at import (exit code 0"),
+    ("while True:\n    pass\n", "did not finish importing within 2 s"),
+    ("raise RuntimeError('boom')\n", "failed to import (line 1): RuntimeError: boom"),
+])
+def test_pack_that_misbehaves_at_import_is_one_line_exit_2(tmp_path, capsys, pack_paper, prefix, message):
+    pack = make_pack(tmp_path, prefix=prefix, paper=pack_paper)
+    code, out, err = tc_here(capsys, "run", "--pack", pack, "--timeout", "2")
+    assert code == 2, (out, err)
+    assert message in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+
+
+def test_same_json_verdicts_for_jobs_1_and_2(capsys):
+    pack = str(ROOT / "examples" / "transpose_pack.py")
+
+    def strip(x):
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if k not in ("seconds", "started", "versions")}
+        if isinstance(x, list):
+            return [strip(v) for v in x]
+        return x
+
+    from theorem_check.registry import REGISTRY
+
+    runs = []
+    for j in ("1", "2"):
+        try:
+            runs.append(tc_here(capsys, "run", "--pack", pack, "eq31", "transpose", "demo.transpose_wrong", "--json",
+                                "--controls", "--seed", "3", "--jobs", j))
+        finally:
+            REGISTRY.unregister_paper("demo")  # the next run imports the pack again
+    assert runs[0][0] == runs[1][0] == 1
+    a, b = (strip(json.loads(r[1])) for r in runs)
+    assert [c["id"] for c in a["claims"]] == [c["id"] for c in b["claims"]]
+    assert a == b  # verdicts, evidence, instances, residuals: all identical
+
+
+def test_ctrl_c_stops_workers_and_exits_130(tmp_path):
+    pidfile = tmp_path / "pids"
+    pack = make_pack(tmp_path, body=f"open({str(pidfile)!r}, 'a').write(str(os.getpid()) + '\\n'); time.sleep(1000)")
+    p = subprocess.Popen([sys.executable, "-m", "theorem_check", "run", "--pack", pack, "--jobs", "2"], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert pidfile.exists(), "the hanging claim never started"
+    worker = int(pidfile.read_text().split()[0])
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err
+    for _ in range(50):  # the worker is gone
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"worker {worker} still alive after Ctrl-C")
+
+
+def test_run_at_given_dims_jobs_1_and_2(tmp_path, capsys, pack_paper):
+    from theorem_check.registry import REGISTRY
+
+    pack = make_pack(tmp_path, paper=pack_paper)
+    dims = []
+    for j in ("1", "2"):
+        code, out, err = tc_here(capsys, "run", "--pack", pack, f"{pack_paper}.ok", "--dims", "n=3", "--json",
+                                 "--jobs", j)
+        REGISTRY.unregister_paper(pack_paper)
+        assert code == 0, err
+        inst = claims_of(out)[f"{pack_paper}.ok"]["printed_result"]["numeric"]["instances"]
+        dims.append({i["dims"]["n"] for i in inst})
+    assert dims == [{3}, {3}]
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--dims", "zz=3"), "dims name='zz' is not a dimension of claim tiny"),
+    (("--dims", "n=-1"), "n=-1 must be a non-negative integer"),
+    (("--dims", "n=1.5"), "n='1.5' must be a non-negative integer"),
+    (("--dims", "n"), "dims item 'n' must read NAME=VALUE"),
+    (("--jobs", "0"), "Invalid value for '--jobs'"),
+    (("--timeout", "-1"), "Invalid value for '--timeout'"),
+])
+def test_bad_worker_options_are_one_line_exit_2(tmp_path, capsys, pack_paper, args, message):
+    pack = make_pack(tmp_path, paper=pack_paper)
+    code, _, err = tc_here(capsys, "run", "--pack", pack, f"{pack_paper}.ok", *args)
+    assert code == 2 and message in err, err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_parse_dims():
+    assert workers.parse_dims("D=10, d0=2048") == {"D": 10, "d0": 2048}
+    assert workers.parse_dims("") == {} and workers.parse_dims(None) == {}
+    for bad in ("D", "D=x", "D=-2", "=3", "D=1,D=2", "D=1e3"):
+        with pytest.raises(InvalidArgument):
+            workers.parse_dims(bad)
+
+
+def test_defaults_and_timeouts():
+    assert workers.default_jobs() >= 1
+    slow = type("C", (), {"slow": True})()
+    fast = type("C", (), {"slow": False})()
+    assert workers.timeout_for(fast, 120) == 120 and workers.timeout_for(slow, 120) == 120 * workers.SLOW_TIMEOUT_FACTOR
+    assert workers.timeout_for(fast, 0) is None and workers.timeout_for(fast, None) is None
+
+
+def test_progress_lines(capsys):
+    import io
+
+    s = io.StringIO()
+    pr = workers.Progress(20, stream=s, tty=False)
+    for k in range(1, 21):
+        pr.update(k, "x")
+    lines = s.getvalue().splitlines()
+    assert 2 <= len(lines) <= 11 and lines[-1].startswith("theorem-check: 20/20 (100%)") and "ETA" in lines[-1]
+    s = io.StringIO()
+    workers.Progress(5, stream=s, tty=False, enabled=False).update(1)
+    assert s.getvalue() == ""
+
+
+def test_pool_api(tmp_path):
+    """WorkerPool directly: results in task order, a hang is a timeout, the next task still runs."""
+    pack = make_pack(tmp_path, body="time.sleep(1000)", paper="tinypool")
+    tasks = [workers.Task("tinypool.bad"), workers.Task("tinypool.ok"), workers.Task("tinypool.ok", seed=1)]
+    with workers.WorkerPool(2, packs=[pack]) as pool:
+        outs = pool.run(tasks, timeouts=[2, 60, 60])
+    assert [o.kind for o in outs] == ["timeout", "ok", "ok"]
+    assert outs[1].result.claim == "tinypool.ok" and outs[2].result.seed == 1
