@@ -173,14 +173,18 @@ def _arr(x, where: str) -> np.ndarray:
 
 
 def _summary(x) -> Any:
+    """A short human-readable form of a measured/predicted value for evidence and reports: a scalar to 6
+    significant digits, up to 3 entries to 4, larger arrays by their shape (the JSON keeps the residuals)."""
     a = np.asarray(x)
     if a.dtype == object:
         from .precision import to_float
 
         a = to_float(a)
     if a.ndim == 0:
-        return float(a)
-    return a.astype(float).round(12).tolist() if a.size <= 8 else f"array{a.shape}"
+        return float(f"{float(a):.6g}")
+    if a.size <= 3:
+        return [float(f"{v:.4g}") for v in a.astype(float).ravel()]
+    return f"array{a.shape}"
 
 
 def evaluate_result(result, where: str) -> Evaluated:
