@@ -65,7 +65,6 @@ from typing import Callable, Mapping, Sequence
 import sympy as sp
 
 from .errors import InvalidArgument
-from .latex import sympy_latex as _latex
 
 __all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "check_derivation",
            "resolve_time_limit", "DEFAULT_TIME_LIMIT", "TIME_LIMIT_ENV", "POINT_HEIGHT"]
@@ -302,12 +301,12 @@ def _check_step(step: Step, seed: int, points: int, domain) -> StepResult:
     lhs, rhs = step.lhs, step.rhs
     if _is_matrix(lhs) != _is_matrix(rhs) or (_is_matrix(lhs) and lhs.shape != rhs.shape):
         shp = lambda x: getattr(x, "shape", "scalar")
-        return StepResult(_latex(lhs), _latex(rhs), step.why, False, "shape-mismatch",
+        return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "shape-mismatch",
                           point=f"shapes {shp(lhs)} vs {shp(rhs)}")
     diff = lhs - rhs
     entries = _entries(diff)
     if all(_simplify_zero(e) for e in entries):
-        return StepResult(_latex(lhs), _latex(rhs), step.why, True, "simplify")
+        return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "simplify")
     rnd = random.Random(seed)
     entries = [_scalarize(e) for e in entries]
     free = sorted(set().union(*(sp.sympify(e).free_symbols for e in entries)), key=str)
@@ -318,13 +317,13 @@ def _check_step(step: Step, seed: int, points: int, domain) -> StepResult:
             if val.is_number and val != 0 and val.is_finite is not False:
                 subs, val = _shrink_point(entries, subs, val, domain)
                 pt = ", ".join(f"{k}={v}" for k, v in subs.items())
-                return StepResult(_latex(lhs), _latex(rhs), step.why, False, "counterexample",
-                                  difference_latex=_latex(sp.simplify(diff) if not _is_matrix(diff) else diff),
+                return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "counterexample",
+                                  difference_latex=sp.latex(sp.simplify(diff) if not _is_matrix(diff) else diff),
                                   point=f"{pt}: difference {_fmt_value(val)}")
             if not val.is_number:
-                return StepResult(_latex(lhs), _latex(rhs), step.why, False, "undecided",
-                                  difference_latex=_latex(e))
-    return StepResult(_latex(lhs), _latex(rhs), step.why, True, "schwartz-zippel")
+                return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "undecided",
+                                  difference_latex=sp.latex(e))
+    return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "schwartz-zippel")
 
 
 # ---------------------------------------------------------------------------------------
@@ -510,7 +509,7 @@ def resolve_time_limit(time_limit: float | None = None) -> float | None:
 def _safe_latex(x, seconds: float | None) -> str:
     """LaTeX of a side for a step that failed; a placeholder if printing itself fails or takes too long."""
     try:
-        return _limited(lambda: _latex(x), None if seconds is None else min(seconds, 5.0))
+        return _limited(lambda: sp.latex(x), None if seconds is None else min(seconds, 5.0))
     except (Exception, _Timeout):  # noqa: BLE001 - a step that could not be checked is still reported
         return r"\text{(expression not printable in time)}"
 

@@ -165,7 +165,8 @@ def _number(x: Any) -> Tex:
     if isinstance(x, float):
         return Tex(f"${fmt_sci(x, 3)}$")
     if isinstance(x, (list, tuple)) and len(x) <= 6 and all(isinstance(v, (int, float)) for v in x):
-        return Tex("$(" + ", ".join(fmt_sci(float(v), 3) for v in x) + ")$")
+        # one math span per entry so that a narrow table column can break between entries
+        return Tex("$(" + "$, \\allowbreak $".join(fmt_sci(float(v), 3) for v in x) + ")$")
     s = str(x)
     return escape(s if len(s) <= 60 else s[:57] + "...")
 
