@@ -27,13 +27,13 @@ same numbers: a check that cannot fail is found out, whatever the statement.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from .errors import BadClaim
-from .mutants import LADDER, SideStats, identity_mutants, mutant_residual, side_stats, stats_residual
+from .mutants import LADDER, SideStats, refinement_mutant_outcomes, side_stats, stats_residual
 from .verdicts import Outcome, combine_outcomes, decide_refinement, decide_zscore, z_critical
 
 __all__ = ["Level", "Refinement", "MonteCarlo", "Evaluated", "evaluate_result", "PRECISION_EPS"]
@@ -236,9 +236,7 @@ def _evaluate_refinement(r: Refinement, where: str) -> Evaluated:
         if not math.isfinite(x):
             raise BadClaim(f"{where} level {lv.name!r}: residual is {x} (zero reference scale: give scale=)")
     outcome = decide_refinement(res, floors)
-    mutants = {m.name: decide_refinement([mutant_residual(s, m.c, m.a) for s in stats], floors)
-               for m in identity_mutants(r.resolution)}
-    ladder = {d: decide_refinement([mutant_residual(s, 1.0 + d, d) for s in stats], floors) for d in LADDER}
+    mutants, ladder = refinement_mutant_outcomes(stats, floors, r.resolution)
     names = [lv.name for lv in levels]
     return Evaluated(dict(zip(names, res)), dict(zip(names, floors)), outcome, mutants, ladder,
                      _summary(levels[-1].predicted), _summary(levels[-1].measured), r.detail, r.figure,

@@ -28,7 +28,7 @@ import numpy as np
 from .checks import evaluate_result
 from .claims import Instance, Measurement, Statement
 from .errors import BadClaim, InvalidArgument, ShapeMismatch, TheoremCheckError
-from .mutants import LADDER, SideStats, identity_mutants, mutant_residual, side_stats, stats_residual
+from .mutants import LADDER, SideStats, refinement_mutant_outcomes, side_stats, stats_residual
 from .precision import CONTEXTS, Ctx, to_float
 from .verdicts import Outcome, combine_outcomes, decide_refinement
 
@@ -302,13 +302,6 @@ def _why_undefined(entry, ctx_name: str) -> str:
     return f"a side is NaN, infinite or complex at {ctx_name}"
 
 
-def _mutants_of(stats: list[SideStats], floors: list[float], delta: float):
-    muts = {m.name: decide_refinement([mutant_residual(s, m.c, m.a) for s in stats], floors)
-            for m in identity_mutants(delta)}
-    ladder = {d: decide_refinement([mutant_residual(s, 1.0 + d, d) for s in stats], floors) for d in LADDER}
-    return muts, ladder
-
-
 def _identity_instances(statement: Statement, dims, seed: int, batch: int):
     """Evaluate one batch; returns list of InstanceResult (raises ShapeMismatch, BadClaim, SideError)."""
     rng = np.random.default_rng(seed)
@@ -361,7 +354,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
             detail = f"a side is NaN, infinite or complex at {', '.join(nonfinite)} (residual undefined)"
         muts, ladder = ({}, {})
         if outcome is Outcome.HOLDS and decision:
-            muts, ladder = _mutants_of([e for _, e, _ in decision], [f for _, _, f in decision], IDENTITY_DELTA)
+            muts, ladder = refinement_mutant_outcomes([e for _, e, _ in decision], [f for _, _, f in decision],
+                                                      IDENTITY_DELTA)
         out.append(InstanceResult(dict(dims), seed, b, r, fl, outcome, detail, mutants=muts, ladder=ladder))
     return out
 
