@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._sim_common import Progress
+from .simulation import Progress
 
 __all__ = ["MFProblem", "gammas", "balance_terms", "output_balance_terms", "population_gradients", "run_mf"]
 

@@ -13,7 +13,7 @@ Each check reports a ``tc.Refinement`` (measured and predicted per level; the en
 evaluates the automatic mutants): GD tolerance (trained values), grid spacing in ``beta``
 (transition locations), and observation time (relaxation exponents), with floors equal to the error
 a true statement leaves at that level and the ``resolution`` the refinement resolves
-(:func:`derivations._sim_common.resolvable`).  Budget: ``THEOREM_CHECK_BUDGET``.
+(:func:`derivations.simulation.resolvable`).  Budget: ``THEOREM_CHECK_BUDGET``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 
 import theorem_check as tc
 
-from . import _sim_common as sc
+from . import simulation as sc
 from ._sim_cascade import beta_det, beta_star, gd_to_tolerance, n3_branch, per_layer_s
 
 PAPER = "cascade"

@@ -9,16 +9,16 @@ and evaluates the automatic mutants of the prediction (trust model 2):
 
 * SGD equilibria are small-step statements: measured at ``eta`` and ``eta/2`` (the second run
   continues from the first's end state), extrapolated to ``eta -> 0`` replica by replica
-  (:func:`derivations._sim_common.richardson`), and returned as ``tc.MonteCarlo`` (engine z-test,
+  (:func:`derivations.simulation.richardson`), and returned as ``tc.MonteCarlo`` (engine z-test,
   alpha = 1e-6) with the replica spread and the last extrapolation correction as error bar;
   matrix statements ``A = c B`` are reported as ``(rho, perp)`` against ``(c, 0)``
-  (:func:`derivations._sim_common.ratio_perp`), so that the mutants are the statements ``A = c' B``;
+  (:func:`derivations.simulation.ratio_perp`), so that the mutants are the statements ``A = c' B``;
 * deterministic flows (GD) refine the step size and return ``tc.Refinement`` with floors equal to
   the discrete-time error bound of a true statement;
 * a run whose observables still drift between the two halves of the averaging window is not
-  converged: the check raises :class:`derivations._sim_common.NotConverged` (INCONCLUSIVE).
+  converged: the check raises :class:`derivations.simulation.NotConverged` (INCONCLUSIVE).
 
-Budget: ``THEOREM_CHECK_BUDGET`` (see :mod:`derivations._sim_common`).  Claim ids end in ``_sim``;
+Budget: ``THEOREM_CHECK_BUDGET`` (see :mod:`derivations.simulation`).  Claim ids end in ``_sim``;
 the algebraic claims of the same paper live in :mod:`derivations.noise`.
 """
 
@@ -30,7 +30,7 @@ import numpy as np
 
 import theorem_check as tc
 
-from . import _sim_common as sc
+from . import simulation as sc
 from ._sim_mf import MFProblem, balance_terms, population_gradients, run_mf
 
 PAPER = "noise"
@@ -280,7 +280,7 @@ gap ``delta / (1 + delta)`` (0.47 at 0.9).  This claim is a robustness sweep; th
 def _fig8_check():
     """Output-space balance ``P Gamma_W P^T = G Gamma_U G`` at each sweep point, eta halved once (a Refinement).
 
-    Measured per level: ``(rho, perp)`` of :func:`derivations._sim_common.ratio_perp` for the replica-mean
+    Measured per level: ``(rho, perp)`` of :func:`derivations.simulation.ratio_perp` for the replica-mean
     output-space matrices of every sweep point, predicted ``(1, 0)`` each (so that the relative gap is
     ``||A - B|| / max(||A||, ||B||)`` and the prediction's mutants are the statements ``A = c B``).
     """

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import theorem_check as tc
-from derivations import _sim_common as sc
+from derivations import simulation as sc
 from derivations._sim_dln import equilibrium_norms, layer_norms, printed_norms
 from derivations._sim_mf import MFProblem, balance_terms, output_balance_terms
 from derivations._sim_scale import per_sample_grads
