@@ -132,13 +132,17 @@ def test_summarise_reads_mutant_survivors():
         return SimpleNamespace(name=name, kind=kind, verdict=Verdict.INCONCLUSIVE, evidence="e", numeric=None,
                                mutants=mutants)
 
-    m = [SimpleNamespace(name="rhs x 2", survived=True), SimpleNamespace(name="rhs x -1", survived=False)]
+    m = [SimpleNamespace(name="rhs x 2", survived=True, refuted=False),
+         SimpleNamespace(name="rhs x -1", survived=False, refuted=True),
+         SimpleNamespace(name="rhs x 1/2", survived=False, refuted=False)]
     res = SimpleNamespace(printed=st("as printed", "printed", m), variants=(st("corrected", "corrected"),),
                           controls=(), verdict=Verdict.INCONCLUSIVE, evidence="e", seconds=0.1)
     runs = (sweep.summarise(res, 0), sweep.summarise(res, 3))
     assert runs[0].statements[0].survivors == ("rhs x 2",) and runs[0].statements[1].survivors == ()
     c = sweep.ClaimSweep("x.y", "t", runs)
     assert c.statements()[0]["mutant_survivors"] == [{"name": "rhs x 2", "seeds": [0, 3]}]
+    assert c.statements()[0]["mutants"] == {"evaluated": 6, "refuted": 2,
+                                            "grey": [{"name": "rhs x 1/2", "seeds": [0, 3]}]}
     assert c.stable
 
 
@@ -153,6 +157,25 @@ def test_sweep_reads_the_engines_mutants(pack, capsys):
     assert code == 0 and c["stable"] and c["statements"][0]["mutant_survivors"] == []
     res = run_claim(REGISTRY.get(f"{key}.ok"), seed=0)
     assert len(res.printed.mutants) >= 3 and not any(m.survived for m in res.printed.mutants)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sweep_census_counts_mutants_and_controls(pack, capsys, jobs):
+    """The census (summary.census, and the text's "mutants:" line) counts the engine's mutants and the
+    controls, in process and through worker processes alike (results are pickled back whole)."""
+    path, key = pack('(("ok", ok),)')
+    code, out, _ = tc_here(capsys, "sweep", "--pack", path, "--seeds", "3", "--controls", "--json", "-q",
+                           "--jobs", jobs)
+    rec = json.loads(out)
+    cs = rec["summary"]["census"]
+    st = rec["claims"][0]["statements"][0]
+    assert code == 0 and cs["statements"] == 1 and cs["statement_runs"] == 3
+    assert cs["mutants"] == st["mutants"]["evaluated"] >= 9 and cs["refuted"] == cs["mutants"]
+    assert cs["grey"] == cs["survived"] == 0 and sum(cs["sensitivity"].values()) == 3
+    assert cs["controls"] == cs["controls_refuted"] == 3
+    path, _ = pack('(("ok", ok),)')
+    code, out, _ = tc_here(capsys, "sweep", "--pack", path, "--seeds", "2", "--controls", "-q", "--jobs", jobs)
+    assert code == 0 and "0 survived" in out and "controls 2/2 refuted" in out
 
 
 def test_sweep_on_a_dask_local_cluster(pack, capsys):

@@ -24,7 +24,7 @@ from .runner import ClaimResult, RunResult, StatementResult
 __all__ = ["SCHEMA_VERSION", "KINDS", "claim_record", "run_record", "list_record", "show_record", "dumps",
            "statement_record", "result_record", "header", "schema", "SCHEMA_PATH"]
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 """``MAJOR.MINOR`` of the record format (docs/json.md): MINOR grows when optional fields or record
 kinds are added (readers ignore what they do not know), MAJOR when a field is removed, renamed or
 changes type or meaning."""

@@ -64,6 +64,14 @@ class StatementRun:
     evidence: str
     survivors: tuple[str, ...] = ()
     unevaluated: str | None = None
+    mutants: int = 0
+    """Automatic mutants the engine evaluated on this statement (only statements that hold have them)."""
+    refuted: int = 0
+    """How many of them failed, as wrong statements must."""
+    grey: tuple[str, ...] = ()
+    """Names of mutants neither refuted nor holding (grey zone: no evidence either way)."""
+    sensitivity: float | None = None
+    """Smallest relative perturbation refuted (ladder 1e-2 ... 1e-14), None without mutants."""
 
 
 @dataclass(frozen=True)
@@ -82,9 +90,13 @@ def summarise(result, seed: int) -> SeedRun:
     """A :class:`SeedRun` from a ClaimResult (the claim itself is not needed: it may be an id)."""
     sts = []
     for st in (result.printed, *result.variants, *result.controls):
-        survivors = tuple(m.name for m in getattr(st, "mutants", ()) if getattr(m, "survived", False))
+        muts = tuple(getattr(st, "mutants", ()))
+        survivors = tuple(m.name for m in muts if m.survived)
+        grey = tuple(m.name for m in muts if not m.survived and not m.refuted)
         unev = st.numeric.unevaluated if st.numeric is not None else None
-        sts.append(StatementRun(st.name, st.kind, st.verdict.value, st.evidence, survivors, unev))
+        sens = getattr(st, "sensitivity", None) if muts else None
+        sts.append(StatementRun(st.name, st.kind, st.verdict.value, st.evidence, survivors, unev,
+                                len(muts), sum(m.refuted for m in muts), grey, sens))
     return SeedRun(seed, result.verdict.value, result.evidence, tuple(sts), result.seconds)
 
 
@@ -135,14 +147,24 @@ class ClaimSweep:
             verdicts = [st.verdict for _, st in items]
             maj = _majority(verdicts)
             surv: dict[str, list[int]] = {}
+            grey: dict[str, list[int]] = {}
+            sens: Counter = Counter()
             for seed, st in items:
                 for m in st.survivors:
                     surv.setdefault(m, []).append(seed)
+                for m in st.grey:
+                    grey.setdefault(m, []).append(seed)
+                if st.mutants:
+                    sens[_sensitivity_key(st.sensitivity)] += 1
             out.append({"name": name, "kind": items[0][1].kind, "counts": dict(Counter(verdicts)), "majority": maj,
                         "stable": len(set(verdicts)) == 1,
                         "disagreements": [{"seed": seed, "verdict": st.verdict, "evidence": st.evidence}
                                           for seed, st in items if st.verdict != maj],
-                        "mutant_survivors": [{"name": m, "seeds": s} for m, s in surv.items()]})
+                        "mutant_survivors": [{"name": m, "seeds": s} for m, s in surv.items()],
+                        "mutants": {"evaluated": sum(st.mutants for _, st in items),
+                                    "refuted": sum(st.refuted for _, st in items),
+                                    "grey": [{"name": m, "seeds": s} for m, s in grey.items()]},
+                        "sensitivity": dict(sens)})
         return out
 
 
@@ -185,6 +207,37 @@ class SweepResult:
         if self.broken:
             return 2
         return 0 if self.stable else 1
+
+
+def _sensitivity_key(value: float | None) -> str:
+    """Histogram key of a sensitivity: ``"1e-14"`` ... ``"1e-02"``, or ``"none"`` (no rung refuted)."""
+    return "none" if value is None else f"{value:.0e}"
+
+
+def census(res: "SweepResult") -> dict:
+    """Mutant census of a sweep: statements that hold (statement-seed pairs with mutants), mutants
+    evaluated / refuted / grey / survived, the sensitivity histogram, and controls run / refuted."""
+    pairs = muts = refuted = grey = survived = controls = ctrl_refuted = 0
+    sens: Counter = Counter()
+    names = set()
+    for c in res.claims:
+        for r in c.runs:
+            for st in r.statements:
+                if st.kind == "control":
+                    controls += 1
+                    ctrl_refuted += st.verdict == "REFUTED"
+                if st.mutants:
+                    pairs += 1
+                    names.add((c.claim_id, st.name))
+                    muts += st.mutants
+                    refuted += st.refuted
+                    grey += len(st.grey)
+                    survived += len(st.survivors)
+                    sens[_sensitivity_key(st.sensitivity)] += 1
+    order = sorted(sens, key=lambda k: (k == "none", -float(k) if k != "none" else 0.0))
+    return {"statements": len(names), "statement_runs": pairs, "mutants": muts, "refuted": refuted, "grey": grey,
+            "survived": survived, "sensitivity": {k: sens[k] for k in order},
+            "controls": controls, "controls_refuted": ctrl_refuted}
 
 
 def _pack_payload(packs: Sequence[str]) -> tuple[tuple[str, str, str], ...]:
@@ -336,7 +389,8 @@ def sweep_record(res: SweepResult) -> dict:
             "seconds": round(res.seconds, 3), "versions": res.versions, "stable": res.stable,
             "exit_code": res.exit_code, "skipped_slow": list(res.skipped_slow),
             "summary": {"claims": len(res.claims), "stable": sum(c.stable for c in res.claims),
-                        "unstable": sum(not c.stable for c in res.claims), "runs": len(res.claims) * len(res.seeds)},
+                        "unstable": sum(not c.stable for c in res.claims), "runs": len(res.claims) * len(res.seeds),
+                        "census": census(res)},
             "claims": claims}
 
 
@@ -357,7 +411,7 @@ def format_sweep(res: SweepResult) -> str:
             extra = "; seeds " + ", ".join(f"{r.seed} {r.verdict}" for r in dis[:8]) + (" ..." if len(dis) > 8 else "")
         lines.append(f"{c.claim_id:<{width}}  {status:<8} {_counts_text(c.counts)}{extra}")
         for st in c.statements():
-            if st["stable"] and not st["mutant_survivors"]:
+            if st["stable"] and not st["mutant_survivors"] and not st["mutants"]["grey"]:
                 continue
             label = st["name"] if st["name"].startswith(st["kind"]) else f"{st['kind']}: {st['name']}"
             text = f"    └ {label}: {_counts_text(st['counts'])}"
@@ -367,7 +421,16 @@ def format_sweep(res: SweepResult) -> str:
                 text += f" (e.g. seed {d[0]['seed']}: {d[0]['evidence'][:120]})"
             for m in st["mutant_survivors"]:
                 text += f"; mutant {m['name']} survived on seeds {', '.join(map(str, m['seeds'][:8]))}"
+            for m in st["mutants"]["grey"]:
+                text += f"; mutant {m['name']} grey (not refuted) on seeds {', '.join(map(str, m['seeds'][:8]))}"
             lines.append(text)
+    cs = census(res)
+    if cs["mutants"] or cs["controls"]:
+        hist = ", ".join(f"{k} x{n}" for k, n in cs["sensitivity"].items())
+        lines.append(f"mutants: {cs['statements']} statements that hold ({cs['statement_runs']} statement-seeds), "
+                     f"{cs['mutants']} mutants, {cs['refuted']} refuted, {cs['grey']} grey, {cs['survived']} survived"
+                     + (f"; sensitivity {hist}" if hist else "")
+                     + (f"; controls {cs['controls_refuted']}/{cs['controls']} refuted" if cs["controls"] else ""))
     n_unstable = sum(not c.stable for c in res.claims)
     skip = f"; {len(res.skipped_slow)} slow skipped (--slow)" if res.skipped_slow else ""
     lines.append(f"{len(res.claims)} claims x {len(res.seeds)} seeds ({_seed_range(res.seeds)}) on {res.scheduler}: "
