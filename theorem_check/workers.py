@@ -364,8 +364,13 @@ class WorkerPool:
         self._workers.remove(w)
 
     def run(self, tasks: Sequence[Task], *, timeouts: Sequence[float | None] | None = None,
-            on_done: Callable[[int, Outcome], None] | None = None, keep: bool = True) -> list[Outcome]:
+            on_done: Callable[[int, Outcome], None] | None = None, keep: bool = True,
+            order: Sequence[int] | None = None) -> list[Outcome]:
         """Execute ``tasks``; returns one :class:`Outcome` per task, in the tasks' order.
+
+        ``order`` (a permutation of ``range(len(tasks))``) is the order tasks are handed to idle
+        workers (default: as given); :func:`run_tasks` passes the longest first
+        (:mod:`theorem_check.durations`).  It changes when results arrive, never what they are.
 
         ``timeouts[i]`` bounds task ``i`` (seconds, ``None`` = no limit); ``on_done(i, outcome)``
         is called as each task finishes (in completion order).  With ``keep=False`` outcomes are
@@ -373,7 +378,11 @@ class WorkerPool:
         """
         n = len(tasks)
         timeouts = list(timeouts) if timeouts is not None else [None] * n
-        pending = deque(range(n))
+        if order is None:
+            order = range(n)
+        elif sorted(order) != list(range(n)):
+            raise InvalidArgument(f"order={list(order)[:8]!r}... must be a permutation of the {n} task indices")
+        pending = deque(order)
         out: list[Outcome | None] = [None] * n
         t_start: dict[int, float] = {}
         remaining = n
@@ -586,18 +595,32 @@ def _in_process(task: Task, limit: float | None) -> Outcome:
 def run_tasks(tasks: Sequence[Task], *, jobs: int, timeouts: Sequence[float | None], packs: Sequence[str] = (),
               on_done: Callable[[int, Outcome], None] | None = None,
               import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT, keep: bool = True) -> list[Outcome]:
-    """Execute tasks in process (``jobs == 1``) or on a :class:`WorkerPool`; outcomes in order
-    (see :meth:`WorkerPool.run` for ``on_done`` and ``keep``)."""
-    if jobs == 1:
-        outs = []
-        for i, t in enumerate(tasks):
-            o = _in_process(t, timeouts[i])
-            outs.append(o if keep else None)
-            if on_done:
-                on_done(i, o)
-        return outs
-    with WorkerPool(min(jobs, max(1, len(tasks))), packs=packs, import_timeout=import_timeout) as pool:
-        return pool.run(tasks, timeouts=timeouts, on_done=on_done, keep=keep)
+    """Execute tasks in process (``jobs == 1``, in the given order) or on a :class:`WorkerPool`
+    (longest first by the cost data of :mod:`theorem_check.durations`); outcomes in the tasks'
+    order either way (see :meth:`WorkerPool.run` for ``on_done`` and ``keep``).  Each task's
+    wall time is recorded as cost data for the next run."""
+    from . import durations
+
+    seconds: dict[str, float] = {}
+
+    def done(i: int, o: Outcome) -> None:
+        seconds[tasks[i].claim_id] = max(seconds.get(tasks[i].claim_id, 0.0), o.seconds)
+        if on_done:
+            on_done(i, o)
+
+    try:
+        if jobs == 1:
+            outs = []
+            for i, t in enumerate(tasks):
+                o = _in_process(t, timeouts[i])
+                outs.append(o if keep else None)
+                done(i, o)
+            return outs
+        order = durations.longest_first([t.claim_id for t in tasks])
+        with WorkerPool(min(jobs, max(1, len(tasks))), packs=packs, import_timeout=import_timeout) as pool:
+            return pool.run(tasks, timeouts=timeouts, on_done=done, keep=keep, order=order)
+    finally:
+        durations.record(seconds)
 
 
 _LOCAL_POOL: "WorkerPool | None" = None
