@@ -14,8 +14,8 @@ import theorem_check as tc
 from theorem_check import FLOAT64, MP50, Verdict, dln, load_builtin, run_claim, run_statement
 from theorem_check.numeric import derive_seed
 
-from derivations import _prh_checks as C
-from derivations import _prh_model as M
+from derivations.prh import checks as C
+from derivations.prh import model as M
 
 load_builtin()
 PRH = {c.id: c for c in tc.REGISTRY.by_paper("prh")}

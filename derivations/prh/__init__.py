@@ -10,8 +10,8 @@ expectations, ``u`` independent of ``eps``), gradients come from backpropagation
 (:mod:`theorem_check.dln`) or, for eq. (14), from exact central differences; the printed right-hand
 sides are evaluated as printed.  Where a printed statement fails, the corrected form derived in
 ``docs/papers/prh.md`` is checked next to it.  Model, samplers and the minimisation of S over the
-gauge group live in :mod:`derivations._prh_model`; numeric stages in :mod:`derivations._prh_checks`;
-SymPy derivations in :mod:`derivations._prh_sympy`.
+gauge group live in :mod:`derivations.prh.model`; numeric stages in :mod:`derivations.prh.checks`;
+SymPy derivations in :mod:`derivations.prh.derivations_sympy`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import numpy as np
 
 import theorem_check as tc
 
-from . import _prh_checks as C
-from . import _prh_model as M
-from . import _prh_sympy as Y
+from . import checks as C
+from . import model as M
+from . import derivations_sympy as Y
 
 PAPER = "prh"
 _SETUP = (

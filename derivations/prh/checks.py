@@ -3,9 +3,9 @@
 Identity sides take ``(inst, ctx)`` (see :mod:`theorem_check.precision`) and recompute the data
 ``X = Z u``, ``Y = V* u + eps`` and every derived quantity in the context's precision, so that
 the float32 -> float64 -> mpmath refinement applies to the whole computation.  Custom checks
-take ``(rng, dims)`` and refine an optimiser (levels and floors in :mod:`._prh_model`).
+take ``(rng, dims)`` and refine an optimiser (levels and floors in :mod:`.model`).
 
-Indexing: see :mod:`._prh_model` (note's ``h^k`` = dln ``h^{k-1}``; the note's layer ``i``
+Indexing: see :mod:`.model` (note's ``h^k`` = dln ``h^{k-1}``; the note's layer ``i``
 couples dln ``Ws[i-1]`` (= note's ``W_i``) and ``Ws[i]`` (= ``W_{i+1}``) through dln's ``h^i``).
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from theorem_check import BadClaim, Level, Refinement, ShapeMismatch, dln, sampling
 
-from . import _prh_model as M
+from . import model as M
 
 # ---------------------------------------------------------------------------------------
 # small helpers
@@ -477,7 +477,7 @@ def eq34_scale(inst, ctx, **kw):
 # the lambda-uniqueness claim: spectral form of the two terms
 # ---------------------------------------------------------------------------------------
 def sample_dead(rng, d, batch, dead=True):
-    """Like :func:`._prh_model.sample_edln`; with ``dead`` unit ``j`` of dln ``h^i`` is dead.
+    """Like :func:`.model.sample_edln`; with ``dead`` unit ``j`` of dln ``h^i`` is dead.
 
     Dead: row ``j`` of the note's ``W_i`` and column ``j`` of ``W_{i+1}`` are zero, so unit ``j``
     neither receives nor sends a signal (the gradients of both vanish along it).
