@@ -14,8 +14,10 @@ import theorem_check as tc
 from theorem_check import FLOAT64, MP50, Verdict, dln, load_builtin, run_claim, run_statement
 from theorem_check.numeric import derive_seed
 
-from derivations import _prh_checks as C
-from derivations import _prh_model as M
+from derivations.prh import checks as C
+from derivations.prh import gauge
+from derivations.prh import model as M
+from derivations.prh import sec2_entropy, sec4_global_minimum, sec4_unit_rescaling
 
 load_builtin()
 PRH = {c.id: c for c in tc.REGISTRY.by_paper("prh")}
@@ -136,7 +138,7 @@ IFF = next(v for v in PRH["prh.lambda_unique"].variants if "rank-one" in v.name)
 @given(d=IFF.dims.strategy(), seed=st.integers(0, 2**32 - 1))
 def test_unique_iff_coercive_on_any_global_minimum(d, seed):
     """Coercive direction: interior minimiser at w* = alpha/(alpha+beta); one-sided units: none (w* = 1, 0)."""
-    res = C.check_unique_iff()(np.random.default_rng(seed), d)
+    res = sec4_unit_rescaling.check_unique_iff()(np.random.default_rng(seed), d)
     ev = tc.checks.evaluate_result(res, "iff")
     assert ev.outcome is tc.Outcome.HOLDS, res.detail
     assert not [k for k, o in ev.mutants.items() if o is not tc.Outcome.FAILS], ev.mutants
@@ -156,13 +158,13 @@ def test_unique_iff_controls_refute_each_half():
 def test_nonvanishing_encoding_holds_for_a_gap_and_fails_for_none(g, seed):
     """The negated statements' encoding: a gap that stays (g > sqrt(f_last)) holds, one below the floors fails."""
     rng = np.random.default_rng(seed)
-    floors = list(M.FLOORS)
+    floors = list(gauge.FLOORS)
     stays = [g * (1 + 0.1 * rng.uniform()) for _ in floors]
-    ev = tc.checks.evaluate_result(C._nonvanishing(M.LEVELS, stays, floors, ""), "gap")
+    ev = tc.checks.evaluate_result(C._nonvanishing(gauge.LEVELS, stays, floors, ""), "gap")
     assert ev.outcome is tc.Outcome.HOLDS
     assert all(o is tc.Outcome.FAILS for o in ev.mutants.values()), ev.mutants
     vanishes = [0.5, *(f * rng.uniform(0, 1) for f in floors[1:])]    # aligned: falls with the optimiser
-    assert tc.checks.evaluate_result(C._nonvanishing(M.LEVELS, vanishes, floors, ""), "gap").outcome \
+    assert tc.checks.evaluate_result(C._nonvanishing(gauge.LEVELS, vanishes, floors, ""), "gap").outcome \
         is tc.Outcome.FAILS
 
 
@@ -187,12 +189,12 @@ def test_backprop_matches_exact_central_differences(d, seed):
     inst = M.sample_edln(np.random.default_rng(seed), d, 2)
     ci = M.to_ctx(inst, FLOAT64)
     X, Y = M.data(ci)
-    fd = C.fd_weight_grads(ci.Ws, X, Y, ci.M_O, ci.M_I, FLOAT64)
+    fd = sec2_entropy.fd_weight_grads(ci.Ws, X, Y, ci.M_O, ci.M_I, FLOAT64)
     bp = dln.per_sample_gradients(ci.Ws, X, Y, M_O=ci.M_O, M_I=ci.M_I)
     for a, b in zip(fd, bp):
         assert np.max(np.abs(a - b)) <= 1e-9 * (1 + np.max(np.abs(b)))
     deltas = dln.representation_gradients(ci.Ws, X, Y, M_O=ci.M_O, M_I=ci.M_I)
-    fdh, _ = C.fd_representation_grads(ci.Ws, X, Y, ci.M_O, ci.M_I, FLOAT64)
+    fdh, _ = sec2_entropy.fd_representation_grads(ci.Ws, X, Y, ci.M_O, ci.M_I, FLOAT64)
     for a, b in zip(fdh, deltas[1:]):
         assert np.max(np.abs(a - b)) <= 1e-9 * (1 + np.max(np.abs(b)))
 
@@ -205,13 +207,13 @@ def test_global_minimum_product_order(n, m, seed, log_cond):
     d = {"D": 2, "d0": n, "d1": 1, "d2": m, "i": 1}
     inst = M.sample_edln(np.random.default_rng(seed), d, 1, cond=10.0 ** log_cond)
     ci = M.to_ctx(inst, FLOAT64)
-    lhs = C.eq20_lhs(ci, FLOAT64)
-    corrected = C.eq20_rhs(ci, FLOAT64, "corrected")
+    lhs = sec4_global_minimum.eq20_lhs(ci, FLOAT64)
+    corrected = sec4_global_minimum.eq20_rhs(ci, FLOAT64, "corrected")
     kappa = np.linalg.cond(ci.M_I[0]) * np.linalg.cond(ci.Z[0]) * np.linalg.cond(ci.M_O[0])
     X, _ = M.data(ci)
     kappa *= np.linalg.cond(ci.M_I[0] @ X[0] @ X[0].T @ ci.M_I[0].T)
     assert np.linalg.norm(lhs - corrected) <= 1e-13 * kappa * np.linalg.norm(lhs)
-    printed = C.eq20_rhs(ci, FLOAT64, "printed")
+    printed = sec4_global_minimum.eq20_rhs(ci, FLOAT64, "printed")
     commutator = np.linalg.norm(ci.M_I[0] @ ci.Z[0] - ci.Z[0] @ ci.M_I[0])
     if n >= 2 and commutator > 1e-3 * np.linalg.norm(ci.M_I[0]) * np.linalg.norm(ci.Z[0]):
         assert np.linalg.norm(lhs - printed) > 1e-6 * np.linalg.norm(lhs)
@@ -237,13 +239,13 @@ def test_gauge_transform_keeps_every_loss(d, seed, log_cond):
 @given(d=M.pair_dims().strategy(), seed=st.integers(0, 2**32 - 1))
 def test_minimised_S_gives_the_universal_kernel(d, seed):
     """At the S-minimiser every hidden kernel is a positive multiple of Q* (docs/papers/prh.md)."""
-    task, As, Bs, A0, B0 = M.platonic_pair(np.random.default_rng(seed), d)
-    Qs = M.universal_kernel(task)
+    task, As, Bs, A0, B0 = gauge.platonic_pair(np.random.default_rng(seed), d)
+    Qs = gauge.universal_kernel(task)
     for net, net0 in ((As[-1], A0), (Bs[-1], B0)):
         assert abs(net.loss() - net0.loss()) <= 1e-10 * net0.loss()       # still a global minimum
         assert net.S() <= net0.S() * (1 + 1e-12)
-        assert M._stationarity(net).max(initial=0.0) < 1e-9
-        for k in M.hidden_layers(net):
+        assert gauge._stationarity(net).max(initial=0.0) < 1e-9
+        for k in gauge.hidden_layers(net):
             assert dln.alignment_residual(Qs[None], net.kernel(k)[None])[0] < 1e-8
 
 
@@ -252,15 +254,15 @@ def test_minimised_S_gives_the_universal_kernel(d, seed):
 def test_S_factorises_at_a_global_minimum(d, seed):
     """S = sum_k tr X_{k-1} tr Y_k at a global minimum (u independent of eps), not elsewhere."""
     rng = np.random.default_rng(seed)
-    task = M.shared_task(rng, d["n"], d["n"])
-    net = M.random_net(rng, M.pair_hidden(d)[0], task)
+    task = gauge.shared_task(rng, d["n"], d["n"])
+    net = gauge.random_net(rng, M.pair_hidden(d)[0], task)
     Xc, Yc = net.covariances()
     eye = [np.eye(w) for w in net.widths]
-    closed = M._S_closed(eye, Xc, Yc)[0]
+    closed = gauge._S_closed(eye, Xc, Yc)[0]
     assert abs(closed - net.S()) <= 1e-10 * net.S()
     off = net.with_weights([W * 1.1 for W in net.Ws])         # not a minimum: residual depends on u
     Xc, Yc = off.covariances()
-    assert abs(M._S_closed(eye, Xc, Yc)[0] - off.S()) > 1e-8 * off.S()
+    assert abs(gauge._S_closed(eye, Xc, Yc)[0] - off.S()) > 1e-8 * off.S()
 
 
 @settings(max_examples=30)
@@ -303,9 +305,9 @@ def test_complex_step_matches_central_difference():
 
 def test_dead_unit_network_is_a_global_minimum():
     rng = np.random.default_rng(2)
-    task = M.shared_task(rng, 2, 2)
-    net = M.random_net(rng, [4, 3], task, dead=(1, 2))
-    base = M.random_net(rng, [4, 3], task)
+    task = gauge.shared_task(rng, 2, 2)
+    net = gauge.random_net(rng, [4, 3], task, dead=(1, 2))
+    base = gauge.random_net(rng, [4, 3], task)
     assert abs(net.loss() - base.loss()) <= 1e-10 * base.loss()
     assert np.all(net.Ws[0][2] == 0) and np.all(net.Ws[1][:, 2] == 0)
 
