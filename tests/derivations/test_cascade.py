@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 import theorem_check as tc
 from theorem_check import dln, sampling
-from derivations import _cascade_theory as th
+from derivations.cascade import model as th
 
 tc.load_builtin()
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,8 +37,8 @@ READING_SETTLED = {"cascade.settle_it", "cascade.later_thresholds", "cascade.lan
 
 
 def _claims():
-    # derivations/cascade.py only: the slow simulations of cascade_dynamics.py are tested in
-    # test_cascade_dynamics.py
+    # the fast claims only: the slow simulations of derivations/cascade/simulations.py are tested in
+    # test_cascade_simulations.py
     return {c.id: c for c in tc.REGISTRY if c.paper == "cascade" and not c.slow}
 
 
@@ -150,7 +150,7 @@ def test_sector_counts_fit_in_the_parameter_count(n, widths, r):
 @given(sampling.seeds())
 def test_kkt_threshold_reduces_to_eta2_when_aligned(seed):
     """The non-aligned threshold machinery gives beta_2 = eta_2 for Sigma_xx = 1 (aligned)."""
-    from derivations.cascade import _beta2_kkt
+    from derivations.cascade.nonaligned import _beta2_kkt
 
     rng = np.random.default_rng(seed)
     eta = np.array([rng.uniform(1.2, 2.0), rng.uniform(0.3, 0.9)])

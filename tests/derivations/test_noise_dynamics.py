@@ -289,7 +289,7 @@ def test_dynamics_checks_no_longer_decide_themselves():
     """No check of the simulation claims builds a decided tc.Measurement (trust model 2, issue 10)."""
     import inspect
 
-    import derivations.cascade_dynamics as cd
+    import derivations.cascade.simulations as cd
     import derivations.noise_dynamics as nd
 
     for mod in (nd, cd, sc):

@@ -1,4 +1,5 @@
-"""Closed forms of the cascade paper, derived from scratch (see docs/papers/cascade.md).
+"""The cascade paper's model: its conventions, the closed forms derived from scratch (see
+docs/papers/cascade.md), and the sources, dimension spaces and samplers every claim module shares.
 
 Model (review of Ladewig, Ersoy, Wiesner, "Cascading Through the Hierarchy", arXiv 2608.06597):
 a deep linear network with ``n`` weight matrices, loss
@@ -17,6 +18,8 @@ Conventions fixed here and used by every claim:
 
 Every function here is plain NumPy on scalars/arrays unless it takes a ``ctx`` (then it runs at
 float32, float64 and mpmath precision).
+The claim modules of :mod:`derivations.cascade` import the closed forms as ``th`` and the shared
+pieces (``PAPER``, ``ALIGNED``, ``LOSS``, ``_src``, ``_net_space``, ``_aligned_problem``, ...) by name.
 """
 
 from __future__ import annotations
@@ -28,10 +31,14 @@ from typing import Sequence
 import mpmath
 import numpy as np
 
+import theorem_check as tc
+from theorem_check import dln, sampling
+
 __all__ = [
     "landau", "landau_product", "beta_det", "beta_star", "u_det", "u_star", "n2_layer_sigma", "n2_product_s",
     "critical_sigmas", "global_min_sigma", "eta_from_sigma", "stable_branch", "cayley", "diag_embed",
     "predicted_hessian_spectrum", "sector_counts", "slowing_product", "slowing_layer",
+    "PAPER", "REVIEW", "ALIGNED", "LOSS",
 ]
 
 
@@ -189,7 +196,7 @@ def predicted_hessian_spectrum(n: int, dims: Sequence[int], sigma, kappa, eta_in
     list of scalars, length ``P = sum_i d_i d_{i-1}``.
 
     The Hessian is block diagonal over index pairs ``{p, q}`` (entries ``(W_l)_{pq}``,
-    ``(W_l)_{qp}``); block closed forms were derived in SymPy (:func:`derivations.cascade`):
+    ``(W_l)_{qp}``); block closed forms were derived in SymPy (:mod:`derivations.cascade.hessian_sectors`):
 
     * diagonal, active p: ``(4 beta)^{n-1}`` and ``2 n kappa_p sigma_p^{2n-2} - 2 (n-2) beta``;
     * pair, both active: ``0^{n-1}``, ``(4 beta)^{n-1}`` and the roots of
@@ -348,3 +355,68 @@ def charpoly(H, lam):
     import sympy as sp
 
     return sp.expand((H - lam * sp.eye(H.shape[0])).det(method="berkowitz"))
+
+
+# ---------------------------------------------------------------------------------------
+# Shared by the claim modules: the source, the conventions' assumption strings, dimension spaces, samplers
+# ---------------------------------------------------------------------------------------
+PAPER = "cascade"
+REVIEW = "Pith review of arXiv 2608.06597"
+ALIGNED = r"aligned covariances (eq. 17): $\Sigma_{xx} = R \operatorname{diag}(\kappa) R^{\top}$, $\Sigma_{yx} = L \operatorname{diag}(\eta) R^{\top}$"
+LOSS = r"$L = \mathbb{E}\lVert W_{n}\dots W_{1} x - y\rVert ^{2} + \beta \sum_{i} \lVert W_{i}\rVert _{F}^{2}$ (no factor 1/2); gradient flow $\mathrm{d}W/\mathrm{d}t = -\nabla L$"
+
+
+def _src(section: str, equation: str, printed: str) -> tc.Source:
+    return tc.Source(PAPER, section, equation, printed)
+
+
+def _sqrt(ctx):
+    return mpmath.sqrt if ctx.is_mp else np.sqrt
+
+
+def _net_space(depth, width, *, extra=None, where=None) -> tc.DimSpace:
+    """Dims ``n`` (number of weight matrices), ``d0..d{nmax}`` and extra ranges; unused widths normalised."""
+    nmin, nmax = depth
+    ranges = {"n": depth, **{f"d{i}": width for i in range(nmax + 1)}, **dict(extra or {})}
+
+    def normalize(d):
+        for i in range(d["n"] + 1, nmax + 1):
+            d[f"d{i}"] = width[0]
+        return d
+
+    return tc.DimSpace(ranges, normalize=normalize, where=where)
+
+
+def _widths(d) -> list[int]:
+    return [d[f"d{i}"] for i in range(d["n"] + 1)]
+
+
+def _antisym(rng, m, batch, scale=0.7):
+    return scale * sampling.antisymmetric(rng, m, batch=batch)
+
+
+def _fmt(v) -> str:
+    return "(" + ", ".join(f"{x:.4g}" for x in np.atleast_1d(v)) + ")"
+
+
+def _aligned_problem(rng, dx, dy, *, kappa_one=False, eta=None, beta_range=(0.2, 1.2), margin=0.15, active=False):
+    """Random aligned moments with distinct eta_j and |eta_j - beta| >= margin; returns a dict.
+
+    ``active=True`` also requires ``eta_1 - beta >= margin`` (at least one direction above threshold).
+    """
+    k = min(dx, dy)
+    for _ in range(1000):
+        e = np.sort(rng.uniform(0.1, 2.2, size=k))[::-1] if eta is None else np.asarray(eta, float)
+        beta = rng.uniform(*beta_range)
+        gaps = np.abs(e - beta)
+        if (np.all(gaps >= margin) and (k < 2 or np.min(-np.diff(e)) >= margin)
+                and (not active or e[0] - beta >= margin)):
+            break
+    kappa = np.ones(dx) if kappa_one else np.exp(rng.uniform(-0.8, 0.8, size=dx))
+    R, L = sampling.orthogonal(rng, dx), sampling.orthogonal(rng, dy)
+    Sxx, Syx = dln.aligned_moments(kappa, e, R, L)
+    return {"eta": e, "kappa": kappa, "beta": float(beta), "R": R, "L": L, "Sxx": Sxx, "Syx": Syx}
+
+
+_GTOLS = (1e-4, 1e-7, 1e-10)
+"""Optimiser gradient tolerances (refinement levels) of cascade.n2_cascade and cascade.balance_critical."""

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from derivations._sim_cascade import beta_det, beta_star, gradients, landau_min_n2, n3_branch, per_layer_s
+from derivations.cascade.simulators import beta_det, beta_star, gradients, landau_min_n2, n3_branch, per_layer_s
 
 
 def _loss(Ws, Sxx, Syx, beta):
@@ -82,7 +82,7 @@ def test_n2_sweep_is_engine_decided_and_every_mutant_refuted():
     """cascade.sweep_n2_sim reports a tc.Refinement (issue 10): VERIFIED by the engine, every automatic mutant
     refuted, the wrong-exponent control (prediction squared, same simulation) REFUTED."""
     import theorem_check as tc
-    from derivations import cascade_dynamics as cd
+    from derivations.cascade import simulations as cd
 
     res = cd._n2.check(np.random.default_rng(0), {"n": 2, "hidden": 4})
     assert isinstance(res, tc.Refinement) and len(res.levels) == 3

@@ -7,7 +7,7 @@ transitions with hysteresis between a spinodal ``beta_det_j`` and the level cros
 ``beta*_j``), and critical slowing down at a continuous transition.  The full networks (all
 weight matrices, generic random initialisations, hidden widths larger than the rank) are trained by
 gradient descent on the exact population loss; predictions come from the one-variable Landau
-potentials derived in :mod:`derivations._sim_cascade`.
+potentials derived in :mod:`derivations.cascade.simulators`.
 
 Each check reports a ``tc.Refinement`` (measured and predicted per level; the engine decides and
 evaluates the automatic mutants): GD tolerance (trained values), grid spacing in ``beta``
@@ -24,8 +24,8 @@ import numpy as np
 
 import theorem_check as tc
 
-from . import simulation as sc
-from ._sim_cascade import beta_det, beta_star, gd_to_tolerance, n3_branch, per_layer_s
+from .. import simulation as sc
+from .simulators import beta_det, beta_star, gd_to_tolerance, n3_branch, per_layer_s
 
 PAPER = "cascade"
 
@@ -346,7 +346,7 @@ def _slowing_check(exponent: float, quantity: str):
         Sxx, Syx = np.broadcast_to(Sxx, (R, 2, 2)).copy(), np.broadcast_to(Syx, (R, 2, 2)).copy()
         beta = np.full(R, ETA[0])
         Ws = _init(rng, R, [2, c["hidden"], 2], 1.0)
-        from ._sim_cascade import gradients
+        from .simulators import gradients
 
         t_end = c["windows"][-1] * c["span"]
         n_steps = int(t_end / c["lr"])
