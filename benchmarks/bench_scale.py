@@ -2,8 +2,8 @@
 
 1. **Theorem 5.4's closed form at depth 10, width 2048** (noise paper, eqs. 17-19): the
    equilibrium weights of the corrected eq. 18 built with the catalogue's own code
-   (``derivations._noise_dln._t54_weights``: 13 Cayley transforms, the SVD frame of V', the
-   layer matrices) at D = 10, d_x = d_y = r = 2048, and the layer-norm balance of eq. 19
+   (``derivations.noise.sec5_3_deep_linear._t54_weights``: 13 Cayley transforms, the SVD frame
+   of V', the layer matrices) at D = 10, d_x = d_y = r = 2048, and the layer-norm balance of eq. 19
    (corrected: Tr Sigma_i^2 = d c^2 in the middle, Tr Sx c^2 and Tr Se c^2 at the ends) checked
    on it at float64; the printed eq. 19 on the same weights is the negative control (it must
    fail).  Prints time, the peak resident memory above the start, and residuals.
@@ -59,8 +59,8 @@ def thm54(depth: int, width: int):
     """Theorem 5.4's equilibrium at (depth, width): (seconds, extra peak RSS bytes, residual, control residual)."""
     import resource
 
-    from derivations import _noise_dln as N
-    from derivations._noise_sec5 import sample_gmin
+    from derivations.noise import sec5_3_deep_linear as N
+    from derivations.noise.model import sample_gmin
 
     d = {"D": depth, "dx": width, "dy": width, "r": width, **{f"e{i}": 0 for i in range(1, depth)}}
     inst = N.tc.Instance(sample_gmin(np.random.default_rng(0), d, 1))

@@ -5,4 +5,4 @@ Shared mathematics lives in :mod:`theorem_check.dln` (deep linear networks, grad
 covariances, Hessians), never copied per paper.
 """
 
-PAPERS = ["prh", "noise", "cascade", "noise_dynamics", "cascade.simulations"]
+PAPERS = ["prh", "noise", "cascade"]

@@ -1,6 +1,6 @@
 """Shared machinery of the simulation claims: budget, progress, replica statistics, decisions.
 
-The training-dynamics claims (``derivations.noise_dynamics``, ``derivations.cascade.simulations``)
+The training-dynamics claims (``derivations.noise.simulations_*``, ``derivations.cascade.simulations``)
 simulate many independent replicas at once (replicas along axis 0 of every array) and decide
 by reporting what they measured and what the theory predicts (``tc.MonteCarlo`` for replica
 estimates with a standard error from the spread over replicas, ``tc.Refinement`` for deterministic

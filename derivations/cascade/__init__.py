@@ -37,9 +37,9 @@ The package, in the order its claims are registered:
   (``hysteresis``);
 * ``simulations``      -- the slow training-dynamics claims (``sweep_n2_sim``, ``sweep_n3_sim``,
   ``slowing_down_sim``; ``slow=True``), on the simulators of ``simulators`` (gradient descent with
-  weight decay, replicas batched) and the shared :mod:`derivations.simulation`.  Not imported here:
-  ``derivations.PAPERS`` lists it after ``noise_dynamics``, where its claims have always registered.
+  weight decay, replicas batched) and the shared :mod:`derivations.simulation`; imported last.
 """
 
 from . import landau, one_hidden_layer, thresholds, hessian_sectors, top_r, balance  # noqa: F401
 from . import slowing_down, settle_it, nonaligned, hysteresis  # noqa: F401
+from . import simulations  # noqa: F401,E402  (slow claims register last)

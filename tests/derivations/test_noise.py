@@ -1,4 +1,4 @@
-"""Tests of the noise paper's claims (``derivations.noise``): verdict table, controls, properties.
+"""Tests of the noise paper's claims (the package ``derivations.noise``): verdict table, controls, properties.
 
 The registry-wide test (``tests/test_registry.py``) already runs every claim and every negative
 control; here we pin the *expected* verdict of each noise claim (an erratum must stay an
@@ -16,10 +16,10 @@ from theorem_check import REGISTRY, Verdict, dln, load_builtin, run_claim, run_s
 from theorem_check.numeric import derive_seed
 
 load_builtin()
-from derivations import _noise_models as M  # noqa: E402
-from derivations._noise_common import MF_DIMS, mf, sample_mf  # noqa: E402
+from derivations.noise import model as M  # noqa: E402
+from derivations.noise.model import MF_DIMS, mf, sample_mf  # noqa: E402
 
-# derivations/noise.py only: the slow simulations of noise_dynamics.py are tested in test_noise_dynamics.py
+# algebraic claims only: the slow simulations (derivations/noise/simulations_*.py) are in test_noise_dynamics.py
 NOISE = [c for c in REGISTRY.by_paper("noise") if not c.slow]
 
 EXPECTED = {
@@ -113,7 +113,7 @@ def test_lemma_b1_and_eq37(seed, dims, lam):
     p = mf(inst, tc.FLOAT64)
     U, W = M.mf_orbit(p.U, p.W, p.Q, inst.mu, np.array([lam]), tc.FLOAT64)
     q = mf(inst, tc.FLOAT64, U, W)
-    from derivations._noise_common import exp_A, mf_eig, mf_nu
+    from derivations.noise.model import exp_A, mf_eig, mf_nu
     N, _ = mf_eig(p, tc.FLOAT64)
     E = exp_A(N, mf_nu(inst, p), -lam, tc.FLOAT64)
     np.testing.assert_allclose(M.covariance(q.G), E @ M.covariance(p.G) @ E, rtol=1e-8, atol=1e-9)
@@ -123,8 +123,8 @@ def test_lemma_b1_and_eq37(seed, dims, lam):
 @given(seed=sampling.seeds(), gamma=st.floats(-1.0, 4.0), lam=st.floats(-2, 2))
 def test_discrete_Gd_closed_form(seed, gamma, lam):
     """Scale invariance (A = I): G_d = -4 eta gamma (1 - eta gamma) C + eta^2 Tr[Sigma_d], exactly (Thm D.1)."""
-    from derivations._noise_appendix import _Gd, _sigma_d
-    from derivations.noise import sample_si
+    from derivations.noise.appendix_d import _Gd, _sigma_d
+    from derivations.noise.model import sample_si
     raw = sample_si(np.random.default_rng(seed), {"p": 3, "n": 3}, 1)
     inst = tc.Instance({k: (tc.FLOAT64.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in raw.items()})
     inst["gamma"] = gamma
@@ -143,8 +143,8 @@ T54 = REGISTRY.get("noise.thm5_4")
 @given(seed=sampling.seeds(), dims=T54.statement.dims.strategy())
 def test_thm5_4_corrected_is_equilibrium_printed_is_not(seed, dims):
     """The corrected eq. 18 zeroes every pair's drift; the printed one does unless Tr Sx = Tr Se = d."""
-    from derivations._noise_dln import _t54_lhs, _t54_scale
-    from derivations._noise_sec5 import sample_gmin
+    from derivations.noise.sec5_3_deep_linear import _t54_lhs, _t54_scale
+    from derivations.noise.model import sample_gmin
     raw = sample_gmin(np.random.default_rng(seed), dims, 1)
     inst = tc.Instance({k: (tc.FLOAT64.asarray(v) if isinstance(v, np.ndarray) else
                             [tc.FLOAT64.asarray(x) for x in v] if isinstance(v, list) else v) for k, v in raw.items()})
@@ -196,7 +196,7 @@ def test_eq7_holds_for_the_antiderivative_of_J(seed, dims):
 @given(seed=sampling.seeds(), dims=REGISTRY.get("noise.thm_e1").statement.dims.strategy())
 def test_e1_balance_construction(seed, dims):
     """The pair rebalancing used by noise.thm_e1 keeps the product W_{i+1} W_i and imposes eq. 109 exactly."""
-    from derivations._noise_dln import _e1_balanced
+    from derivations.noise.appendix_e import _e1_balanced
     rng = np.random.default_rng(seed)
     D = dims["D"]
     ws = [dims[f"d{k}"] for k in range(D + 1)]
@@ -206,7 +206,7 @@ def test_e1_balance_construction(seed, dims):
         Wb, _ = _e1_balanced(Ws, X, Y, i, False, seed)
         np.testing.assert_allclose(Wb[i] @ Wb[i - 1], Ws[i] @ Ws[i - 1], rtol=1e-7, atol=1e-9)
         inst = tc.Instance(Ws=[W[None] for W in Wb], X=X[None], Y=Y[None], s2=0.125)
-        from derivations._noise_dln import _e1_rhs
+        from derivations.noise.appendix_e import _e1_rhs
         v = _e1_rhs(inst, tc.FLOAT64, False)                 # 8 sigma^2 (LHS - RHS of eq. 109), every pair
         off = sum(ws[k] ** 2 for k in range(1, i))
         blk = v[0, off:off + ws[i] ** 2]
@@ -226,7 +226,7 @@ def _seed(cid, st, seed):
 
 @pytest.mark.parametrize("claim", NOISE, ids=[c.id for c in NOISE])
 def test_every_statement_is_decided_by_the_engine(claim):
-    """No statement of derivations/noise.py and its _noise_* modules returns a decided tc.Measurement."""
+    """No statement of the modules of derivations/noise/ returns a decided tc.Measurement."""
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error", tc.TheoremCheckDeprecationWarning)
@@ -249,8 +249,8 @@ def test_eq9_sign_flipped_prediction_is_refuted(cid, name):
 
 
 def _eq9_terms_at_root(dims, seed):
-    from derivations.noise import _eq9_relation
-    from derivations.noise import GAMMA as G, _drift_at, _mf_instance, _orbit_point, _root
+    from derivations.noise.sec4_3_noise_equilibrium import _eq9_relation
+    from derivations.noise.model import GAMMA as G, _drift_at, _mf_instance, _orbit_point, _root
     inst = _mf_instance(np.random.default_rng(seed), dims)
     lam = _root(lambda l: _drift_at(inst, l, G), 1e-12)
     return _eq9_relation(4, 1, half=True)(_orbit_point(inst, lam), inst)
@@ -259,7 +259,7 @@ def _eq9_terms_at_root(dims, seed):
 def test_eq9_degenerate_sizes_are_excluded():
     """Issue 10: at d_x = d_y = 1 both sides of eq. 9 vanish at the root (so a factor-2 version holds too): those
     sizes are excluded, and on every remaining configuration both sides are far from 0 relative to the scale."""
-    from derivations.noise import FP9_DIMS
+    from derivations.noise.sec4_3_noise_equilibrium import FP9_DIMS
     configs = list(FP9_DIMS.ordered())
     assert configs and all(not (c["dx"] == 1 and c["dy"] == 1) for c in configs)
     for c in configs:
@@ -295,7 +295,7 @@ def test_double_rotation_false_reading_refuted_where_every_drawn_size_was_one(se
 def test_thm_e1_seed7_decided_and_well_conditioned():
     """Issue 10: thm_e1 was INCONCLUSIVE on seed 7 (cond 1.8e8 inflated the floors); instances are now re-drawn
     above cond 1e4, and the printed balance is REFUTED while the centred one is VERIFIED."""
-    from derivations._noise_dln import E1_COND
+    from derivations.noise.appendix_e import E1_COND
     c = REGISTRY.get("noise.thm_e1")
     r = run_claim(c, seed=7)
     assert r.verdict is Verdict.ERRATUM, r.evidence
@@ -321,7 +321,7 @@ def test_high_precision_stage_runs(cid):
 def test_eq19_symbolic_steps_and_their_mutants_never_error():
     """Issue 10: a SymPy step of eq. 19 raised 'Exceeds the limit (4300 digits)' at random points.  With bounded
     heights the steps close and their mutants (x2, +1) are exact counterexamples, never errors or timeouts."""
-    from derivations._noise_dln import _eq19_derivation
+    from derivations.noise.sec5_3_deep_linear import _eq19_derivation
     from theorem_check.symbolic import check_derivation, check_step
     d = _eq19_derivation()
     for seed in range(0, 30, 3):

@@ -15,9 +15,8 @@ from hypothesis import strategies as st
 
 import theorem_check as tc
 from derivations import simulation as sc
-from derivations._sim_dln import equilibrium_norms, layer_norms, printed_norms
-from derivations._sim_mf import MFProblem, balance_terms, output_balance_terms
-from derivations._sim_scale import per_sample_grads
+from derivations.noise.simulators import (MFProblem, balance_terms, equilibrium_norms, layer_norms,
+                                          output_balance_terms, per_sample_grads, printed_norms)
 from theorem_check import dln
 
 
@@ -270,7 +269,7 @@ def test_extrapolated_estimate_matches_extrapolated_test():
 @settings(max_examples=20)
 def test_gd_floor_bounds_the_drift_of_the_conserved_charge(seed, eta):
     """The floor of noise.fig2_gd_sim: ||C_T - C_0|| <= sum_t eta^2 ||g_W g_W^T - g_U^T g_U|| along population GD."""
-    from derivations._sim_mf import population_gradients
+    from derivations.noise.simulators import population_gradients
 
     rng = np.random.default_rng(seed)
     prob = MFProblem(rng.uniform(0.5, 1.5, 3), rng.uniform(0.5, 1.5, 2), rng.normal(size=(2, 3)))
@@ -290,9 +289,9 @@ def test_dynamics_checks_no_longer_decide_themselves():
     import inspect
 
     import derivations.cascade.simulations as cd
-    import derivations.noise_dynamics as nd
+    from derivations.noise import simulations_appendix_a, simulations_fig2, simulations_fig4, simulations_fig5
 
-    for mod in (nd, cd, sc):
+    for mod in (simulations_fig2, simulations_appendix_a, simulations_fig4, simulations_fig5, cd, sc):
         src = inspect.getsource(mod)
         assert "tc.Measurement(" not in src and "sc.measurement(" not in src and "decide_refinement(" not in src.replace(
             "``decide_refinement``", "")

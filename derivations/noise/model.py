@@ -1,4 +1,9 @@
-"""Models and exact expectations for the noise-equilibrium claims (``derivations.noise``).
+"""The noise paper's model: its networks and exact expectations, the shared samplers, the ``claim(...)`` helper.
+
+"Parameter Symmetry and Noise Equilibrium of Stochastic Gradient Descent" (the noise paper), Sections 3-5 and
+Appendices B-E.  Every section module of :mod:`derivations.noise` takes its model from here (``from . import
+model as M`` for the mathematics, ``from .model import ...`` for the samplers and helpers); this module imports
+no section.  Samplers used by one section only live next to its claims.
 
 Everything here runs at every working precision of :mod:`theorem_check.precision` (float32,
 float64, NumPy object arrays of ``mpmath.mpf``): only ``@``, ``+``, ``*``, sums, transposes and
@@ -19,18 +24,24 @@ Flattened parameters of the two-layer net ``f = U W x`` (``U: d_y x d``, ``W: d 
 ``theta = (vec_row(U), vec_row(W))``; the double-rotation generator for a symmetric ``B`` is
 ``A = diag(I_{d_y} (x) B, -(B (x) I_{d_x}))`` so that ``A theta = (U B, -B W)``.
 
-Source: "Parameter Symmetry and Noise Equilibrium of Stochastic Gradient Descent" (the noise
-paper), Sections 3-5 and Appendices B-E.
+
+Contents: structured matrices; the two-layer linear net (matrix factorization); exact SGD expectations; product
+data sets; the scale-invariant model and the ReLU neuron; drift matrices; the claim, variant and control helpers
+and :func:`counted`; the samplers and DimSpaces several sections share; the orbit ``theta_lambda = e^{lambda A}
+theta`` and the root finding of its fixed points.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-import math
+from types import SimpleNamespace
 
 import numpy as np
+from scipy.optimize import brentq
 
-from theorem_check import dln
+import theorem_check as tc
+from theorem_check import dln, sampling
 
 T = dln.T
 
@@ -336,3 +347,246 @@ def scale_of(parts):
 def pw(x, num, den, ctx):
     """``x ** (num/den)`` for positive ``x`` with an exact rational exponent in ``ctx``."""
     return ctx.exp(ctx.log(x) * (ctx.scalar(num) / ctx.scalar(den)))
+
+
+# ----------------------------------------------------------------------------------------------
+# the claim helpers; the two-layer linear net with a random double-rotation generator B = Q diag(mu) Q^T
+# ----------------------------------------------------------------------------------------------
+PAPER = "noise"
+ETA, S_BATCH, GAMMA = 0.5, 2, 0.3
+"""Learning rate, batch size and weight decay used by the exact minibatch enumerations."""
+
+
+def claim(label, title, section, equation, printed, statement, *, variants=(), controls=(), aliases=(),
+          assumptions=(), expected=None, slow=False):
+    """Register ``noise.<label>`` (the paper key is fixed)."""
+    c = tc.Claim(id=f"{PAPER}.{label}", title=title, source=tc.Source(PAPER, section, equation, printed),
+                 statement=statement, variants=tuple(variants), controls=tuple(controls),
+                 aliases=tuple(aliases), assumptions=tuple(assumptions), expected=expected, slow=slow)
+    return tc.register(c)
+
+
+def variant(statement, name, kind="corrected", **changes):
+    """A copy of ``statement`` as a variant (``kind`` corrected/reading) with fields replaced."""
+    return dataclasses.replace(statement, name=name, kind=kind, derivation=changes.pop("derivation", None),
+                               **changes)
+
+
+def control(statement, name, **changes):
+    """A negative control: ``statement`` with fields replaced (same sampler, same code path)."""
+    return dataclasses.replace(statement, name=f"control: {name}", kind="control", derivation=None,
+                               latex=changes.pop("latex", statement.latex + rf"\quad\text{{[control: {name}]}}"),
+                               **changes)
+
+
+def zero_rhs(inst, ctx, like):
+    """A zero array shaped like ``like`` (for statements ``expr = 0``)."""
+    return like * 0
+
+
+# ----------------------------------------------------------------------------------------------
+# the two-layer linear net with a random double-rotation generator B = Q diag(mu) Q^T
+# ----------------------------------------------------------------------------------------------
+MF_DIMS = tc.DimSpace({"dx": (1, 3), "d": (1, 3), "dy": (1, 3), "n": (3, 5)})
+
+
+def sample_mf(rng, d, batch):
+    """Data ``X (dx, n)``, ``Y (dy, n)``, weights ``U (dy, d)``, ``W (d, dx)``, generator data ``K, mu``, ``lam``."""
+    return {"X": sampling.gaussian(rng, d["dx"], d["n"], batch=batch),
+            "Y": sampling.gaussian(rng, d["dy"], d["n"], batch=batch),
+            "U": sampling.gaussian(rng, d["dy"], d["d"], batch=batch),
+            "W": sampling.gaussian(rng, d["d"], d["dx"], batch=batch),
+            "K": 0.7 * sampling.antisymmetric(rng, d["d"], batch=batch),
+            "mu": rng.standard_normal((batch, d["d"])),
+            "lam": rng.uniform(-0.8, 0.8, size=batch),
+            "eta": ETA, "gamma": GAMMA}
+
+
+def mf(inst, ctx, U=None, W=None):
+    """Everything derived from an mf instance: ``U, W, Q, B, A, th, G`` (gradients at ``th``)."""
+    U = inst.U if U is None else U
+    W = inst.W if W is None else W
+    dy, d, dx = U.shape[1], U.shape[2], W.shape[2]
+    Q = cayley(inst.K, ctx)
+    B = sym(Q, inst.mu)
+    A = mf_A(B, dy, dx, ctx)
+    th = mf_flat(U, W)
+    G = mf_grads(U, W, inst.X, inst.Y)
+    return SimpleNamespace(U=U, W=W, Q=Q, B=B, A=A, th=th, G=G, dy=dy, d=d, dx=dx, n=inst.X.shape[-1])
+
+
+def mf_absA(inst, p, ctx):
+    """``|A| = diag(I (x) |B|, |B| (x) I)``: the magnitudes of both eigen-directions (for scales)."""
+    b = p.Q.shape[0]
+    aB = sym(p.Q, ctx.abs(inst.mu))
+    return blockdiag(kron(np.repeat(eye(p.dy, ctx), b, 0), aB), kron(aB, np.repeat(eye(p.dx, ctx), b, 0)))
+
+
+def mf_eig(p, ctx):
+    """Eigenvectors ``N`` (columns) and eigenvalues ``nu`` of the double-rotation ``A``."""
+    b = p.Q.shape[0]
+    Iy = np.repeat(eye(p.dy, ctx), b, 0)
+    Ix = np.repeat(eye(p.dx, ctx), b, 0)
+    N = blockdiag(kron(Iy, p.Q), kron(p.Q, Ix))
+    return N, None
+
+
+def mf_nu(inst, p):
+    """Eigenvalues of ``A`` in the order of :func:`mf_eig`'s columns: ``(tile(mu, dy), -repeat(mu, dx))``."""
+    mu = inst.mu
+    return np.concatenate([np.tile(mu, (1, p.dy)), -np.repeat(mu, p.dx, axis=1)], axis=1)
+
+
+def exp_A(N, nu, lam, ctx):
+    """``e^{lam A} = N diag(e^{lam nu}) N^T``; ``lam`` (b,) or scalar."""
+    lam = np.asarray(lam)
+    lam = lam.reshape(-1, 1) if lam.ndim else lam
+    return sym(N, ctx.exp(nu * lam))
+
+
+# ----------------------------------------------------------------------------------------------
+# trust model 2: what custom checks report (the engine decides)
+# ----------------------------------------------------------------------------------------------
+COUNT_FLOORS = (1e-12, 1e-13)
+"""Floors of exactly computed counts / signs / indicators (a true statement leaves 0; float64 resolution)."""
+
+
+def counted(names, measured, predicted=None, detail="", *, predicted_levels=None, **kw) -> tc.Refinement:
+    """Exact counts (sign changes, zeros on a grid, indicator vectors) against the statement's count, at two levels.
+
+    A count is computed exactly, so a true statement leaves a gap of 0 at both levels and a false one a gap of
+    O(1): the floors are float64's resolution (:data:`COUNT_FLOORS`).  The levels refine what is counted (a finer
+    grid, a wider range, float32 -> float64 evaluation).  The automatic mutants of a nonzero count (times -1, 2,
+    1/2, 1 + 1e-3) are refuted whenever the count is right; the sensitivity of such a check to *wrong statements*
+    lies in what it counts, which its negative controls exercise.
+    """
+    if len(names) != 2:
+        raise ValueError(f"counted: names={list(names)!r} must name exactly two levels")
+    preds = list(predicted_levels) if predicted_levels is not None else [predicted] * len(names)
+    return tc.Refinement.of(list(names), measured=[np.asarray(m, dtype=float) for m in measured],
+                            predicted_levels=[np.asarray(p, dtype=float) for p in preds],
+                            floors=list(COUNT_FLOORS), detail=detail, **kw)
+
+
+# ----------------------------------------------------------------------------------------------
+# samplers and DimSpaces several sections share
+# ----------------------------------------------------------------------------------------------
+S = S_BATCH
+SIGMA2 = ETA / (2 * S)
+
+
+def _sigma2(inst):
+    return inst.eta / (2 * S)
+
+
+SI_DIMS = tc.DimSpace({"p": (2, 4), "n": (2, 5)})
+
+
+def sample_si(rng, d, batch):
+    """Scale-invariant model ``l = (x^T theta/||theta|| - y)^2``: ``theta (p,)``, ``X (p, n)``, ``y (n,)``."""
+    return {"th": rng.standard_normal((batch, d["p"])) + 0.5,
+            "X": sampling.gaussian(rng, d["p"], d["n"], batch=batch),
+            "y": rng.standard_normal((batch, d["n"])),
+            "rho": rng.uniform(-0.6, 2.0, size=batch), "eta": ETA}
+
+
+# deep linear networks: every neighbouring pair (W_{i+1}, W_i) has the double rotation
+DLN3_DIMS = tc.dln_dims(depth=(2, 4), width=(1, 3), distinct=False, extra={"n": (2, 4), "pair": (1, 3)})
+
+
+def sample_dln_pair(rng, d, batch):
+    D = d["D"]
+    ws = [d[f"d{i}"] for i in range(D + 1)]
+    i = min(d["pair"], D - 1)
+    return {"Ws": [sampling.gaussian(rng, ws[k + 1], ws[k], batch=batch) for k in range(D)],
+            "X": sampling.gaussian(rng, ws[0], d["n"], batch=batch),
+            "Y": sampling.gaussian(rng, ws[D], d["n"], batch=batch),
+            "Bp": sampling.symmetric(rng, ws[i], batch=batch), "pair": i}
+
+
+# global minima on product data sets (exact independence of x and eps)
+def sample_gmin(rng, d, batch):
+    """Orthogonal frames (Cayley data) and spectra for Sigma_x, Sigma_eps, the SVD of V' and hidden frames."""
+    dx, dy, r = d["dx"], d["dy"], d["r"]
+    D = d.get("D", 2)
+    widths = [dx] + [r + d.get(f"e{i}", 0) for i in range(1, D)] + [dy]
+    out = {"Kx": 0.6 * sampling.antisymmetric(rng, dx, batch=batch), "sx": rng.uniform(0.3, 2.0, (batch, dx)),
+           "Ke": 0.6 * sampling.antisymmetric(rng, dy, batch=batch), "se": rng.uniform(0.3, 2.0, (batch, dy)),
+           "KL": 0.6 * sampling.antisymmetric(rng, dy, batch=batch), "KR": 0.6 * sampling.antisymmetric(rng, dx, batch=batch),
+           "sp": rng.uniform(0.5, 2.0, (batch, r)),
+           "KU": [0.6 * sampling.antisymmetric(rng, widths[i], batch=batch) for i in range(1, D)],
+           "Bs": [sampling.symmetric(rng, widths[i], batch=batch) for i in range(1, D)]}
+    return out
+
+
+def _roots(inst, ctx, iso=False):
+    """``sqrt(Sigma_x)``, its inverse, ``sqrt(Sigma_eps)``, its inverse (symmetric roots, in ctx)."""
+    Qx, Qe = cayley(inst.Kx, ctx), cayley(inst.Ke, ctx)
+    sx, se = inst.sx, inst.se
+    return (sym(Qx, ctx.sqrt(sx)), sym(Qx, 1 / ctx.sqrt(sx)), sym(Qe, ctx.sqrt(se)), sym(Qe, 1 / ctx.sqrt(se)))
+
+
+def _svd_factors(inst, ctx, r):
+    L = cayley(inst.KL, ctx)[:, :, :r]
+    R = T(cayley(inst.KR, ctx)[:, :, :r])
+    return L, inst.sp, R
+
+
+# ----------------------------------------------------------------------------------------------
+# the orbit theta_lambda = e^{lambda A} theta; fixed points on it (float64 root finding, tolerance refined)
+# ----------------------------------------------------------------------------------------------
+def _lam_arr(lam, ctx, b):
+    """``lam`` (a Python float or a context array) as a context array of shape (b,)."""
+    if isinstance(lam, np.ndarray) and (lam.dtype == object or not ctx.is_mp):
+        return np.broadcast_to(lam, (b,)) if lam.dtype == object else ctx.asarray(np.broadcast_to(lam, (b,)))
+    return ctx.asarray(np.full(b, float(lam)))
+
+
+def _orbit(inst, ctx, lam):
+    """``mf`` namespace at ``e^{lam A} theta``; ``lam`` scalar or (b,)."""
+    p = mf(inst, ctx)
+    lam = _lam_arr(lam, ctx, p.U.shape[0])
+    U, W = mf_orbit(p.U, p.W, p.Q, inst.mu, lam, ctx)
+    return mf(inst, ctx, U, W)
+
+
+F64 = tc.FLOAT64
+
+
+def _mf_instance(rng, d):
+    raw = sample_mf(rng, d, 1)
+    return tc.Instance({k: (tc.FLOAT64.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in raw.items()})
+
+
+def _orbit_point(inst, lam):
+    p = mf(inst, F64)
+    U, W = mf_orbit(p.U, p.W, p.Q, inst.mu, np.array([lam]), F64)
+    return mf(inst, F64, U, W)
+
+
+def _drift_at(inst, lam, gamma):
+    q = _orbit_point(inst, lam)
+    return float((flow_drift(q.th, q.G, q.A, gamma)
+                  + ito_noise_drift(q.G, 2 * q.A, _sigma2(inst)))[0])
+
+
+def _root(fun, xtol):
+    lo, hi = -0.5, 0.5
+    for _ in range(60):
+        if fun(lo) > 0:
+            break
+        lo *= 2
+    for _ in range(60):
+        if fun(hi) < 0:
+            break
+        hi *= 2
+    return brentq(fun, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=500)
+
+
+XTOLS = (1e-3, 1e-7, 1e-12)
+
+
+FP_DIMS = tc.DimSpace({"dx": (1, 2), "d": (1, 2), "dy": (1, 2), "n": (3, 4)},
+                      where=lambda d: d["dx"] + d["d"] + d["dy"] > 3)
+"""Sizes for fixed-point checks.  All-ones is excluded: there (u, w scalars) the equilibrium has C* = 0 and
+Tr[Sigma A] = 0 at once, so every relation between the two holds trivially."""

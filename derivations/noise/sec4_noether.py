@@ -1,35 +1,24 @@
-"""Claims of "Parameter Symmetry and Noise Equilibrium of Stochastic Gradient Descent" (``noise.*``).
+"""Noise paper, Sections 3-4.1: the example symmetries, eq. 3, conservation and the Noether flow (eqs. 4-5).
 
-Sections 3-4 (symmetry, Noether flow, exponential symmetries, Theorem 4.3) live here;
-Section 5 and Appendices C-E in :mod:`derivations._noise_sec5`, the convergence lemmas of
-Appendix B.3 and the discrete-time Theorem D.1 in :mod:`derivations._noise_appendix`.
-
-Every constant is derived from the paper's own conventions: the SDE of eq. 1 with
-``sigma^2 = eta/(2S)``, the loss of eq. 12 without a factor 1/2, ``Sigma`` the covariance of
-per-sample gradients.  Left-hand sides are computed from definitions: per-sample gradients on a
-finite data set, and the drift of a charge under discrete SGD by enumerating every minibatch
-(``_noise_models.sgd_noise_drift``); right-hand sides are the printed formulas.  The notes and
-errata are in ``docs/papers/noise.md``.
+The example symmetries leave the per-sample loss unchanged (eq. 2, eq. 10) and have the generators of
+Sec. 4.2 (rescaling, scaling, double rotation); eq. 3 on deep linear networks; conservation of the charge
+under gradient flow (eq. 4) and ``grad C`` in the kernel of ``Sigma`` (eqs. 29-30, Appendix B.1); the Noether
+flow (eq. 5) against exact minibatch expectations of SGD, and the appendix's Ito computation (eq. 31).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from scipy.optimize import brentq
 
 import theorem_check as tc
 from theorem_check import sampling
 
-from . import _noise_models as M
-from ._noise_common import (ETA, GAMMA, MF_DIMS, S_BATCH, claim, control, exp_A, mf, mf_absA, mf_eig, mf_nu,
-                            sample_mf, variant)
+from . import model as M
+from .model import (MF_DIMS, S_BATCH, SI_DIMS, DLN3_DIMS, claim, control, mf, sample_dln_pair, sample_mf, sample_si,
+                    variant, _sigma2)
 
 S = S_BATCH
-
-
-def _sigma2(inst):
-    return inst.eta / (2 * S)
 
 
 # ==============================================================================================
@@ -121,16 +110,6 @@ claim("ex_rescaling", r"Rescaling symmetry has generator $A = \operatorname{diag
       "4.2", "rescaling example", r"A=\mathrm{diag}(I_{a},-I_{b})", _ex_rescaling,
       controls=[control(_ex_rescaling, "A = I", lhs=lambda i, c: _relu_lhs(i, c, sign_b=+1))])
 
-SI_DIMS = tc.DimSpace({"p": (2, 4), "n": (2, 5)})
-
-
-def sample_si(rng, d, batch):
-    """Scale-invariant model ``l = (x^T theta/||theta|| - y)^2``: ``theta (p,)``, ``X (p, n)``, ``y (n,)``."""
-    return {"th": rng.standard_normal((batch, d["p"])) + 0.5,
-            "X": sampling.gaussian(rng, d["p"], d["n"], batch=batch),
-            "y": rng.standard_normal((batch, d["n"])),
-            "rho": rng.uniform(-0.6, 2.0, size=batch), "eta": ETA}
-
 
 def _si_lhs(inst, ctx, J=None):
     G = M.scale_inv_grads(inst.th, inst.X, inst.y, ctx)
@@ -213,19 +192,6 @@ claim("ex_double_rotation", r"Double rotation: the exponential transformation is
 
 
 # eq. 3 on deep linear networks: every neighbouring pair (W_{i+1}, W_i) has the double rotation
-DLN3_DIMS = tc.dln_dims(depth=(2, 4), width=(1, 3), distinct=False, extra={"n": (2, 4), "pair": (1, 3)})
-
-
-def sample_dln_pair(rng, d, batch):
-    D = d["D"]
-    ws = [d[f"d{i}"] for i in range(D + 1)]
-    i = min(d["pair"], D - 1)
-    return {"Ws": [sampling.gaussian(rng, ws[k + 1], ws[k], batch=batch) for k in range(D)],
-            "X": sampling.gaussian(rng, ws[0], d["n"], batch=batch),
-            "Y": sampling.gaussian(rng, ws[D], d["n"], batch=batch),
-            "Bp": sampling.symmetric(rng, ws[i], batch=batch), "pair": i}
-
-
 def _dln_J(inst, sign=-1):
     """J = dQ_rho/drho at 0 for W_i -> e^{rho B} W_i, W_{i+1} -> W_{i+1} e^{-rho B}: (B W_i, -W_{i+1} B)."""
     i = inst.pair
@@ -395,277 +361,3 @@ claim("eq31", r"Appendix Ito computation $\mathrm{d}C = \sigma^{2}/2 \operatorna
                         rhs=lambda i, c: _ito_rhs(i, c, 1.0))],
       controls=[tc.negate(_eq31)],
       assumptions=(r"eq. 27 uses $G_{t} = \sqrt{\sigma^{2} \Sigma}$, while eq. 1 has $\sqrt{2 \sigma^{2} \Sigma}$",))
-
-
-# ==============================================================================================
-# eq. 6: C = theta^T A theta as "antiderivative of J"
-# ==============================================================================================
-def _grad_by_differences(Cfun, th):
-    """Exact gradient of a quadratic ``Cfun`` by unit central differences: (b, P)."""
-    P = th.shape[1]
-    cols = []
-    for k in range(P):
-        e = th * 0
-        e[:, k] = e[:, k] + 1
-        cols.append((Cfun(th + e) - Cfun(th - e)) / 2)
-    return np.stack(cols, axis=1)
-
-
-def _eq6_lhs(inst, ctx, half=False):
-    p = mf(inst, ctx)
-    f = (lambda t: M.quad(t, p.A) / 2) if half else (lambda t: M.quad(t, p.A))
-    return _grad_by_differences(f, p.th)
-
-
-def _Atheta(inst, ctx):
-    p = mf(inst, ctx)
-    return (p.A @ p.th[:, :, None])[..., 0]
-
-
-def _eq6_derivation(half):
-    a, b, c, t1, t2 = sp.symbols("a b c theta1 theta2", real=True)
-    A = sp.Matrix([[a, b], [b, c]])
-    th = sp.Matrix([t1, t2])
-    C = (th.T * A * th)[0] * (sp.Rational(1, 2) if half else 1)
-    grad = sp.Matrix([sp.diff(C, t1), sp.diff(C, t2)])
-    return tc.Derivation([tc.Step(grad, A * th, r"$\nabla C = J = A \theta$")], general=False, sizes="$P = 2$")
-
-
-_eq6 = tc.Statement(r"\nabla C=J=A\theta\ \text{ for }\ C(\theta)=\theta^\top A\theta", dims=MF_DIMS, sample=sample_mf,
-                    lhs=_eq6_lhs, rhs=_Atheta, derivation=lambda: _eq6_derivation(False),
-                    note=r"$\nabla C$ by exact unit central differences ($C$ is quadratic).")
-claim("eq6", r"The charge of an exponential symmetry: is $C = \theta^{\top} A \theta$ the antiderivative of $J = A \theta$?",
-      "4.2", "(6)", r"C(\theta)=\theta^{\top}A\theta", _eq6,
-      variants=[variant(_eq6, r"corrected: $C = \theta^{\top} A \theta / 2$", latex=r"C(\theta)=\tfrac12\theta^\top A\theta",
-                        lhs=lambda i, c: _eq6_lhs(i, c, True), derivation=lambda: _eq6_derivation(True))],
-      controls=[tc.negate(_eq6)],
-      assumptions=(r"Section 4 defines $C$ by $\nabla C = J$",))
-
-
-# ==============================================================================================
-# eq. 7 / eq. 9 / text of Sec. 4.3 / eq. 24: weight decay
-# ==============================================================================================
-def _wd_drift(inst, ctx, half=False):
-    p = mf(inst, ctx)
-    out = M.flow_drift(p.th, p.G, p.A, inst.gamma) + M.sgd_noise_drift(p.th, p.G, p.A, inst.eta, S, inst.gamma)
-    return out / 2 if half else out
-
-
-def _eq7_rhs(inst, ctx, half=False, noise_factor=1):
-    p = mf(inst, ctx)
-    C = M.quad(p.th, p.A) / (2 if half else 1)
-    return -4 * inst.gamma * C + noise_factor * _sigma2(inst) * M.tr(M.covariance(p.G) @ p.A)
-
-
-def _eq7_derivation(noise_coeff, half=False):
-    """Ito drift under ``L + gamma||theta||^2`` (``grad C . grad L = 0`` by the symmetry), ``q = theta^T A theta``.
-
-    ``half=True``: ``C = q/2`` (Sec. 4's definition ``grad C = J = A theta``), so ``grad C . 2 gamma theta = 2 gamma q``
-    and ``Hess C = A``.  ``half=False``: ``C = q`` (eq. 6), ``grad C . 2 gamma theta = 4 gamma q``, ``Hess C = 2A``.
-    """
-    g, s2, Sa, q = sp.symbols("gamma sigma2 TrSigmaA q", real=True)
-    if half:
-        return tc.Derivation([tc.Step(-2 * g * q + s2 * Sa, -4 * g * (q / 2) + noise_coeff * s2 * Sa,
-                                      r"Ito drift of $C = \theta^{\top} A \theta / 2 (\nabla C = J)$ under $L + \gamma\lVert \theta\rVert ^{2}$")],
-                             general=True)
-    return tc.Derivation([tc.Step(-4 * g * q + s2 * 2 * Sa, -4 * g * q + noise_coeff * s2 * Sa,
-                                  r"Ito drift of $C = \theta^{\top} A \theta$ (eq. 6) under $L + \gamma\lVert \theta\rVert ^{2}$")], general=True)
-
-
-def _half_quad(inst, ctx):
-    p = mf(inst, ctx)
-    return M.quad(p.th, p.A) / 2
-
-
-_eq7 = tc.Statement(r"\dot C=-4\gamma C+\sigma^2\mathrm{Tr}[\Sigma A],\ \nabla C=J=A\theta\ (C=\tfrac12\theta^\top A\theta)",
-                    dims=MF_DIMS, sample=sample_mf, lhs=lambda i, c: _wd_drift(i, c, True),
-                    rhs=lambda i, c: _eq7_rhs(i, c, True), derivation=lambda: _eq7_derivation(1, half=True),
-                    note=r"$C$ as Sec. 4 defines it ($\nabla C = J, J = A \theta$ by Def. 4.1); the LHS is the "
-                         r"exact SGD drift of $\theta^{\top} A \theta$ (minibatch enumeration) halved")
-claim("eq7", r"Noether flow with weight decay: $\mathrm{d}C/\mathrm{d}t = -4 \gamma C + \sigma^{2} \operatorname{Tr}[\Sigma A]$ ($C$ the antiderivative of $J$)",
-      "4.2", "(7)",
-      r"\dot{C}(\theta_{t})=-4\gamma C(\theta_{t})+\sigma^{2}{\rm Tr}[\Sigma(\theta_{t})A]=:G(\theta_{t})", _eq7,
-      variants=[variant(_eq7, r"reading: $C = \theta^{\top} A \theta$ of eq. 6 with the printed constants", kind="reading",
-                        latex=r"\dot C=-4\gamma C+\sigma^2\mathrm{Tr}[\Sigma A],\ C=\theta^\top A\theta",
-                        lhs=_wd_drift, rhs=_eq7_rhs, derivation=lambda: _eq7_derivation(1)),
-                variant(_eq7, r"reading: $C = \theta^{\top} A \theta$ of eq. 6: $-4 \gamma C + 2 \sigma^{2} \operatorname{Tr}[\Sigma A]$", kind="reading",
-                        latex=r"\dot C=-4\gamma C+2\sigma^2\mathrm{Tr}[\Sigma A],\ C=\theta^\top A\theta",
-                        lhs=_wd_drift, rhs=lambda i, c: _eq7_rhs(i, c, noise_factor=2),
-                        derivation=lambda: _eq7_derivation(2))],
-      controls=[tc.negate(_eq7), control(_eq7, r"$-2 \gamma C$ in place of $-4 \gamma C$",
-                                         rhs=lambda i, c: _eq7_rhs(i, c, True) + 2 * i.gamma * _half_quad(i, c))],
-      assumptions=(r"$L_{\gamma} = L + \gamma \lVert \theta\rVert ^{2}$; SGD on $L_{\gamma}$, exact minibatch enumeration",
-                   r"$C$ defined by $\nabla C = J$ (Sec. 4); eq. 6's $\theta^{\top} A \theta$ is twice that (claim noise.eq6)"))
-
-
-def _si_drift(inst, ctx, gamma):
-    G = M.scale_inv_grads(inst.th, inst.X, inst.y, ctx)
-    P = inst.th.shape[1]
-    A = np.repeat(M.eye(P, ctx), inst.th.shape[0], 0)
-    return M.flow_drift(inst.th, G, A, gamma) + M.sgd_noise_drift(inst.th, G, A, inst.eta, S, gamma)
-
-
-def _eq24_rhs(inst, ctx, gamma, cg=1, cs=1):
-    G = M.scale_inv_grads(inst.th, inst.X, inst.y, ctx)
-    n2 = np.sum(inst.th * inst.th, -1)
-    return -cg * gamma * n2 + cs * _sigma2(inst) * M.tr(M.covariance(G))
-
-
-SI_DIMS24 = tc.DimSpace({"p": (2, 4), "n": (2, 5)})
-_eq24 = tc.Statement(r"\frac{d}{dt}\|\theta_t\|^2=-\gamma\|\theta_t\|^2+\sigma^2\mathrm{Tr}[\Sigma(\theta_t)]",
-                     dims=SI_DIMS24, sample=sample_si, lhs=lambda i, c: _si_drift(i, c, GAMMA),
-                     rhs=lambda i, c: _eq24_rhs(i, c, GAMMA))
-claim("eq24", r"Scale invariance: $d\lVert \theta\rVert ^{2}/\mathrm{d}t = -\gamma\lVert \theta\rVert ^{2} + \sigma^{2} \operatorname{Tr} \Sigma$", "Appendix A.1", "(24)",
-      r"\frac{\mathrm{d}}{\mathrm{d}t}\|\theta_{t}\|^{2}=-\gamma\|\theta_{t}\|^{2}+\sigma^{2}{\rm Tr}[\Sigma(\theta_{t})]",
-      _eq24,
-      variants=[variant(_eq24, r"corrected: $-4 \gamma \lVert \theta\rVert ^{2} + 2 \sigma^{2} \operatorname{Tr} \Sigma$",
-                        latex=r"\frac{d}{dt}\|\theta\|^2=-4\gamma\|\theta\|^2+2\sigma^2\mathrm{Tr}\Sigma",
-                        rhs=lambda i, c: _eq24_rhs(i, c, GAMMA, 4, 2)),
-                variant(_eq24, r"reading: $\gamma = 0$ (no weight decay), corrected constant $2 \sigma^{2}$", kind="reading",
-                        latex=r"\frac{d}{dt}\|\theta\|^2=2\sigma^2\mathrm{Tr}\Sigma\ (\gamma=0)",
-                        lhs=lambda i, c: _si_drift(i, c, 0.0), rhs=lambda i, c: _eq24_rhs(i, c, 0.0, 4, 2))],
-      controls=[control(_eq24, r"corrected with $-2 \gamma$", rhs=lambda i, c: _eq24_rhs(i, c, GAMMA, 2, 2))],
-      assumptions=(r"$l(\theta, z) = (x^{\top} \theta/\lVert \theta\rVert - y)^{2}$, weight decay $\gamma\lVert \theta\rVert ^{2} = 0.3\lVert \theta\rVert ^{2}$",))
-
-
-def _sec42_lhs(inst, ctx):
-    p = mf(inst, ctx)
-    return M.tr(M.covariance(p.G) @ p.A)
-
-
-def _sec42_rhs(inst, ctx, flip=False):
-    p = mf(inst, ctx)
-    N, _ = mf_eig(p, ctx)
-    nu = mf_nu(inst, p)
-    proj = np.sum(N * (M.covariance(p.G) @ N), axis=1)          # n_i^T Sigma n_i
-    pos, neg = nu * (nu > 0), nu * (nu < 0)
-    return np.sum(pos * proj, -1) + (-1 if flip else 1) * np.sum(neg * proj, -1)
-
-
-_sec42 = tc.Statement(r"\mathrm{Tr}[\Sigma A]=\sum_{\mu_i>0}\mu_in_i^\top\Sigma n_i+\sum_{\mu_j<0}\mu_jn_j^\top\Sigma n_j",
-                      dims=MF_DIMS, sample=sample_mf, lhs=_sec42_lhs, rhs=_sec42_rhs)
-claim("sec4_2_spectral", r"$\operatorname{Tr}[\Sigma A]$ splits into positive- and negative-eigenvalue directions of A", "4.2",
-      "display after (7)", r"{\rm Tr}[\Sigma A]=\sum_{i:\mu_{i}>0}\mu_{i}n_{i}^{\top}\Sigma n_{i}+\sum_{j:\mu_{j}<0}\mu_{j}n_{j}^{\top}\Sigma n_{j}",
-      _sec42, controls=[control(_sec42, "negative part with + sign", rhs=lambda i, c: _sec42_rhs(i, c, True))])
-
-
-# ----------------------------------------------------------------------------------------------
-# fixed points on the orbit theta_lambda = e^{lambda A} theta (float64 root finding, tolerance refined)
-# ----------------------------------------------------------------------------------------------
-F64 = tc.FLOAT64
-
-
-def _mf_instance(rng, d):
-    raw = sample_mf(rng, d, 1)
-    return tc.Instance({k: (tc.FLOAT64.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in raw.items()})
-
-
-def _orbit_point(inst, lam):
-    p = mf(inst, F64)
-    U, W = M.mf_orbit(p.U, p.W, p.Q, inst.mu, np.array([lam]), F64)
-    return mf(inst, F64, U, W)
-
-
-def _drift_at(inst, lam, gamma):
-    q = _orbit_point(inst, lam)
-    return float((M.flow_drift(q.th, q.G, q.A, gamma)
-                  + M.ito_noise_drift(q.G, 2 * q.A, _sigma2(inst)))[0])
-
-
-def _root(fun, xtol):
-    lo, hi = -0.5, 0.5
-    for _ in range(60):
-        if fun(lo) > 0:
-            break
-        lo *= 2
-    for _ in range(60):
-        if fun(hi) < 0:
-            break
-        hi *= 2
-    return brentq(fun, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=500)
-
-
-XTOLS = (1e-3, 1e-7, 1e-12)
-
-
-def _fixed_point_check(relation, gamma=GAMMA):
-    """At lambda* (G(theta_lambda*) = 0, G from definitions), report ``relation(q, inst) -> (lhs, rhs, scale)``.
-
-    The engine compares ``lhs`` (measured, e.g. ``4 gamma C(theta*)``) with ``rhs`` (the statement's prediction,
-    e.g. ``sigma^2 Tr[Sigma(theta*) A]``) relative to ``scale``, the same two terms with ``|A|`` in place of ``A``
-    (positive, and not vanishing at the root on FP9_DIMS).  Floors: a root located to ``xtol`` in lambda moves
-    either side by at most ``2 max|nu| xtol`` relative to ``scale`` (``d/dlambda e^{2 lambda A}`` has norm
-    ``<= 2 max|nu|`` relative to the ``|A|`` terms), plus float64 rounding of the traces (``1e3 eps``).
-    """
-    def check(rng, d):
-        inst = _mf_instance(rng, d)
-        nu_max = float(np.max(np.abs(inst.mu)))
-        meas, pred, floors = [], [], []
-        scale = None
-        for xt in XTOLS:
-            lam = _root(lambda l: _drift_at(inst, l, gamma), xt)
-            lhs, rhs, scale = relation(_orbit_point(inst, lam), inst)
-            meas.append(lhs)
-            pred.append(rhs)
-            floors.append(2 * nu_max * xt + 1e3 * np.finfo(float).eps)
-        return tc.Refinement.of([f"xtol={x:g}" for x in XTOLS], measured=meas, predicted_levels=pred, floors=floors,
-                                scale=scale, detail=f"lambda*={lam:.6g}; measured {meas[-1]:.6g}, predicted "
-                                                    f"{pred[-1]:.6g}, scale {scale:.3g}")
-    return check
-
-
-def _eq9_relation(cg, cs, half=False):
-    """``(cg gamma C, cs sigma^2 Tr[Sigma A], scale)``, scale = both terms with |A| in place of A (> 0)."""
-    def rel(q, inst):
-        h = 2 if half else 1
-        C = float(M.quad(q.th, q.A)[0]) / h
-        Sg = M.covariance(q.G)
-        TrSA = float(M.tr(Sg @ q.A)[0])
-        aA = mf_absA(inst, q, F64)
-        s2 = _sigma2(inst)
-        scale = abs(cg) * GAMMA * float(M.quad(q.th, aA)[0]) / h + abs(cs) * s2 * float(M.tr(Sg @ aA)[0])
-        return cg * GAMMA * C, cs * s2 * TrSA, scale
-    return rel
-
-
-FP_DIMS = tc.DimSpace({"dx": (1, 2), "d": (1, 2), "dy": (1, 2), "n": (3, 4)},
-                      where=lambda d: d["dx"] + d["d"] + d["dy"] > 3)
-"""Sizes for fixed-point checks.  All-ones is excluded: there (u, w scalars) the equilibrium has C* = 0 and
-Tr[Sigma A] = 0 at once, so every relation between the two holds trivially."""
-FP9_DIMS = tc.DimSpace({"dx": (1, 2), "d": (1, 2), "dy": (1, 2), "n": (3, 4)},
-                       where=lambda d: d["dx"] + d["dy"] > 2)
-"""Sizes for the relations between C* and Tr[Sigma* A] (eq. 9, Sec. 4.3 text).  d_x = d_y = 1 is excluded for every
-d: there u, w are vectors, each B-charge's drift is proportional to the charge itself (noise.rank1_rate), so the
-equilibrium has C* = 0 and Tr[Sigma* A] = 0 at once (both ~1e-13 of the scale) and any relation between them holds:
-such instances are no evidence (issue 10)."""
-_eq9 = tc.Statement(r"4\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A],\ C=\tfrac12\theta^\top A\theta\ (\nabla C=J)",
-                    dims=FP9_DIMS, check=_fixed_point_check(_eq9_relation(4, 1, half=True)),
-                    note=r"$\theta^* = e^{\lambda^* A} \theta$ with $\lambda^*$ the root of the SDE drift of "
-                         "the charge (computed from per-sample gradients), brentq tolerance refined; $C$ as Sec. 4 defines it")
-claim("eq9", r"Noise equilibrium with weight decay: $4 \gamma C(\theta^*) = \sigma^{2} \operatorname{Tr}[\Sigma(\theta^*) A]$ ($C$ the antiderivative of $J$)",
-      "4.3", "(9)", r"4\gamma C(\theta^{*})={\sigma^{2}}{\rm Tr}\left[\Sigma(\theta^{*})A\right]", _eq9,
-      variants=[variant(_eq9, r"reading: $C = \theta^{\top} A \theta$ of eq. 6 with the printed constants", kind="reading",
-                        latex=r"4\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A],\ C=\theta^\top A\theta",
-                        check=_fixed_point_check(_eq9_relation(4, 1))),
-                variant(_eq9, r"reading: $C = \theta^{\top} A \theta$ of eq. 6: $2 \gamma C = \sigma^{2} \operatorname{Tr}[\Sigma A]$", kind="reading",
-                        latex=r"2\gamma C(\theta^*)=\sigma^2\mathrm{Tr}[\Sigma(\theta^*)A],\ C=\theta^\top A\theta",
-                        check=_fixed_point_check(_eq9_relation(2, 1)))],
-      controls=[control(_eq9, r"$\gamma C = \sigma^{2} \operatorname{Tr}[\Sigma A]$", check=_fixed_point_check(_eq9_relation(1, 1, half=True)))],
-      assumptions=(r"$C$ defined by $\nabla C = J$ (Sec. 4); eq. 9 is the zero of eq. 7",))
-
-_fp_text = tc.Statement(r"-\gamma C(\theta)+\eta\mathrm{Tr}[\Sigma(\theta)A]=0,\ C=\tfrac12\theta^\top A\theta", dims=FP9_DIMS,
-                        check=_fixed_point_check(_eq9_relation(1, 2 * S, half=True)),
-                        note=r"$C$ as Sec. 4 defines it; with eq. 6's $C = \theta^{\top} A \theta$ the printed relation fails too")
-claim("sec4_3_stationary", r"Text of Sec. 4.3: the stationary point satisfies $-\gamma C + \eta \operatorname{Tr}[\Sigma A] = 0$", "4.3",
-      "text before (8)", r"-\gamma C(\theta)+\eta{\rm Tr}[\Sigma(\theta)A]=0", _fp_text,
-      variants=[variant(_fp_text, r"corrected: the zero of eq. 7, $-4 \gamma C + (\eta/(2S)) \operatorname{Tr}[\Sigma A] = 0$ (eq. 9)",
-                        latex=r"-4\gamma C+\frac{\eta}{2S}\mathrm{Tr}[\Sigma A]=0,\ C=\tfrac12\theta^\top A\theta",
-                        check=_fixed_point_check(_eq9_relation(4, 1, half=True))),
-                variant(_fp_text, r"reading: $C = \theta^{\top} A \theta$ of eq. 6 with the printed constants", kind="reading",
-                        check=_fixed_point_check(_eq9_relation(1, 2 * S)))],
-      controls=[control(_fp_text, r"corrected with $\eta/S$", check=_fixed_point_check(_eq9_relation(4, 2, half=True)))],
-      assumptions=(r"$\sigma^{2} = \eta/(2S)$ with $S = 2$ turns $\eta$ into $2 S \sigma^{2}$",))
-
-from . import _noise_thm43  # noqa: E402,F401  (Theorem 4.3, Lemma B.1, exponential map)
-from . import _noise_sec5  # noqa: E402,F401  (Section 5, Appendices C and E)
-from . import _noise_appendix  # noqa: E402,F401  (Appendix B.3 convergence, Appendix D)
