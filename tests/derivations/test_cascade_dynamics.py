@@ -102,8 +102,8 @@ def test_shift_fit_is_exact_for_shifted_power_laws(e, C, t0, w):
 
     t = w * np.array([1.0, 2.0, 4.0])
     t0 = max(t0, -0.9 * w)
-    est, de = _shift_fit(t, C * (t + t0) ** e)
-    assert abs(est - e) <= 1e-9 * abs(e)
+    est, de, shifted = _shift_fit(t, C * (t + t0) ** e)
+    assert shifted and abs(est - e) <= 1e-9 * abs(e)
     s, h = C * (t + t0) ** e, 1e-6             # the fit's derivatives (its floor's K) against central differences
     for i in range(3):
         up = np.where(np.arange(3) == i, h, 0.0)
@@ -135,11 +135,11 @@ def test_slowing_gd_stays_on_the_invariant_manifold_and_follows_the_reduced_map(
 @pytest.mark.parametrize("lr", [0.1, 0.05])
 def test_slowing_gd_bias_of_the_fit_is_its_leading_term(lr):
     """The floor's GD term: on the reduced map the fit's error is -3 lr D2[log y] / (2 D2[y log y]) (y = s^-2) to
-    within 2 per cent at t >= 30 (its remainder is about 2.3 lr / t of it), well inside the factor SLOW["margin"] = 2
-    the floor allows."""
+    within 2 per cent at t >= 30 (its remainder is about 2.3 lr / t of it), and at most its value at y = 4 t
+    (t0 = 0, what the floor takes), well inside the factor SLOW["margin"] = 2 the floor allows."""
     from derivations.cascade_dynamics import SLOW, _d2, _shift_fit
 
-    s = np.array([0.3, 0.7, 1.0, 1.5, 2.0])
+    s = np.array([0.05, 0.3, 0.7, 1.0, 1.5, 2.0])
     w = 30.0
     marks = {int(round(w * f / lr)): i for i, f in enumerate((1.0, 2.0, 4.0))}
     rec = np.zeros((3, len(s)))
@@ -148,11 +148,24 @@ def test_slowing_gd_bias_of_the_fit_is_its_leading_term(lr):
             rec[marks[k]] = s
         s = s * (1 - 2 * lr * s * s)
     t = w * np.array([1.0, 2.0, 4.0])
+    worst = -3 * lr * _d2(t, np.log(4 * t)) / (2 * _d2(t, 4 * t * np.log(4 * t)))
+    assert np.isclose(worst, 3 * lr / (16 * w))
     for r in range(rec.shape[1]):
         err = _shift_fit(t, rec[:, r])[0] + 0.5
         y = rec[:, r] ** -2.0
         bias = -3 * lr * _d2(t, np.log(y)) / (2 * _d2(t, y * np.log(y)))
-        assert bias > 0 and abs(err - bias) <= 0.02 * bias < (SLOW["margin"] - 1) * bias
+        assert 0 < bias <= worst and abs(err - bias) <= 0.02 * bias
+        assert 0 < err < SLOW["margin"] * worst
+
+
+def test_shift_fit_falls_back_to_the_log_log_slope_without_a_power_law():
+    """Data through which no decreasing power law passes get their log-log slope (a measurement, never an error)."""
+    from derivations.cascade_dynamics import _shift_fit
+
+    t = np.array([300.0, 600.0, 1200.0])
+    for s, slope in ((np.exp(-0.01 * t), -0.01 * 900 / np.log(4)), (np.full(3, 0.03), 0.0), (t ** 0.3, 0.3)):
+        e, de, shifted = _shift_fit(t, s)
+        assert not shifted and np.isclose(e, slope, atol=1e-12) and np.allclose(de, [-1 / np.log(4), 0, 1 / np.log(4)])
 
 
 @pytest.mark.slow
