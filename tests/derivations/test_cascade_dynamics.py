@@ -94,12 +94,22 @@ def test_n2_sweep_is_engine_decided_and_every_mutant_refuted():
     assert tc.run_statement(ctl, seed=0).verdict is tc.Verdict.REFUTED
 
 
+
+def _slowing():
+    """The module that defines ``cascade.slowing_down_sim`` (looked up through the registry, so that these tests
+    follow the claim when its module moves)."""
+    import importlib
+
+    import theorem_check as tc
+
+    return importlib.import_module(tc.resolve(["cascade.slowing_down_sim"])[0].statement.check.__module__)
+
+
 @given(st.floats(-3.0, -0.1), st.floats(0.1, 10.0), st.floats(-20.0, 50.0), st.floats(1.0, 1e3))
 @settings(max_examples=50)
 def test_shift_fit_is_exact_for_shifted_power_laws(e, C, t0, w):
     """The slowing-down fit returns the exponent of ``C (t + t0)^e`` exactly, whatever the shift (any exponent)."""
-    from derivations.cascade_dynamics import _shift_fit
-
+    _shift_fit = _slowing()._shift_fit
     t = w * np.array([1.0, 2.0, 4.0])
     t0 = max(t0, -0.9 * w)
     est, de, shifted = _shift_fit(t, C * (t + t0) ** e)
@@ -114,8 +124,8 @@ def test_shift_fit_is_exact_for_shifted_power_laws(e, C, t0, w):
 def test_slowing_gd_stays_on_the_invariant_manifold_and_follows_the_reduced_map():
     """The floor's premise: at beta = eta_1, GD started balanced and rank one on the top data pair stays there, with
     s <- s (1 - 2 lr s^2) exactly (kappa = 1)."""
-    from derivations.cascade_dynamics import _aligned, ETA
-
+    m = _slowing()
+    _aligned, ETA = m._aligned, m.ETA
     rng = np.random.default_rng(3)
     Sxx, Syx = _aligned(rng, np.ones(2), ETA, 2, 2)
     U, _, Vt = np.linalg.svd(Syx)
@@ -137,8 +147,8 @@ def test_slowing_gd_bias_of_the_fit_is_its_leading_term(lr):
     """The floor's GD term: on the reduced map the fit's error is -3 lr D2[log y] / (2 D2[y log y]) (y = s^-2) to
     within 2 per cent at t >= 30 (its remainder is about 2.3 lr / t of it), and at most its value at y = 4 t
     (t0 = 0, what the floor takes), well inside the factor SLOW["margin"] = 2 the floor allows."""
-    from derivations.cascade_dynamics import SLOW, _d2, _shift_fit
-
+    m = _slowing()
+    SLOW, _d2, _shift_fit = m.SLOW, m._d2, m._shift_fit
     s = np.array([0.05, 0.3, 0.7, 1.0, 1.5, 2.0])
     w = 30.0
     marks = {int(round(w * f / lr)): i for i, f in enumerate((1.0, 2.0, 4.0))}
@@ -160,8 +170,7 @@ def test_slowing_gd_bias_of_the_fit_is_its_leading_term(lr):
 
 def test_shift_fit_falls_back_to_the_log_log_slope_without_a_power_law():
     """Data through which no decreasing power law passes get their log-log slope (a measurement, never an error)."""
-    from derivations.cascade_dynamics import _shift_fit
-
+    _shift_fit = _slowing()._shift_fit
     t = np.array([300.0, 600.0, 1200.0])
     for s, slope in ((np.exp(-0.01 * t), -0.01 * 900 / np.log(4)), (np.full(3, 0.03), 0.0), (t ** 0.3, 0.3)):
         e, de, shifted = _shift_fit(t, s)
@@ -174,10 +183,9 @@ def test_slowing_down_resolves_1e_3_and_every_mutant_refuted():
     engine VERIFIES both statements with every automatic mutant refuted, and the controls (exponent x2, x1/2)
     are REFUTED."""
     import theorem_check as tc
-    from derivations import cascade_dynamics as cd
 
     claim = tc.resolve(["cascade.slowing_down_sim"])[0]
-    for stmt in (cd._slow, cd._slow_P):
+    for stmt in (claim.statement, *claim.variants):
         res = stmt.check(np.random.default_rng(1), {"n": 2, "hidden": 4})
         assert isinstance(res, tc.Refinement) and len(res.levels) == 3
         assert res.resolution <= 1e-3
