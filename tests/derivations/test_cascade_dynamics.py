@@ -102,6 +102,7 @@ def _slowing():
 
     import theorem_check as tc
 
+    tc.load_builtin()
     return importlib.import_module(tc.resolve(["cascade.slowing_down_sim"])[0].statement.check.__module__)
 
 
@@ -184,6 +185,7 @@ def test_slowing_down_resolves_1e_3_and_every_mutant_refuted():
     are REFUTED."""
     import theorem_check as tc
 
+    tc.load_builtin()
     claim = tc.resolve(["cascade.slowing_down_sim"])[0]
     for stmt in (claim.statement, *claim.variants):
         res = stmt.check(np.random.default_rng(1), {"n": 2, "hidden": 4})
