@@ -22,7 +22,7 @@ At mp50, ``inv``, ``solve``, ``det`` and ``expm`` run through python-flint's bal
 (``arb_mat`` / ``acb_mat``, at mpmath's working precision ``mpmath.mp.prec``) when python-flint is
 importable: the inputs are converted exactly, the ball midpoints come back as ``mpf``/``mpc``
 (values agree with mpmath's to ~1e-48 relative; 4-80x faster with the conversions, ``expm``
-30-50x; 1x1 ``inv``, ``solve`` and ``det`` stay in mpmath; docs/design-decisions.md, item 42).
+20-50x; 1x1 ``inv``, ``solve`` and ``det`` stay in mpmath; docs/design-decisions.md, item 42).
 A matrix whose ball arb cannot invert (singular to working precision), a determinant ball that
 contains zero, non-finite entries or a non-square system take the mpmath path, with today's values
 and errors.  ``USE_ARB`` (module attribute) is the one switch; the environment variable
@@ -51,9 +51,11 @@ from .errors import ShapeMismatch
 
 __all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "CONTEXTS", "to_float", "USE_ARB", "ARB_ENV"]
 
+# python-flint, optional extra [arb] (no import cost in practice: SymPy >= 1.13 imports it as its ground
+# types whenever it is installed)
 try:
     import flint as _flint
-except ImportError:  # optional extra [arb]: mpmath does the work alone
+except ImportError:  # mpmath does the work alone
     _flint = None
 
 ARB_ENV = "THEOREM_CHECK_ARB"
