@@ -15,7 +15,15 @@ against mpmath to 1e-40 (relative), so that a speed-up is not bought with a wron
 the balls' radii are printed (a ball excluding zero is a rigorous bound, which mpmath's
 floating point is not).  Prints a table of times and ratios (mpmath / candidate).
 
-Run: ``python benchmarks/bench_arb.py [--batch 4] [--repeats 5]``.  Needs ``pip install python-flint``.
+A second table times the engine's own ``MP50.inv`` / ``solve`` / ``det`` / ``expm`` with
+``theorem_check.precision.USE_ARB`` on (arb_mat / acb_mat, conversion from and back to the object
+arrays of mpf/mpc included) and off (mpmath), real and complex, at the sizes the catalogue uses
+(n = 1..4 are nearly all mp50 calls of ``run --all``) and with the engine's mp50 batch of one;
+at n = 1 ``inv`` / ``solve`` / ``det`` stay in mpmath (arb was only 2.4-3.1x there), so both columns
+time mpmath.
+
+Run: ``python benchmarks/bench_arb.py [--batch 4] [--repeats 5] [--engine-sizes 1,2,3,4,6,8]``.
+Needs ``pip install python-flint`` (``pip install ".[arb]"``).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from theorem_check import precision  # noqa: E402
 from theorem_check.precision import MP50  # noqa: E402
 
 try:
@@ -82,11 +91,53 @@ def max_radius(x_arb) -> float:
     return max(float(flint.arb(v).rad()) for v in np.asarray(x_arb, dtype=object).ravel())
 
 
+def engine_table(sizes: list[int], batch: int, repeats: int, rng) -> list[tuple]:
+    """Time MP50.inv / solve / det / expm with USE_ARB on and off; rows (op, kind, n, t_mpmath, t_arb, gap)."""
+    rows = []
+    print(f"\nengine MP50 ops, USE_ARB off (mpmath) / on (arb, conversions included), batch {batch}, "
+          f"best of {repeats}")
+    print(f"{'op':<7}{'kind':<6}{'n':>3}  {'mpmath':>10}  {'arb':>10}  {'ratio':>6}  {'rel gap':>8}")
+    saved = precision.USE_ARB
+    try:
+        for kind in ("real", "cplx"):
+            for n in sizes:
+                a = rng.standard_normal((batch, n, n)) + n * np.eye(n)
+                b = rng.standard_normal((batch, n, n))
+                if kind == "cplx":
+                    a = a + 1j * rng.standard_normal((batch, n, n))
+                    b = b + 1j * rng.standard_normal((batch, n, n))
+                with MP50.active():
+                    A, B = MP50.asarray(a), MP50.asarray(b)
+                    ops = {"inv": lambda: MP50.inv(A), "solve": lambda: MP50.solve(A, B),
+                           "det": lambda: MP50.det(A), "expm": lambda: MP50.expm(A / n)}
+                    for name, fn in ops.items():
+                        precision.USE_ARB = False
+                        t_mp, ref = best(fn, repeats), fn()
+                        precision.USE_ARB = True
+                        t_arb, got = best(fn, repeats), fn()
+                        gap = max(float(abs(u - v) / max(abs(u), mpmath.mpf(1e-300)))
+                                  for u, v in zip(np.ravel(ref), np.ravel(got)))
+                        rows.append((name, kind, n, t_mp, t_arb, gap))
+                        print(f"{name:<7}{kind:<6}{n:>3}  {t_mp * 1e3:>8.3f}ms  {t_arb * 1e3:>8.3f}ms  "
+                              f"{t_mp / t_arb:>6.1f}  {gap:>8.1e}")
+    finally:
+        precision.USE_ARB = saved
+    for name in ("inv", "solve", "det", "expm"):
+        n0 = 1 if name == "expm" else precision._ARB_MIN_N     # smaller sizes stay in mpmath (ratio ~1)
+        r = [t_mp / t_arb for op, _, n, t_mp, t_arb, _ in rows if op == name and n >= n0]
+        if r:
+            print(f"{name} (n >= {n0}): arb / mpmath speed-up min {min(r):.1f}x, median {float(np.median(r)):.1f}x, "
+                  f"max {max(r):.1f}x")
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=4)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--sizes", default="2,4,6,8")
+    ap.add_argument("--engine-sizes", default="1,2,3,4,6,8")
+    ap.add_argument("--engine-batch", type=int, default=1)
     args = ap.parse_args()
     flint.ctx.dps = DPS
     rng = np.random.default_rng(0)
@@ -129,6 +180,13 @@ def main() -> None:
     speedups = [r[2] / r[4] for r in rows]
     print(f"arb_mat / mpmath speed-up: min {min(speedups):.1f}x, median {float(np.median(speedups)):.1f}x, "
           f"max {max(speedups):.1f}x; values agree to 1e-40: {ok}")
+    if precision.USE_ARB:
+        eng = engine_table([int(s) for s in args.engine_sizes.split(",")], args.engine_batch, args.repeats, rng)
+        eng_ok = all(not (g > 1e-40) for *_, g in eng)
+        print(f"engine values agree to 1e-40: {eng_ok}")
+        ok = ok and eng_ok
+    else:
+        print(f"\nengine table skipped: {precision.ARB_ENV}=0 turns the arb path off")
     sys.exit(0 if ok else 1)
 
 

@@ -322,3 +322,113 @@ def test_engine_decides_identities_over_C():
         res = tc.run_claim(claim, seed=seed, trials=8, controls=True)
         assert res.verdict is tc.Verdict.VERIFIED, res.evidence
         assert all(c.verdict is tc.Verdict.REFUTED for c in res.controls), [c.evidence for c in res.controls]
+
+
+# ---------------------------------------------------------------------------------------
+# mp50 linear algebra through python-flint's arb (issue 13, item 3; design decision 42)
+# ---------------------------------------------------------------------------------------
+from theorem_check import precision  # noqa: E402
+
+_ARB_OPS = {"inv": lambda A, B: MP50.inv(A), "solve": lambda A, B: MP50.solve(A, B),
+            "det": lambda A, B: MP50.det(A), "expm": lambda A, B: MP50.expm(A)}
+
+
+def _mp_gap(x, y) -> float:
+    """max |x - y| / max |y| over the entries of two mpf/mpc arrays (normwise relative gap)."""
+    xs, ys = np.ravel(x), np.ravel(y)
+    return float(max(abs(u - v) for u, v in zip(xs, ys)) / max(max(abs(v) for v in ys), mpmath.mpf(1e-300)))
+
+
+def _both_paths(monkeypatch, fn, *args):
+    monkeypatch.setattr(precision, "USE_ARB", True)
+    on = fn(*args)
+    monkeypatch.setattr(precision, "USE_ARB", False)
+    off = fn(*args)
+    monkeypatch.setattr(precision, "USE_ARB", True)
+    return on, off
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=sampling.seeds(), n=st.integers(2, 6), batch=st.integers(1, 2), cplx=st.booleans(),
+       cond=st.sampled_from([1.0, 10.0, 1e3]))
+def test_arb_agrees_with_mpmath(seed, n, batch, cplx, cond):
+    """inv, solve, det, expm through arb_mat / acb_mat agree with mpmath to 1e-40 (relative, normwise)
+    on random well-conditioned matrices, real and complex."""
+    pytest.importorskip("flint")
+    rng = np.random.default_rng(seed)
+    a = sampling.invertible(rng, n, cond=cond, batch=batch)
+    b = sampling.gaussian(rng, n, 2, batch=batch)
+    if cplx:
+        a = a + 0.3j * sampling.gaussian(rng, n, batch=batch)
+        b = b + 1j * sampling.gaussian(rng, n, 2, batch=batch)
+    with pytest.MonkeyPatch.context() as mp, MP50.active():
+        A, B = MP50.asarray(a), MP50.asarray(b)
+        for name, fn in _ARB_OPS.items():
+            on, off = _both_paths(mp, fn, A, B)
+            assert np.shape(on) == np.shape(off), name
+            assert all(isinstance(v, mpmath.mpc if cplx else mpmath.mpf) for v in np.ravel(on)), name
+            assert _mp_gap(on, off) < 1e-40, name
+
+
+def test_arb_path_is_taken_and_restores_flint_precision():
+    flint = pytest.importorskip("flint")
+    import os
+
+    if os.environ.get(precision.ARB_ENV, "1").strip().lower() in ("0", "off", "false", "no"):
+        pytest.skip(f"{precision.ARB_ENV} turns the arb path off")
+    assert precision.USE_ARB, "python-flint is installed and THEOREM_CHECK_ARB unset: the arb path should be on"
+    prec = flint.ctx.prec
+    with MP50.active():
+        m = MP50.asarray(np.array([[2.0, 1.0], [1.0, 3.0]]))
+        assert precision._arb_inv(m) is not None and precision._arb_det(m) is not None
+        assert precision._arb_solve(m, m) is not None and precision._arb_expm(m) is not None
+        one = MP50.asarray(np.array([[2.0]]))        # 1x1: below the 3x bar, mpmath's exact value
+        assert precision._arb_inv(one) is None and MP50.inv(one[None])[0, 0, 0] == mpmath.mpf(0.5)
+    assert flint.ctx.prec == prec
+
+
+def test_arb_follows_mpmath_working_precision(monkeypatch):
+    """At dps + 40 (the derivative oracle's working precision) arb works at mpmath.mp.prec bits too."""
+    pytest.importorskip("flint")
+    a = sampling.invertible(np.random.default_rng(3), 4, cond=10.0, batch=1)
+    with mpmath.workdps(90):
+        A = MP50.asarray(a)
+        on, off = _both_paths(monkeypatch, MP50.inv, A)
+        assert _mp_gap(on, off) < 1e-85
+
+
+@pytest.mark.parametrize("use_arb", [True, False], ids=["arb", "mpmath"])
+def test_singular_input_keeps_mpmath_behaviour(monkeypatch, use_arb):
+    """A ball that holds a singular matrix (or a det ball holding 0) takes the mpmath path: same errors
+    and values with the switch on and off."""
+    monkeypatch.setattr(precision, "USE_ARB", use_arb and precision._flint is not None)
+    with MP50.active():
+        S = MP50.asarray(np.array([[[1.0, 2.0], [2.0, 4.0]]]))
+        with pytest.raises(ZeroDivisionError):
+            MP50.inv(S)
+        with pytest.raises(ZeroDivisionError):
+            MP50.solve(S, MP50.eye(2)[None])
+        assert MP50.det(S)[0] == mpmath.det(mpmath.matrix([[1, 2], [2, 4]]))
+        N = np.array([[[mpmath.nan, mpmath.mpf(1)], [mpmath.mpf(1), mpmath.mpf(2)]]], dtype=object)  # mpmath's answer
+        assert str(MP50.det(N)[0]) == str(mpmath.det(mpmath.matrix(N[0].tolist())))
+
+
+def test_arb_switch_env_and_missing_flint():
+    """THEOREM_CHECK_ARB=0 turns the arb path off at import; without python-flint it is off and mp50 works."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np\n"
+            "{block}"
+            "from theorem_check import precision as p\n"
+            "from theorem_check.precision import MP50\n"
+            "with MP50.active():\n"
+            "    x = MP50.inv(MP50.asarray(np.array([[[2.0, 1.0], [1.0, 3.0]]])))\n"
+            "print(p.USE_ARB, float(x[0, 0, 0]))\n")
+    env = {k: v for k, v in os.environ.items() if k != precision.ARB_ENV}
+    for block, extra, want in (("", {precision.ARB_ENV: "0"}, "False 0.6"),
+                               ("sys.modules['flint'] = None\n", {}, "False 0.6")):
+        out = subprocess.run([sys.executable, "-c", code.format(block=block)], env={**env, **extra},
+                             capture_output=True, text=True, check=True).stdout.strip()
+        assert out == want

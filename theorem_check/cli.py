@@ -39,6 +39,7 @@ Environment:
   THEOREM_CHECK_BUDGET  simulation budget: ci (default), paper, or a number > 0
   NO_COLOR              set (non-empty) to turn colour off with --color auto
   THEOREM_CHECK_DEBUG   set to 1 to see tracebacks of internal errors
+  THEOREM_CHECK_ARB     set to 0 to keep mp50 inv/solve/det/expm in mpmath (python-flint off)
 """
 """The ``--help`` epilog of the group and of the commands that run claims."""
 

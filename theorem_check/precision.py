@@ -18,6 +18,17 @@ reductions (``softmax``, ``logsumexp``), structure (``kron``, ``vec``/``unvec``,
 derivative oracle (``grad``, ``jacobian``, ``hessian``, ``directional``, ``sym_grad``; see
 :mod:`theorem_check.derivatives`), all with the same meaning at every precision.
 
+At mp50, ``inv``, ``solve``, ``det`` and ``expm`` run through python-flint's ball arithmetic
+(``arb_mat`` / ``acb_mat``, at mpmath's working precision ``mpmath.mp.prec``) when python-flint is
+importable: the inputs are converted exactly, the ball midpoints come back as ``mpf``/``mpc``
+(values agree with mpmath's to ~1e-48 relative; 4-80x faster with the conversions, ``expm``
+20-50x; 1x1 ``inv``, ``solve`` and ``det`` stay in mpmath; docs/design-decisions.md, item 42).
+A matrix whose ball arb cannot invert (singular to working precision), a determinant ball that
+contains zero, non-finite entries or a non-square system take the mpmath path, with today's values
+and errors.  ``USE_ARB`` (module attribute) is the one switch; the environment variable
+``THEOREM_CHECK_ARB=0`` turns it off at import.  Only these operations use balls, and only their
+midpoints are kept: a residual is not a rigorous bound.
+
 >>> import numpy as np
 >>> A = np.array([[[2.0, 1.0], [1.0, 3.0]]])          # batch of one 2x2 matrix
 >>> for ctx in (FLOAT32, FLOAT64, MP50):
@@ -29,6 +40,7 @@ derivative oracle (``grad``, ``jacobian``, ``hessian``, ``directional``, ``sym_g
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +49,23 @@ import numpy as np
 
 from .errors import ShapeMismatch
 
-__all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "CONTEXTS", "to_float"]
+__all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "CONTEXTS", "to_float", "USE_ARB", "ARB_ENV"]
+
+# python-flint, optional extra [arb] (no import cost in practice: SymPy >= 1.13 imports it as its ground
+# types whenever it is installed)
+try:
+    import flint as _flint
+except ImportError:  # mpmath does the work alone
+    _flint = None
+
+ARB_ENV = "THEOREM_CHECK_ARB"
+"""Environment variable: ``0`` (or ``off``, ``false``, ``no``) keeps mp50 linear algebra in mpmath."""
+USE_ARB: bool = _flint is not None and os.environ.get(ARB_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+"""Route mp50 ``inv`` / ``solve`` / ``det`` / ``expm`` through python-flint's ``arb_mat`` / ``acb_mat``.
+
+True when python-flint is importable and ``THEOREM_CHECK_ARB`` does not turn it off; tests set it to
+False (monkeypatch) to exercise the mpmath path.
+"""
 
 
 def _vectorize(fn):
@@ -70,6 +98,109 @@ def _abs2(v):
     if isinstance(v, (mpmath.mpc, complex)):
         return v.real * v.real + v.imag * v.imag
     return v * v
+
+
+# -- python-flint (arb) for the mp50 linear algebra ------------------------------------------
+# Each helper takes one matrix (a 2-d object array) and returns None when the operation must take the
+# mpmath path instead: python-flint absent or switched off, an entry that is not finite, or (for
+# division-like operations) a ball that contains a singular matrix at working precision.
+@contextlib.contextmanager
+def _flint_prec():
+    """python-flint's working precision set to mpmath's (``mpmath.mp.prec`` bits) for the block."""
+    old = _flint.ctx.prec
+    _flint.ctx.prec = mpmath.mp.prec
+    try:
+        yield
+    finally:
+        _flint.ctx.prec = old
+
+
+def _ball_matrix(m: np.ndarray):
+    """An ``arb_mat`` (real entries) or ``acb_mat`` (any complex entry) holding the entries of ``m``
+    exactly (mpmath's binary mantissa and exponent, no decimal string); None if an entry is not finite
+    or not a number mpmath converts."""
+    rows = m.tolist()
+    cplx = False
+    for row in rows:
+        for j, v in enumerate(row):
+            if not isinstance(v, (mpmath.mpf, mpmath.mpc)):
+                try:
+                    v = row[j] = mpmath.mpmathify(v)
+                except (TypeError, ValueError):
+                    return None
+            if not mpmath.isfinite(v):
+                return None
+            cplx = cplx or isinstance(v, mpmath.mpc)
+    return _flint.acb_mat(rows) if cplx else _flint.arb_mat(rows)
+
+
+def _mp_of_ball(x):
+    """The midpoint of an ``arb`` / ``acb`` ball as ``mpf`` / ``mpc`` (exact at the same precision)."""
+    if isinstance(x, _flint.arb):
+        return mpmath.mp.make_mpf(x.mid()._mpf_)
+    return mpmath.mp.make_mpc(x.mid()._mpc_)
+
+
+def _mp_of_ball_matrix(bm) -> np.ndarray:
+    """Ball matrix -> object array of midpoints (``mpf`` for ``arb_mat``, ``mpc`` for ``acb_mat``)."""
+    vals = [_mp_of_ball(x) for x in bm.entries()]
+    out = np.empty(len(vals), dtype=object)
+    out[:] = vals
+    return out.reshape(bm.nrows(), bm.ncols())
+
+
+_ARB_MIN_N = 2
+"""Smallest size at which ``inv``, ``solve`` and ``det`` take arb: at n = 1 it is only 2.4-3.1x faster than
+mpmath (below the 3x bar of docs/design-decisions.md, item 42), and mpmath's value stays exact there."""
+
+
+def _arb_inv(m: np.ndarray):
+    if not USE_ARB or m.shape[0] != m.shape[1] or m.shape[0] < _ARB_MIN_N:
+        return None
+    with _flint_prec():
+        bm = _ball_matrix(m)
+        if bm is None:
+            return None
+        try:
+            return _mp_of_ball_matrix(bm.inv())
+        except ZeroDivisionError:  # the ball holds a singular matrix: mpmath decides, as before
+            return None
+
+
+def _arb_solve(m: np.ndarray, r: np.ndarray):
+    if not USE_ARB or r.ndim != 2 or m.shape[0] != m.shape[1] or r.shape[0] != m.shape[0] or m.shape[0] < _ARB_MIN_N:
+        return None
+    with _flint_prec():
+        bm, br = _ball_matrix(m), _ball_matrix(r)
+        if bm is None or br is None:
+            return None
+        if type(bm) is not type(br):
+            bm, br = _flint.acb_mat(bm), _flint.acb_mat(br)
+        try:
+            return _mp_of_ball_matrix(bm.solve(br))
+        except ZeroDivisionError:
+            return None
+
+
+def _arb_expm(m: np.ndarray):
+    if not USE_ARB or m.shape[0] != m.shape[1]:
+        return None
+    with _flint_prec():
+        bm = _ball_matrix(m)
+        return None if bm is None else _mp_of_ball_matrix(bm.exp())
+
+
+def _arb_det(m: np.ndarray):
+    if not USE_ARB or m.shape[0] != m.shape[1] or m.shape[0] < _ARB_MIN_N:
+        return None
+    with _flint_prec():
+        bm = _ball_matrix(m)
+        if bm is None:
+            return None
+        d = bm.det()
+        if d.contains(0):  # singular to working precision: mpmath's value (often exactly 0), as before
+            return None
+        return _mp_of_ball(d)
 
 
 @dataclass(frozen=True)
@@ -413,17 +544,33 @@ class Ctx:
 
     def inv(self, a: np.ndarray) -> np.ndarray:
         """Matrix inverse over the last two axes.  Singular input raises ``ZeroDivisionError``
-        (mpmath) or ``numpy.linalg.LinAlgError``."""
+        (mpmath) or ``numpy.linalg.LinAlgError``.
+
+        At mp50: ``arb_mat.inv`` / ``acb_mat.inv`` midpoints when :data:`USE_ARB`; a matrix that arb
+        cannot invert at working precision goes to ``mpmath.inverse`` (its value or its error).
+        """
         if not self.is_mp:
             return np.linalg.inv(a)
-        return self._batched(lambda m: self._from_mp(mpmath.inverse(self._to_mp(m))), a)
+
+        def one(m):
+            out = _arb_inv(m)
+            return out if out is not None else self._from_mp(mpmath.inverse(self._to_mp(m)))
+
+        return self._batched(one, a)
 
     def solve(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Solve ``a x = b`` over the last two axes (``b`` a matrix)."""
+        """Solve ``a x = b`` over the last two axes (``b`` a matrix).
+
+        At mp50: ``arb_mat.solve`` / ``acb_mat.solve`` midpoints when :data:`USE_ARB` and ``a`` is
+        square, else (or when arb finds ``a`` singular at working precision) ``mpmath.lu_solve``.
+        """
         if not self.is_mp:
             return np.linalg.solve(a, b)
 
         def one(m, r):
+            out = _arb_solve(m, r)
+            if out is not None:
+                return out
             mm = self._to_mp(m)
             cols = [mpmath.lu_solve(mm, mpmath.matrix(r[:, j].tolist())) for j in range(r.shape[1])]
             return np.array([[c[i] for c in cols] for i in range(r.shape[0])], dtype=object)
@@ -431,10 +578,19 @@ class Ctx:
         return self._batched(one, a, b)
 
     def det(self, a: np.ndarray):
-        """Determinant over the last two axes: ``(..., n, n) -> (...)``."""
+        """Determinant over the last two axes: ``(..., n, n) -> (...)``.
+
+        At mp50: the midpoint of ``arb_mat.det`` / ``acb_mat.det`` when :data:`USE_ARB` and the ball
+        excludes zero, else ``mpmath.det``.
+        """
         if not self.is_mp:
             return np.linalg.det(a)
-        return self._batched(lambda m: mpmath.det(self._to_mp(m)), a)
+
+        def one(m):
+            out = _arb_det(m)
+            return out if out is not None else mpmath.det(self._to_mp(m))
+
+        return self._batched(one, a)
 
     def eigvalsh(self, a: np.ndarray) -> np.ndarray:
         """Ascending eigenvalues of symmetric matrices: ``(..., n, n) -> (..., n)``."""
@@ -489,13 +645,19 @@ class Ctx:
 
     def expm(self, a: np.ndarray) -> np.ndarray:
         """Matrix exponential ``sum_k A^k / k!`` of square matrices, ``(..., n, n) -> (..., n, n)``
-        (``scipy.linalg.expm``; ``mpmath.expm`` at mp50)."""
+        (``scipy.linalg.expm``; at mp50 ``arb_mat.exp`` / ``acb_mat.exp`` midpoints when :data:`USE_ARB`,
+        else ``mpmath.expm``)."""
         a = self._square(a, "expm")
         if not self.is_mp:
             from scipy.linalg import expm  # batched over leading axes since SciPy 1.9
 
             return expm(a).astype(self.complex_dtype if np.iscomplexobj(a) else self.dtype)
-        return self._batched(lambda m: self._from_mp(mpmath.expm(self._to_mp(m))), a)
+
+        def one(m):
+            out = _arb_expm(m)
+            return out if out is not None else self._from_mp(mpmath.expm(self._to_mp(m)))
+
+        return self._batched(one, a)
 
     def logm(self, a: np.ndarray) -> np.ndarray:
         """Principal matrix logarithm (``expm(logm(A)) = A``; eigenvalues of the log in the strip
