@@ -437,23 +437,40 @@ def text(src: str) -> Tex:
     return Tex("".join(out))
 
 
-def _inline_breaks(tex: str) -> str:
-    """Let long inline math break after top-level ``,`` and ``/`` (TeX breaks only after relations/operators)."""
-    if len(tex) < 30:
-        return tex
-    out, depth, env = [], 0, 0
-    toks = _BREAK_TOKEN.findall(tex)
+def _top_level(toks: list[str]):
+    """Walk a token list: yields ``(k, token, top)`` where ``top`` is True outside every brace group,
+    ``\\left ... \\right`` pair and environment, False inside, and None for the structural tokens
+    themselves (``{``, ``}``, ``\\left``, ``\\right``, ``\\begin``, ``\\end``).  The one depth walk
+    behind inline breaks, display split points and row/column splitting."""
+    depth = lr = env = 0
     for k, t in enumerate(toks):
-        out.append(t)
         if t == "{":
             depth += 1
         elif t == "}":
             depth -= 1
+        elif t == r"\left":
+            lr += 1
+        elif t == r"\right":
+            lr -= 1
         elif t == r"\begin":
             env += 1
         elif t == r"\end":
             env -= 1
-        elif t in (",", "/") and depth == 0 and env == 0 and 0 < k < len(toks) - 1:
+        else:
+            yield k, t, depth == 0 and lr == 0 and env == 0
+            continue
+        yield k, t, None
+
+
+def _inline_breaks(tex: str) -> str:
+    """Let long inline math break after top-level ``,`` and ``/`` (TeX breaks only after relations/operators)."""
+    if len(tex) < 30:
+        return tex
+    out = []
+    toks = _BREAK_TOKEN.findall(tex)
+    for k, t, top in _top_level(toks):
+        out.append(t)
+        if top and t in (",", "/") and 0 < k < len(toks) - 1:
             out.append(r"\allowbreak ")
     return "".join(out)
 
@@ -768,25 +785,12 @@ def math_width(tex: str) -> float:
 
 def _split_points(toks: list[str]) -> list[int]:
     """Token indexes where a display may break: before a top-level relation, ``+`` or ``-``."""
-    points, depth, lr, env = [], 0, 0, 0
+    points = []
     prev = ""
-    for k, t in enumerate(toks):
-        if t == "{":
-            depth += 1
-        elif t == "}":
-            depth -= 1
-        elif t == r"\left":
-            lr += 1
-        elif t == r"\right":
-            lr -= 1
-        elif t == r"\begin":
-            env += 1
-        elif t == r"\end":
-            env -= 1
-        elif depth == 0 and lr == 0 and env == 0 and k > 0 and prev in (";", ",", ":") and t in (r"\ ", r"\quad",
-                                                                                                r"\qquad", r"\;"):
+    for k, t, top in _top_level(toks):
+        if top and k > 0 and prev in (";", ",", ":") and t in (r"\ ", r"\quad", r"\qquad", r"\;"):
             points.append(k + 1)
-        elif depth == 0 and lr == 0 and env == 0 and k > 0 and (
+        elif top and k > 0 and (
                 t in ("+", "-", "=", "<", ">", r"\le", r"\ge", r"\approx", r"\quad") or t.startswith(r"\text")):
             if prev not in ("", "(", "[", "{", "=", "+", "-", "^", "_", "&", r"\left"):
                 points.append(k)
@@ -797,18 +801,9 @@ def _split_points(toks: list[str]) -> list[int]:
 
 def _top_split(tex: str, sep: str) -> list[str]:
     """Split at top-level occurrences of ``sep`` (``\\\\`` or ``&``), outside braces and nested environments."""
-    toks = _BREAK_TOKEN.findall(tex)
-    parts, cur, depth, env = [], [], 0, 0
-    for t in toks:
-        if t == "{":
-            depth += 1
-        elif t == "}":
-            depth -= 1
-        elif t == r"\begin":
-            env += 1
-        elif t == r"\end":
-            env -= 1
-        if t == sep and depth == 0 and env == 0:
+    parts, cur = [], []
+    for _, t, top in _top_level(_BREAK_TOKEN.findall(tex)):
+        if t == sep and top:
             parts.append("".join(cur))
             cur = []
             continue
