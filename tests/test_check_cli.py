@@ -115,3 +115,30 @@ def test_latex_input_reads_scalar_statements_or_says_why_not(capsys):
                                                  and len(err.strip().splitlines()) == 1)
     code, _, err = run_main(capsys, "check", "--latex", "A B = B A", "--shape", "A=n,n", "--shape", "B=n,n")
     assert code == 2 and "scalar statements only" in err
+
+
+@pytest.mark.parametrize("statement,assume", [
+    ("(A*A)**(1/2) = A", ()),                        # SymPy folds (A**2)**(1/2) to A: false for matrices
+    ("((-A)*(-A))**(1/2) = -A", ("--assume", "A=spd")),
+    ("(A**4)**(1/2) = A**2", ()),
+])
+def test_fractional_matrix_powers_are_not_folded(capsys, statement, assume):
+    """A fractional power of a product is the principal root of the product as written, never
+    SymPy's folded exponent: these false statements are REFUTED, with no symbolic proof attached."""
+    code, out, err = run_main(capsys, "check", statement, "--shape", "A=n,n", *assume, "--json")
+    rec = json.loads(out)["claims"][0]
+    assert code == 1 and rec["verdict"] == "REFUTED", rec["evidence"]
+    assert "sympy" not in rec["evidence"]
+
+
+def test_powers_of_products_are_evaluated_as_typed(capsys):
+    """(A*B)**-1 is the inverse of the product, not SymPy's rewrite B**-1*A**-1: the wrong order
+    is REFUTED and the printed statement keeps the user's left side."""
+    shapes = ("--shape", "A=n,n", "--shape", "B=n,n", "--assume", "A=invertible", "--assume", "B=invertible")
+    code, out, _ = run_main(capsys, "check", "(A*B)**-1 = A**-1*B**-1", *shapes, "--json")
+    assert code == 1 and json.loads(out)["claims"][0]["verdict"] == "REFUTED"
+    from theorem_check import expr as ex
+
+    e = ex.parse("(A*B)**-1", {"A": ("n", "n"), "B": ("n", "n")})
+    assert type(e).__name__ == "MatPow" and type(e.args[0]).__name__ == "MatMul"
+    assert ex.parse("(A*A)**(1/2)", {"A": ("n", "n")}) != ex.parse("A", {"A": ("n", "n")})

@@ -993,7 +993,7 @@ def _parse(text: str, shapes: tuple, dims: tuple | None):
     except SyntaxError as exc:
         raise ParseError(f"{text!r}: parse error at {_syntax_error_token(text.strip(), exc)!r}") from None
     tree = ast.fix_missing_locations(_Rewrite(text.strip()).visit(tree))
-    env = {"__builtins__": {}, "_T": sp.Transpose, "_num": _num, **local}
+    env = {"__builtins__": {}, "_T": sp.Transpose, "_num": _num, "_pow": _pow, **local}
     try:
         expr = eval(compile(tree, "<statement>", "eval"), env)  # noqa: S307 - names restricted to `env`
     except ShapeError as exc:
@@ -1016,6 +1016,18 @@ def _parse(text: str, shapes: tuple, dims: tuple | None):
     return expr
 
 
+def _pow(base, exponent):
+    """``base ** exponent`` as written.  A matrix power stays an unevaluated ``MatPow`` unless the
+    base is a single matrix symbol with an integer exponent: SymPy's own ``**`` folds
+    ``(A*A)**(1/2)`` into ``A`` (false: the principal root of ``A^2`` is ``|A|``, not ``A``) and
+    rewrites ``(A*B)**-1`` as ``B**-1*A**-1``, so the statement typed would never be evaluated."""
+    if isinstance(base, sp.MatrixExpr):
+        exponent = sp.sympify(exponent)
+        if not (isinstance(base, sp.MatrixSymbol) and exponent.is_Integer):
+            return sp.MatPow(base, exponent)
+    return base ** exponent
+
+
 def _num(text: str):
     """A numeric literal as an exact SymPy number (``0.1`` is ``1/10``)."""
     return sp.Rational(text) if any(c in text for c in ".eE") else sp.Integer(int(text))
@@ -1023,7 +1035,8 @@ def _num(text: str):
 
 class _Rewrite(ast.NodeTransformer):
     """``x.T`` -> ``Transpose(x)`` (kept unevaluated, so the statement prints as written), numeric
-    literals -> exact SymPy numbers, ``^`` -> ``**``; anything but expressions is refused."""
+    literals -> exact SymPy numbers, ``^`` and ``**`` -> :func:`_pow` (matrix powers of products kept
+    as written); anything but expressions is refused."""
 
     _ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Call, ast.Name, ast.Load, ast.Attribute, ast.Constant,
                 ast.operator, ast.unaryop, ast.keyword)
@@ -1052,8 +1065,8 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
-        if isinstance(node.op, ast.BitXor):
-            node.op = ast.Pow()
+        if isinstance(node.op, (ast.BitXor, ast.Pow)):   # ``^`` is ``**``; both keep what was written
+            return ast.copy_location(ast.Call(ast.Name("_pow", ast.Load()), [node.left, node.right], []), node)
         return node
 
 
