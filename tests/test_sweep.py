@@ -175,7 +175,7 @@ def test_sweep_census_counts_mutants_and_controls(pack, capsys, jobs):
     assert cs["controls"] == cs["controls_refuted"] == 3
     path, _ = pack('(("ok", ok),)')
     code, out, _ = tc_here(capsys, "sweep", "--pack", path, "--seeds", "2", "--controls", "-q", "--jobs", jobs)
-    assert code == 0 and "0 survived" in out and "controls 2/2 refuted" in out
+    assert code == 0 and "0 survived" in out and "control runs 2/2 refuted" in out
 
 
 def test_sweep_on_a_dask_local_cluster(pack, capsys):
@@ -191,3 +191,25 @@ def test_sweep_on_a_dask_local_cluster(pack, capsys):
     assert hang["counts"] == {"INCONCLUSIVE": 2}
     assert [f["reason"] for f in hang["failures"]] == ["timed out after 3 s"] * 2  # isolated on the Dask workers
     assert code == 0, err
+
+
+def test_sweep_exits_1_and_names_a_control_that_is_not_refuted(tmp_path, capsys):
+    """A control that holds (a check that cannot fail) makes the sweep exit 1, as `run --controls` does."""
+    from theorem_check.registry import REGISTRY
+
+    key = f"noop{os.getpid()}"
+    path = tmp_path / "noop_pack.py"
+    path.write_text(f'''
+import theorem_check as tc
+st = tc.Statement("x + x = 2x", dims=tc.DimSpace({{"n": (1, 2)}}),
+                  sample=lambda rng, d, b: {{"x": rng.standard_normal((b, d["n"]))}},
+                  lhs=lambda i, c: i.x + i.x, rhs=lambda i, c: 2 * i.x)
+tc.register(tc.Claim(id="{key}.ok", title="doubling", source=tc.Source("{key}", "1", "(1)", "x + x = 2x"),
+                     statement=st, controls=(tc.perturb(st, "noop", rhs=lambda v, i, c: v),)))
+''')
+    try:
+        code, out, _ = tc_here(capsys, "sweep", "--pack", str(path), "--seeds", "2", "--controls", "-q", "--jobs", "1")
+        assert code == 1 and f"CONTROL NOT REFUTED: {key}.ok (control: noop) not refuted on seeds 0, 1" in out, out
+        assert "control runs 0/2 refuted" in out and "1 statements that hold" in out
+    finally:
+        REGISTRY.unregister_paper(key)

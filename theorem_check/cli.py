@@ -40,6 +40,9 @@ Environment:
   NO_COLOR              set (non-empty) to turn colour off with --color auto
   THEOREM_CHECK_DEBUG   set to 1 to see tracebacks of internal errors
   THEOREM_CHECK_ARB     set to 0 to keep mp50 inv/solve/det/expm in mpmath (python-flint off)
+  THEOREM_CHECK_JOBS    default for --jobs (worker processes)
+  THEOREM_CHECK_SYMPY_TIMEOUT  seconds per SymPy derivation step (default 20, or inf)
+  THEOREM_CHECK_CACHE_DIR  folder of the cost data (longest claims first); off disables it
 """
 """The ``--help`` epilog of the group and of the commands that run claims."""
 
@@ -67,10 +70,13 @@ def use_colour(stream=None) -> bool:
 
 
 def check_environment() -> None:
-    """Checks before any claim runs (one line, exit 2): ``THEOREM_CHECK_BUDGET`` parses."""
+    """Checks before any claim runs (one line, exit 2): ``THEOREM_CHECK_BUDGET`` and
+    ``THEOREM_CHECK_SYMPY_TIMEOUT`` parse."""
+    from .symbolic import resolve_time_limit
     from .validation import check_budget
 
     check_budget()
+    resolve_time_limit()   # InvalidArgument naming the variable and its value
 
 
 def _load(packs: tuple[str, ...], timeout: float | None = None) -> list:
@@ -108,11 +114,23 @@ def _start_workers_early(jobs) -> None:
         start_method_ready()
 
 
+class _FiniteSeconds(click.FloatRange):
+    """A float range that refuses NaN (which compares false with both bounds and slipped through)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        v = super().convert(value, param, ctx)
+        if v != v:
+            self.fail(f"{value!r} is not a number of seconds.", param, ctx)
+        return v
+
+
 def _worker_options(f):
     """--jobs and --timeout (theorem_check.workers)."""
     from .workers import DEFAULT_TIMEOUT, SLOW_TIMEOUT_FACTOR
 
-    f = click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULT_TIMEOUT, show_default=True,
+    f = click.option("--timeout", type=_FiniteSeconds(min=0, max=1e7), default=DEFAULT_TIMEOUT, show_default=True,
                      help=f"Seconds per claim (x{SLOW_TIMEOUT_FACTOR} for slow simulations; also bounds pack "
                           "imports); a claim over it is INCONCLUSIVE. 0 = no limit.")(f)
     return click.option("--jobs", "-j", type=click.IntRange(1, 4096), default=None, envvar="THEOREM_CHECK_JOBS",
@@ -482,7 +500,8 @@ def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, con
 def sweep(ids, seeds_text, paper, all_, trials, slow, controls, packs, scheduler, as_json, quiet, jobs, timeout):
     """Run claims on many seeds: verdict counts, the seeds that disagree, surviving mutants.
 
-    Exit code 1 when any verdict changes across seeds.
+    Exit code 1 when any verdict changes across seeds, or (with --controls) a control is not
+    refuted on some seed.
     """
     from .records import dumps
     from .sweep import format_sweep, parse_seeds, run_sweep, sweep_record

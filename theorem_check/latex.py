@@ -612,7 +612,7 @@ def claim_latex(claim: Claim, *, derivations: bool = True) -> str:
             lines.append(rf"\noindent{{\small {text(v.note)}}}")
     for st, d, rows in steps_by_stmt:
         scope = "valid for every size" if d.general else f"explicit matrices at fixed sizes {d.sizes}"
-        lines.append(rf"\noindent Derivation of the statement {text(st.name)} ({escape(scope)}):")
+        lines.append(rf"\noindent Derivation of the statement {text(st.name)} ({text(scope)}):")
         lines.append(r"\begin{enumerate}")
         for lhs, rhs, why in rows:
             lines.append(rf"\item {text(why) if why else ''}" + "\n" + display_step(lhs, rhs))

@@ -180,9 +180,16 @@ def versions() -> dict:
 
     from ._version import __version__
 
-    return {"theorem_check": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
-            "numpy": numpy.__version__, "scipy": scipy.__version__, "sympy": sympy.__version__,
-            "mpmath": mpmath.__version__, "hypothesis": hypothesis.__version__}
+    from . import precision
+
+    out = {"theorem_check": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
+           "numpy": numpy.__version__, "scipy": scipy.__version__, "sympy": sympy.__version__,
+           "mpmath": mpmath.__version__, "hypothesis": hypothesis.__version__}
+    if precision.USE_ARB:   # the mp50 rung's inv/solve/det/expm ran in python-flint's arb (design decision 42)
+        import flint
+
+        out["python-flint"] = flint.__version__
+    return out
 
 
 def _fmt(x: float) -> str:

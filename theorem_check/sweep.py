@@ -202,11 +202,26 @@ class SweepResult:
         return all(c.stable for c in self.claims)
 
     @property
+    def unrefuted_controls(self) -> list[str]:
+        """One line per (claim, control) that was not REFUTED on some seed (with ``--controls``)."""
+        out = []
+        for c in self.claims:
+            bad: dict[str, list[int]] = {}
+            for r in c.runs:
+                for st in r.statements:
+                    if st.kind == "control" and st.verdict != "REFUTED" and not r.failure:
+                        bad.setdefault(st.name, []).append(r.seed)
+            out += [f"{c.claim_id} ({name}) not refuted on seeds {', '.join(map(str, seeds[:8]))}"
+                    + (" ..." if len(seeds) > 8 else "") for name, seeds in bad.items()]
+        return out
+
+    @property
     def exit_code(self) -> int:
-        """2 when a statement could not be evaluated; 1 when a verdict changes across seeds; else 0."""
+        """2 when a statement could not be evaluated; 1 when a verdict changes across seeds or a
+        control is not refuted on some seed (a check that cannot fail); else 0."""
         if self.broken:
             return 2
-        return 0 if self.stable else 1
+        return 0 if self.stable and not self.unrefuted_controls else 1
 
 
 def _sensitivity_key(value: float | None) -> str:
@@ -215,8 +230,9 @@ def _sensitivity_key(value: float | None) -> str:
 
 
 def census(res: "SweepResult") -> dict:
-    """Mutant census of a sweep: statements that hold (statement-seed pairs with mutants), mutants
-    evaluated / refuted / grey / survived, the sensitivity histogram, and controls run / refuted."""
+    """Mutant census of a sweep: statements that hold (statement-seed pairs with mutants; controls
+    excluded), mutants evaluated / refuted / grey / survived, the sensitivity histogram, and control
+    runs (control-seed pairs) and how many of them were refuted."""
     pairs = muts = refuted = grey = survived = controls = ctrl_refuted = 0
     sens: Counter = Counter()
     names = set()
@@ -226,6 +242,7 @@ def census(res: "SweepResult") -> dict:
                 if st.kind == "control":
                     controls += 1
                     ctrl_refuted += st.verdict == "REFUTED"
+                    continue     # a control that holds is a defect (unrefuted_controls), not a true statement
                 if st.mutants:
                     pairs += 1
                     names.add((c.claim_id, st.name))
@@ -388,6 +405,7 @@ def sweep_record(res: SweepResult) -> dict:
             "scheduler": res.scheduler, "jobs": res.jobs, "timeout": res.timeout, "started": res.started,
             "seconds": round(res.seconds, 3), "versions": res.versions, "stable": res.stable,
             "exit_code": res.exit_code, "skipped_slow": list(res.skipped_slow),
+            "unrefuted_controls": res.unrefuted_controls,
             "summary": {"claims": len(res.claims), "stable": sum(c.stable for c in res.claims),
                         "unstable": sum(not c.stable for c in res.claims), "runs": len(res.claims) * len(res.seeds),
                         "census": census(res)},
@@ -430,7 +448,9 @@ def format_sweep(res: SweepResult) -> str:
         lines.append(f"mutants: {cs['statements']} statements that hold ({cs['statement_runs']} statement-seeds), "
                      f"{cs['mutants']} mutants, {cs['refuted']} refuted, {cs['grey']} grey, {cs['survived']} survived"
                      + (f"; sensitivity {hist}" if hist else "")
-                     + (f"; controls {cs['controls_refuted']}/{cs['controls']} refuted" if cs["controls"] else ""))
+                     + (f"; control runs {cs['controls_refuted']}/{cs['controls']} refuted" if cs["controls"] else ""))
+    for line in res.unrefuted_controls:
+        lines.append(f"CONTROL NOT REFUTED: {line}")
     n_unstable = sum(not c.stable for c in res.claims)
     skip = f"; {len(res.skipped_slow)} slow skipped (--slow)" if res.skipped_slow else ""
     lines.append(f"{len(res.claims)} claims x {len(res.seeds)} seeds ({_seed_range(res.seeds)}) on {res.scheduler}: "
