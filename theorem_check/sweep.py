@@ -203,13 +203,13 @@ class SweepResult:
 
     @property
     def unrefuted_controls(self) -> list[str]:
-        """One line per (claim, control) that was not REFUTED on some seed (with ``--controls``)."""
+        """One line per (claim, control) that was neither REFUTED nor ILL-POSED on some seed (``--controls``)."""
         out = []
         for c in self.claims:
             bad: dict[str, list[int]] = {}
             for r in c.runs:
                 for st in r.statements:
-                    if st.kind == "control" and st.verdict != "REFUTED" and not r.failure:
+                    if st.kind == "control" and st.verdict not in _CONTROL_FAILS and not r.failure:
                         bad.setdefault(st.name, []).append(r.seed)
             out += [f"{c.claim_id} ({name}) not refuted on seeds {', '.join(map(str, seeds[:8]))}"
                     + (" ..." if len(seeds) > 8 else "") for name, seeds in bad.items()]
@@ -222,6 +222,11 @@ class SweepResult:
         if self.broken:
             return 2
         return 0 if self.stable and not self.unrefuted_controls else 1
+
+
+_CONTROL_FAILS = ("REFUTED", "ILL-POSED")
+"""A negative control does its job when it fails: REFUTED, or ILL-POSED (a transposed side that no
+longer conforms), as ``run --controls`` counts it (``Verdict.fails``)."""
 
 
 def _sensitivity_key(value: float | None) -> str:
@@ -241,7 +246,7 @@ def census(res: "SweepResult") -> dict:
             for st in r.statements:
                 if st.kind == "control":
                     controls += 1
-                    ctrl_refuted += st.verdict == "REFUTED"
+                    ctrl_refuted += st.verdict in _CONTROL_FAILS
                     continue     # a control that holds is a defect (unrefuted_controls), not a true statement
                 if st.mutants:
                     pairs += 1
@@ -448,7 +453,7 @@ def format_sweep(res: SweepResult) -> str:
         lines.append(f"mutants: {cs['statements']} statements that hold ({cs['statement_runs']} statement-seeds), "
                      f"{cs['mutants']} mutants, {cs['refuted']} refuted, {cs['grey']} grey, {cs['survived']} survived"
                      + (f"; sensitivity {hist}" if hist else "")
-                     + (f"; control runs {cs['controls_refuted']}/{cs['controls']} refuted" if cs["controls"] else ""))
+                     + (f"; control runs {cs['controls_refuted']}/{cs['controls']} refuted or ill-posed" if cs["controls"] else ""))
     for line in res.unrefuted_controls:
         lines.append(f"CONTROL NOT REFUTED: {line}")
     n_unstable = sum(not c.stable for c in res.claims)
