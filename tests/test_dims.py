@@ -58,3 +58,20 @@ def test_bad_ranges_are_refused_quickly(ranges, message):
     with pytest.raises(ClaimDefinitionError, match=message):
         DimSpace(ranges)
     assert time.perf_counter() - t0 < 1.0
+
+
+def test_configurations_are_enumerated_lazily_but_an_empty_space_is_refused_at_once():
+    """Construction stops at the first valid configuration (importing the catalogue stays cheap);
+    the full list is built on first use; a constraint nothing satisfies still raises at once."""
+    import pytest as _pytest
+
+    from theorem_check.dims import DimSpace
+    from theorem_check.errors import ClaimDefinitionError
+
+    calls = []
+    space = DimSpace({"a": (0, 40), "b": (0, 40)}, where=lambda d: calls.append(1) or True)
+    assert len(calls) == 1 and "all" not in space._cache
+    assert not space.degenerate and len(calls) <= 3          # stops at the first size >= 2
+    assert len(list(space.ordered())) == 41 * 41 and space.generic()["a"] >= 2
+    with _pytest.raises(ClaimDefinitionError, match="no configuration"):
+        DimSpace({"a": (0, 3)}, where=lambda d: False)

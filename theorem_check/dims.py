@@ -77,7 +77,7 @@ class DimSpace:
             raise ClaimDefinitionError(f"DimSpace({dict(self.ranges)!r}) has {total:.3g} configurations, more than "
                                        f"{MAX_CONFIGURATIONS:,} (they are enumerated to draw and shrink): narrow the "
                                        "ranges, or tie dimensions together in `sample`")
-        if not self._all():
+        if next(self._valid(), None) is None:   # stops at the first valid configuration: _all() stays lazy
             raise ClaimDefinitionError(f"DimSpace({dict(self.ranges)!r}) has no configuration satisfying its constraint")
 
     def _ok(self, d: Dims) -> bool:
@@ -88,19 +88,32 @@ class DimSpace:
     def _norm(self, d: Dims) -> Dims:
         return dict(self.normalize(dict(d))) if self.normalize else dict(d)
 
+    def _valid(self) -> Iterator[Dims]:
+        """The valid configurations, distinct after ``normalize``, in enumeration order (lazily)."""
+        names = list(self.ranges)
+        seen = set()
+        for values in itertools.product(*(range(int(lo), int(hi) + 1) for lo, hi in self.ranges.values())):
+            d = self._norm(dict(zip(names, values)))
+            key = tuple(sorted(d.items()))
+            if key not in seen and self._ok(d):
+                seen.add(key)
+                yield d
+
     def _all(self) -> list[Dims]:
+        """Every valid configuration, smallest total size first; enumerated on first use and cached
+        (not at construction: importing the catalogue stays cheap, and the worker fork server
+        enumerates the spaces once for all workers, see ``theorem_check.workers``)."""
         if "all" not in self._cache:
-            names = list(self.ranges)
-            seen, out = set(), []
-            for values in itertools.product(*(range(int(lo), int(hi) + 1) for lo, hi in self.ranges.values())):
-                d = self._norm(dict(zip(names, values)))
-                key = tuple(sorted(d.items()))
-                if key not in seen and self._ok(d):
-                    seen.add(key)
-                    out.append(d)
+            out = list(self._valid())
             out.sort(key=lambda d: (sum(d.values()), tuple(d.values())))
             self._cache["all"] = out
         return self._cache["all"]
+
+    def warm(self) -> "DimSpace":
+        """Enumerate and cache the configurations and the generic one now; returns ``self``."""
+        self._all()
+        self.generic()
+        return self
 
     def ordered(self) -> Iterator[Dims]:
         """Every valid configuration, smallest total size first."""
@@ -121,7 +134,9 @@ class DimSpace:
     @property
     def degenerate(self) -> bool:
         """True when every configuration has every size <= 1 (see ``scalar``)."""
-        return all(max(d.values(), default=0) <= 1 for d in self._all())
+        if "all" in self._cache:
+            return all(max(d.values(), default=0) <= 1 for d in self._cache["all"])
+        return all(max(d.values(), default=0) <= 1 for d in self._valid())   # stops at the first size >= 2
 
     def configurations(self, rng: np.random.Generator, k: int) -> list[Dims]:
         """``k`` configurations: :meth:`generic` first, then others drawn uniformly without replacement
