@@ -200,3 +200,15 @@ def test_gallery_50_seeds(gallery):
     """The same on 50 seeds (about 5 minutes on 2 cores: marked slow)."""
     bad = [f"seed {s}: {line}" for s in range(1, 51) for line in _check_gallery(gallery, s)]
     assert bad == []
+
+
+def test_gradient_wrt_a_name_f_does_not_have_is_a_definition_error():
+    """A typo in wrt (no shape, not in f) is one ClaimDefinitionError naming it, not an ILL-POSED run."""
+    import pytest as _pytest
+
+    import theorem_check as tc
+    from theorem_check.errors import ClaimDefinitionError
+
+    with _pytest.raises(ClaimDefinitionError, match="wrt='Y' is not a variable of f='trace"):
+        tc.gradient("sc.typo", "trace(X)", wrt="Y", claimed="eye(n)", shapes={"X": ("n", "n")}, register=False)
+    assert tc.gradient("sc.scalar", "x**2", wrt="x", claimed="2*x", register=False).id == "sc.scalar"

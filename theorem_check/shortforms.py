@@ -521,6 +521,13 @@ def _oracle_side(f: Side, wrt: str, kind: str, spec_shapes) -> Side:
     if kind not in _KINDS:
         raise ClaimDefinitionError(f"kind={kind!r} must be one of {', '.join(_KINDS)}")
     if isinstance(f, str):
+        import re
+
+        if not isinstance(wrt, str) or not re.fullmatch(r"[A-Za-z_]\w*", wrt):
+            raise ClaimDefinitionError(f"wrt={wrt!r} must be the name of a variable of f")
+        if wrt not in spec_shapes and not re.search(rf"(?<![\w.]){re.escape(wrt)}(?!\w)", f):
+            raise ClaimDefinitionError(f"wrt={wrt!r} is not a variable of f={f!r} (declared shapes: "
+                                       f"{', '.join(sorted(spec_shapes)) or 'none'})")
         return f"{kind}({f}, {wrt})"
     if isinstance(f, sp.Basic):
         X = next((m for m in f.atoms(sp.MatrixSymbol) if m.name == wrt), None)
