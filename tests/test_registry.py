@@ -6,6 +6,7 @@ ILL-POSED through the same code path.
 """
 
 import pytest
+from pathlib import Path
 
 from theorem_check import REGISTRY, Verdict, load_builtin, run_claim, run_statement
 from theorem_check.catalogue import render_catalogue
@@ -48,3 +49,17 @@ def test_catalogue_is_fresh():
 
     path = Path(__file__).resolve().parents[1] / "docs" / "catalogue.md"
     assert path.read_text() == render_catalogue(), "docs/catalogue.md is stale: python -m theorem_check.catalogue > docs/catalogue.md"
+
+
+def test_catalogue_order_does_not_depend_on_what_was_imported_first():
+    """A test or pack importing one paper's package before load_builtin (cascade first, say) must not
+    reorder the catalogue: docs/catalogue.md and `list` follow derivations.PAPERS."""
+    import subprocess
+    import sys
+
+    code = ("import {first}\nimport theorem_check as tc\n"
+            "print(' '.join(c.id for c in tc.load_builtin()))")
+    runs = [subprocess.run([sys.executable, "-c", code.format(first=m)], capture_output=True, text=True, check=True,
+                           cwd=Path(__file__).resolve().parents[1]).stdout
+            for m in ("theorem_check", "derivations.cascade.nonaligned", "derivations.noise.appendix_d")]
+    assert runs[0] == runs[1] == runs[2] and runs[0].startswith("prh.")

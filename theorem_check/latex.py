@@ -671,6 +671,19 @@ def symbol_latex(name: str) -> str | None:
     return None
 
 
+def expr_latex(expr) -> str:
+    """LaTeX of a parsed expression side (:mod:`theorem_check.expr`): ``sympy.latex`` except that a
+    determinant prints as ``\\det\\left(X\\right)``, not SymPy's ``\\left|X\\right|`` (which reads as
+    a norm, and as ``||X||`` inside ``abs``)."""
+    from sympy.printing.latex import LatexPrinter
+
+    class _Printer(LatexPrinter):
+        def _print_Determinant(self, e):
+            return r"\det\left(" + self._print(e.arg) + r"\right)"
+
+    return _Printer().doprint(expr)
+
+
 def sympy_latex(expr) -> str:
     """``sympy.latex(expr)`` with :func:`symbol_latex` names for the symbols SymPy would mangle."""
     import sympy as sp

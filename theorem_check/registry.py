@@ -49,6 +49,14 @@ class Registry:
         for cid in [c for c in self._id2claim if c.split(".", 1)[0] == paper]:
             del self._id2claim[cid]
 
+    def order_papers(self, papers: Iterable[str]) -> None:
+        """Put the claims of ``papers`` first, in that order (each paper's claims keep their
+        registration order); other claims follow as registered.  The built-in catalogue's order
+        then does not depend on which module someone imported first (a test, a pack)."""
+        rank = {p: k for k, p in enumerate(papers)}
+        items = sorted(self._id2claim.items(), key=lambda kv: rank.get(kv[1].paper, len(rank)))  # stable
+        self._id2claim = dict(items)
+
     def __iter__(self):
         return iter(self._id2claim.values())
 
@@ -117,6 +125,7 @@ def load_builtin() -> Registry:
         pkg = importlib.import_module("derivations")
         for name in pkg.PAPERS:
             importlib.import_module(f"derivations.{name}")
+        REGISTRY.order_papers(pkg.PAPERS)   # catalogue order, whatever was imported before
     return REGISTRY
 
 

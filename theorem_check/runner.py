@@ -230,7 +230,9 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
                 parts.append(f"{len(inst)} instances")
             if num.configs:
                 parts.append("dims " + " | ".join(_dims_text(c) for c in num.configs))
-            if num.outcome is Outcome.GREY:
+            if num.bad:
+                parts.append(f"malformed claim: {num.bad}")
+            elif num.outcome is Outcome.GREY:
                 grey = [i for i in inst if i.outcome is Outcome.GREY]
                 parts.append(f"grey: {grey[0].detail or 'residual neither at floor nor stalled'}" if grey else "grey")
     if num is not None and "fuzz" in num.note:

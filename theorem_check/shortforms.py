@@ -363,7 +363,9 @@ def derived_controls(st: Statement) -> tuple[Statement, ...]:
 def _latex(s: Side, spec: _Spec) -> str:
     e = _symbolic(s, spec)
     if e is not None:
-        return sp.latex(e)
+        from .latex import expr_latex
+
+        return expr_latex(e)
     if isinstance(s, str):
         esc = s.replace("\\", r"\backslash ").replace("_", r"\_").replace("^", r"\hat{}").replace("#", r"\#") \
             .replace("%", r"\%").replace("&", r"\&").replace("{", r"\{").replace("}", r"\}")

@@ -103,11 +103,29 @@ def _rank1_min(Sxx, Syx, beta):
         v = np.stack([np.cos(th_), np.sin(th_)])
         a = np.maximum(np.linalg.norm(Syx @ v, axis=0) - beta, 0.0)
         return -a * a / np.einsum("i...,ij,j...->...", v, Sxx, v)
+    def df(th_):
+        # stationarity of (g - beta)^2 / q at g = |Syx v| > beta, q = v^T Sxx v: 2 g' q - (g - beta) q' = 0
+        v, dv = np.array([np.cos(th_), np.sin(th_)]), np.array([-np.sin(th_), np.cos(th_)])
+        sv, sdv = Syx @ v, Syx @ dv
+        g = np.linalg.norm(sv)
+        return 2 * (sv @ sdv / g) * (v @ Sxx @ v) - (g - beta) * 2 * (v @ Sxx @ dv)
+
     grid = np.linspace(0, np.pi, 721)
     i = int(np.argmin(f(grid)))
-    r = minimize_scalar(lambda x: float(f(np.array(x))), bounds=(grid[max(i - 1, 0)], grid[min(i + 1, 720)]),
-                        method="bounded", options={"xatol": 1e-13})
-    v = np.array([np.cos(r.x), np.sin(r.x)])
+    # f has period pi (v and -v are one direction): bracket around the grid point without clamping to
+    # [0, pi], or an optimum just below 0 (just below pi) is cut off at the end of the grid
+    lo, hi = grid[i] - np.pi / 720, grid[i] + np.pi / 720
+    r = minimize_scalar(lambda x: float(f(np.array(x))), bounds=(lo, hi), method="bounded", options={"xatol": 1e-13})
+    th = r.x
+    # a minimiser of a smooth f is located only to ~sqrt(eps) by comparing values: refine it as a root of the
+    # derivative (to ~eps) where the bracket has a sign change, so that the KKT threshold is good to ~1e-12
+    if np.linalg.norm(Syx @ np.array([np.cos(th), np.sin(th)])) > beta:
+        from scipy.optimize import brentq
+
+        a, b = max(lo, th - 1e-6), min(hi, th + 1e-6)
+        if df(a) * df(b) < 0:
+            th = brentq(df, a, b, xtol=1e-15)
+    v = np.array([np.cos(th), np.sin(th)])
     u = Syx @ v / np.linalg.norm(Syx @ v)
     s = max(np.linalg.norm(Syx @ v) - beta, 0.0) / (v @ Sxx @ v)
     return s * np.outer(u, v), u, v

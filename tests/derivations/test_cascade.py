@@ -242,3 +242,13 @@ def test_top_r_misclassification_is_a_gap_of_one_point():
     bad = tc.run_statement(c.controls[0], seed=1)
     assert bad.verdict is tc.Verdict.REFUTED
     assert any(min(i.residuals.values()) >= 1.0 for i in bad.numeric.instances)
+
+
+def test_kkt_threshold_when_the_top_direction_sits_at_the_end_of_the_angle_grid():
+    """Regression (found by Hypothesis in CI): Syx's top right singular vector at angle pi - 8.6e-4, just
+    inside the end of the [0, pi] grid of _rank1_min; the bracket was clamped at 0 and beta_2 came out
+    2.3e-7 off eta_2.  The direction is pi-periodic, so the bracket now wraps."""
+    from derivations.cascade.nonaligned import _beta2_kkt
+
+    Syx = np.array([[-1.8544315, -0.09319119], [0.24732213, -0.70919379]])
+    assert abs(_beta2_kkt(np.eye(2), Syx) - np.linalg.svd(Syx, compute_uv=False)[1]) <= 1e-12
