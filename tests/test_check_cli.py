@@ -142,3 +142,11 @@ def test_powers_of_products_are_evaluated_as_typed(capsys):
     e = ex.parse("(A*B)**-1", {"A": ("n", "n"), "B": ("n", "n")})
     assert type(e).__name__ == "MatPow" and type(e.args[0]).__name__ == "MatMul"
     assert ex.parse("(A*A)**(1/2)", {"A": ("n", "n")}) != ex.parse("A", {"A": ("n", "n")})
+
+
+def test_a_name_without_a_shape_is_a_scalar_and_the_user_is_told(capsys):
+    """`A*B = B*A` with only A shaped is true (B is a scalar): the verdict stands, with a note on stderr."""
+    code, out, err = run_main(capsys, "check", "A*B = B*A", "--shape", "A=n,n")
+    assert code == 0 and "note: B has no --shape: taken as real scalar" in err
+    code, out, err = run_main(capsys, "check", "A*B = B*A", "--shape", "A=n,n", "--shape", "B=n,n")
+    assert code == 1 and "note:" not in err

@@ -73,6 +73,20 @@ def parse_size(text: str) -> tuple[str, tuple[int, int]]:
     return name, (lo, hi)
 
 
+def scalar_names(statement: str, shapes: dict) -> list[str]:
+    """Names the statement uses that have no ``--shape`` and are neither size letters nor functions:
+    they are real scalars, which a user who declared matrices may not mean (``A*B = B*A`` with only
+    ``--shape A=n,n`` is then true).  Empty when no matrix is declared (a scalar statement)."""
+    from . import expr as ex
+
+    if not shapes:
+        return []
+    letters = {v for s in shapes.values() for v in s if isinstance(v, str)}
+    lhs, rhs = ex.parse_statement(statement)
+    names = dict.fromkeys(n for side in (lhs, rhs) for n, called, _ in ex._names(side, "statement") if not called)
+    return [n for n in names if n not in shapes and n not in letters and n not in ex.FUNCTIONS]
+
+
 def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None = None):
     """The claim ``check.statement`` for a shell statement (validated, not registered).
 

@@ -613,7 +613,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
       theorem-check check "grad(log(det(X)), X) = X**-1" --shape X=n,n --assume X=spd
       theorem-check check "(A*B).T = A.T*B.T" --shape A=m,k --shape B=k,n      # ILL-POSED, exit 1
     """
-    from .check_cmd import _latex_statement, _options, build_claim
+    from .check_cmd import _latex_statement, _options, build_claim, scalar_names
     from .errors import InvalidArgument
     from .records import dumps, run_record
     from .runner import run_claims
@@ -625,6 +625,10 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
                                   "commuting symbols); give matrix statements in SymPy syntax")
         statement = _latex_statement(statement)
     claim = build_claim(statement, shapes, structure, sizes)
+    scalars = scalar_names(statement, shapes)
+    if scalars:
+        click.echo(f"theorem-check: note: {', '.join(scalars)} {'has' if len(scalars) == 1 else 'have'} no --shape: "
+                   f"taken as real scalar{'s' if len(scalars) > 1 else ''}", err=True)
     with _deprecations_noted():
         result = run_claims([claim], seed=seed, trials=trials, controls=controls)
     if as_json:
