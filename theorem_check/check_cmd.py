@@ -73,6 +73,19 @@ def parse_size(text: str) -> tuple[str, tuple[int, int]]:
     return name, (lo, hi)
 
 
+def _size_letters(shapes: dict) -> set[str]:
+    """The size letters of ``--shape`` options (``X=n,k`` -> ``{"n", "k"}``)."""
+    return {v for s in shapes.values() for v in s if isinstance(v, str)}
+
+
+def _names_used(statement: str) -> list[tuple[str, bool]]:
+    """``(name, called)`` for each name of the statement's two sides, in order of appearance."""
+    from . import expr as ex
+
+    lhs, rhs = ex.parse_statement(statement)
+    return [(n, called) for side in (lhs, rhs) for n, called, _ in ex._names(side, "statement")]
+
+
 def scalar_names(statement: str, shapes: dict) -> list[str]:
     """Names the statement uses that have no ``--shape`` and are neither size letters nor functions:
     they are real scalars, which a user who declared matrices may not mean (``A*B = B*A`` with only
@@ -81,9 +94,8 @@ def scalar_names(statement: str, shapes: dict) -> list[str]:
 
     if not shapes:
         return []
-    letters = {v for s in shapes.values() for v in s if isinstance(v, str)}
-    lhs, rhs = ex.parse_statement(statement)
-    names = dict.fromkeys(n for side in (lhs, rhs) for n, called, _ in ex._names(side, "statement") if not called)
+    letters = _size_letters(shapes)
+    names = dict.fromkeys(n for n, called in _names_used(statement) if not called)
     return [n for n in names if n not in shapes and n not in letters and n not in ex.FUNCTIONS]
 
 
@@ -96,12 +108,12 @@ def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None =
     from .shortforms import identity
 
     lhs, rhs = ex.parse_statement(statement)
-    used = {n for side in (lhs, rhs) for n, _, _ in ex._names(side, "statement")}
+    used = {n for n, _ in _names_used(statement)}
     for name in list(shapes) + list(assume):
         if name not in used:
             raise InvalidArgument(f"{'--shape' if name in shapes else '--assume'} names {name!r}, which the "
                                   f"statement does not use")
-    letters = {v for s in shapes.values() for v in s if isinstance(v, str)}
+    letters = _size_letters(shapes)
     for name in shapes:
         if name in letters:
             raise InvalidArgument(f"--shape {name}: {name!r} is both a matrix and a size letter")
@@ -130,8 +142,7 @@ def _options(shape, assume, size, where=dict):
         structure[name] = kind
     for text in size:
         name, rng = parse_size(text)
-        letters = {v for s in shapes.values() for v in s if isinstance(v, str)}
-        if name not in letters:
+        if name not in _size_letters(shapes):
             raise InvalidArgument(f"--size {text!r}: {name!r} is no size letter of the --shape options")
         sizes[name] = rng
     return shapes, structure, sizes

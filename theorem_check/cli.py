@@ -519,10 +519,7 @@ def sweep(ids, seeds_text, paper, all_, trials, slow, controls, packs, scheduler
     finally:
         bar.close()
     click.echo(dumps(sweep_record(res)) if as_json else format_sweep(res))
-    broken = res.broken
-    if broken:
-        more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
-        click.echo(f"theorem-check: error: {broken[0]}{more}", err=True)
+    _report_broken(res)
     sys.exit(res.exit_code)
 
 

@@ -134,9 +134,8 @@ class DimSpace:
     @property
     def degenerate(self) -> bool:
         """True when every configuration has every size <= 1 (see ``scalar``)."""
-        if "all" in self._cache:
-            return all(max(d.values(), default=0) <= 1 for d in self._cache["all"])
-        return all(max(d.values(), default=0) <= 1 for d in self._valid())   # stops at the first size >= 2
+        configs = self._cache["all"] if "all" in self._cache else self._valid()   # lazily: stops at a size >= 2
+        return all(max(d.values(), default=0) <= 1 for d in configs)
 
     def configurations(self, rng: np.random.Generator, k: int) -> list[Dims]:
         """``k`` configurations: :meth:`generic` first, then others drawn uniformly without replacement

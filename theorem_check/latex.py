@@ -30,6 +30,7 @@ False
 
 from __future__ import annotations
 
+import functools as _functools
 import math as _pymath
 import re
 from dataclasses import dataclass
@@ -675,13 +676,19 @@ def expr_latex(expr) -> str:
     """LaTeX of a parsed expression side (:mod:`theorem_check.expr`): ``sympy.latex`` except that a
     determinant prints as ``\\det\\left(X\\right)``, not SymPy's ``\\left|X\\right|`` (which reads as
     a norm, and as ``||X||`` inside ``abs``)."""
+    return _expr_printer()().doprint(expr)
+
+
+@_functools.lru_cache(maxsize=1)
+def _expr_printer():
+    """The printer class of :func:`expr_latex` (built once; SymPy is imported lazily)."""
     from sympy.printing.latex import LatexPrinter
 
     class _Printer(LatexPrinter):
         def _print_Determinant(self, e):
             return r"\det\left(" + self._print(e.arg) + r"\right)"
 
-    return _Printer().doprint(expr)
+    return _Printer
 
 
 def sympy_latex(expr) -> str:

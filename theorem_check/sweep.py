@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .errors import InvalidArgument
+from .verdicts import Verdict
 
 __all__ = ["StatementRun", "SeedRun", "ClaimSweep", "SweepResult", "parse_seeds", "summarise",
            "run_sweep", "sweep_record", "format_sweep"]
@@ -209,7 +210,7 @@ class SweepResult:
             bad: dict[str, list[int]] = {}
             for r in c.runs:
                 for st in r.statements:
-                    if st.kind == "control" and st.verdict not in _CONTROL_FAILS and not r.failure:
+                    if st.kind == "control" and not _control_failed(st.verdict) and not r.failure:
                         bad.setdefault(st.name, []).append(r.seed)
             out += [f"{c.claim_id} ({name}) not refuted on seeds {', '.join(map(str, seeds[:8]))}"
                     + (" ..." if len(seeds) > 8 else "") for name, seeds in bad.items()]
@@ -224,9 +225,10 @@ class SweepResult:
         return 0 if self.stable and not self.unrefuted_controls else 1
 
 
-_CONTROL_FAILS = ("REFUTED", "ILL-POSED")
-"""A negative control does its job when it fails: REFUTED, or ILL-POSED (a transposed side that no
-longer conforms), as ``run --controls`` counts it (``Verdict.fails``)."""
+def _control_failed(verdict: str) -> bool:
+    """A negative control does its job when it fails: REFUTED, or ILL-POSED (a transposed side that
+    no longer conforms), as ``run --controls`` counts it (:attr:`Verdict.fails`)."""
+    return Verdict(verdict).fails
 
 
 def _sensitivity_key(value: float | None) -> str:
@@ -246,7 +248,7 @@ def census(res: "SweepResult") -> dict:
             for st in r.statements:
                 if st.kind == "control":
                     controls += 1
-                    ctrl_refuted += st.verdict in _CONTROL_FAILS
+                    ctrl_refuted += _control_failed(st.verdict)
                     continue     # a control that holds is a defect (unrefuted_controls), not a true statement
                 if st.mutants:
                     pairs += 1
