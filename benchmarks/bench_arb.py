@@ -1,6 +1,6 @@
 """Benchmark: the high-precision rung (mpmath, 50 digits) against python-flint's arb, in one run.
 
-The engine's ``mp50`` context (theorem_check.precision.MP50) holds NumPy ``object`` arrays of
+The engine's ``mp50`` context (theorem_check.numerics.precision.MP50) holds NumPy ``object`` arrays of
 ``mpmath.mpf`` with a leading batch axis; ``@`` is NumPy's object matmul, ``inv`` / ``solve`` /
 ``det`` loop over the batch through ``mpmath.matrix``.  The candidates, at the same 50 digits:
 
@@ -16,7 +16,7 @@ the balls' radii are printed (a ball excluding zero is a rigorous bound, which m
 floating point is not).  Prints a table of times and ratios (mpmath / candidate).
 
 A second table times the engine's own ``MP50.inv`` / ``solve`` / ``det`` / ``expm`` with
-``theorem_check.precision.USE_ARB`` on (arb_mat / acb_mat, conversion from and back to the object
+``theorem_check.numerics.arb.USE_ARB`` on (arb_mat / acb_mat, conversion from and back to the object
 arrays of mpf/mpc included) and off (mpmath), real and complex, at the sizes the catalogue uses
 (n = 1..4 are nearly all mp50 calls of ``run --all``) and with the engine's mp50 batch of one;
 at n = 1 ``inv`` / ``solve`` / ``det`` stay in mpmath (arb was only 2.4-3.1x there), so both columns
@@ -38,8 +38,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from theorem_check import precision  # noqa: E402
-from theorem_check.precision import MP50  # noqa: E402
+from theorem_check.numerics import arb, precision  # noqa: E402
+from theorem_check.numerics.precision import MP50  # noqa: E402
 
 try:
     import flint
@@ -97,7 +97,7 @@ def engine_table(sizes: list[int], batch: int, repeats: int, rng) -> list[tuple]
     print(f"\nengine MP50 ops, USE_ARB off (mpmath) / on (arb, conversions included), batch {batch}, "
           f"best of {repeats}")
     print(f"{'op':<7}{'kind':<6}{'n':>3}  {'mpmath':>10}  {'arb':>10}  {'ratio':>6}  {'rel gap':>8}")
-    saved = precision.USE_ARB
+    saved = arb.USE_ARB
     try:
         for kind in ("real", "cplx"):
             for n in sizes:
@@ -111,9 +111,9 @@ def engine_table(sizes: list[int], batch: int, repeats: int, rng) -> list[tuple]
                     ops = {"inv": lambda: MP50.inv(A), "solve": lambda: MP50.solve(A, B),
                            "det": lambda: MP50.det(A), "expm": lambda: MP50.expm(A / n)}
                     for name, fn in ops.items():
-                        precision.USE_ARB = False
+                        arb.USE_ARB = False
                         t_mp, ref = best(fn, repeats), fn()
-                        precision.USE_ARB = True
+                        arb.USE_ARB = True
                         t_arb, got = best(fn, repeats), fn()
                         gap = max(float(abs(u - v) / max(abs(u), mpmath.mpf(1e-300)))
                                   for u, v in zip(np.ravel(ref), np.ravel(got)))
@@ -121,7 +121,7 @@ def engine_table(sizes: list[int], batch: int, repeats: int, rng) -> list[tuple]
                         print(f"{name:<7}{kind:<6}{n:>3}  {t_mp * 1e3:>8.3f}ms  {t_arb * 1e3:>8.3f}ms  "
                               f"{t_mp / t_arb:>6.1f}  {gap:>8.1e}")
     finally:
-        precision.USE_ARB = saved
+        arb.USE_ARB = saved
     for name in ("inv", "solve", "det", "expm"):
         n0 = 1 if name == "expm" else precision._ARB_MIN_N     # smaller sizes stay in mpmath (ratio ~1)
         r = [t_mp / t_arb for op, _, n, t_mp, t_arb, _ in rows if op == name and n >= n0]
@@ -180,7 +180,7 @@ def main() -> None:
     speedups = [r[2] / r[4] for r in rows]
     print(f"arb_mat / mpmath speed-up: min {min(speedups):.1f}x, median {float(np.median(speedups)):.1f}x, "
           f"max {max(speedups):.1f}x; values agree to 1e-40: {ok}")
-    if precision.USE_ARB:
+    if arb.USE_ARB:
         eng = engine_table([int(s) for s in args.engine_sizes.split(",")], args.engine_batch, args.repeats, rng)
         eng_ok = all(not (g > 1e-40) for *_, g in eng)
         print(f"engine values agree to 1e-40: {eng_ok}")

@@ -6,13 +6,13 @@ run --all --json``), timed end to end (imports included); the two JSON records m
 same verdicts and evidence (same seed, same output, whatever --jobs).
 
 The start-up part times, for each multiprocessing start method, a fresh interpreter that
-loads the catalogue and gets two workers ready (``theorem_check.workers.WorkerPool``), then
+loads the catalogue and gets two workers ready (``theorem_check.execution.workers.WorkerPool``), then
 the replacement of one worker (what a timeout or a crash costs); it is the measurement behind
-the choice of ``forkserver`` (see the module docstring of theorem_check.workers).
+the choice of ``forkserver`` (see the module docstring of theorem_check.execution.workers).
 
 The run part times three runs: ``--jobs N`` without cost data (catalogue order, what a first run
 does), ``--jobs 1`` (which records each claim's duration) and ``--jobs N`` again, handing the
-longest claims out first (theorem_check.durations); each in a scratch cost-data folder.
+longest claims out first (theorem_check.execution.durations); each in a scratch cost-data folder.
 
 Run: ``python benchmarks/bench_parallel.py [--jobs 2] [--skip-run] [--skip-startup]``.
 """
@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 STARTUP = r"""
 import sys, time
 t0 = time.perf_counter()
-from theorem_check import workers
+from theorem_check.execution import workers
 workers.START_METHOD = sys.argv[1]
 if __name__ == "__main__":
-    from theorem_check.registry import load_builtin
+    from theorem_check.authoring.registry import load_builtin
     workers.start_method_ready() if sys.argv[1] != "fork" else None
     load_builtin()
     t1 = time.perf_counter()
@@ -59,7 +59,7 @@ def env(cache: str | None = None) -> dict:
 
 def timed_run(jobs: int, cache: str | None = None) -> tuple[float, dict]:
     """Wall time of ``run --all --jobs N --json`` in a fresh interpreter, and its record
-    (``cache``: the cost-data folder, theorem_check.durations)."""
+    (``cache``: the cost-data folder, theorem_check.execution.durations)."""
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "theorem_check", "run", "--all", "--json", "-q", "--jobs", str(jobs)],
                        capture_output=True, text=True, cwd=ROOT, env=env(cache))

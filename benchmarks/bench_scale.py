@@ -8,7 +8,7 @@
    on it at float64; the printed eq. 19 on the same weights is the negative control (it must
    fail).  Prints time, the peak resident memory above the start, and residuals.
 2. **Hessian of a deep linear network with P >= 100,000 parameters** through Hessian-vector
-   products (``theorem_check.dln.population_hvp``) and Lanczos (``dln.hessian_eigsh``:
+   products (``theorem_check.library.dln.population_hvp``) and Lanczos (``dln.hessian_eigsh``:
    ``scipy.sparse.linalg.eigsh`` on a ``LinearOperator``), the extreme eigenvalues at both ends;
    first checked against the dense Hessian (``dln.population_hessian`` + ``numpy.linalg.eigvalsh``)
    at a size where both fit (P = 3,200).

@@ -1,6 +1,6 @@
 """The built-in claim catalogue: one package per paper, claims only (the engine knows no paper).
 
-``PAPERS`` lists the packages :func:`theorem_check.registry.load_builtin` imports, in order; each
+``PAPERS`` lists the packages :func:`theorem_check.authoring.registry.load_builtin` imports, in order; each
 package's ``__init__`` imports its modules in catalogue order (its slow simulations last).
 
 * ``prh/``     -- the proof note on the perfect Platonic representation hypothesis (embedded deep
@@ -15,7 +15,7 @@ package's ``__init__`` imports its modules in catalogue order (its slow simulati
 In each package ``model.py`` holds the paper's model, samplers and shared helpers; every other
 module is one section or appendix of the paper, named after it.  Modules import ``model`` (and
 at most an earlier section) and never the package back: ``tests/test_imports.py`` checks that
-there is no import cycle.  Shared mathematics lives in :mod:`theorem_check.dln` (deep linear
+there is no import cycle.  Shared mathematics lives in :mod:`theorem_check.library.dln` (deep linear
 networks, gradients, noise covariances, Hessians), never copied per paper.
 """
 

@@ -198,7 +198,7 @@ def drift_test(first: np.ndarray, second: np.ndarray, scale: float = 1.0) -> dic
 
 
 def as_figspec(fig: dict | None) -> dict | None:
-    """Convert the simulations' figure description to the report's convention (``theorem_check.report.figspec``).
+    """Convert the simulations' figure description to the report's convention (``theorem_check.output.report.figspec``).
 
     Input: ``{"title": str, "panels": [{"kind": "line" | "scatter", "xlabel", "ylabel", "xscale",
     "yscale", "diagonal": bool, "series": [{"label", "x", "y", "style": "points" | "line"}]}]}``.

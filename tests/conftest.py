@@ -13,7 +13,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 # worker each (tests of the workers pass --jobs explicitly)
 os.environ.setdefault("THEOREM_CHECK_JOBS", "1")
 
-# cost data (theorem_check.durations) goes to a scratch folder per test process, never ~/.cache
+# cost data (theorem_check.execution.durations) goes to a scratch folder per test process, never ~/.cache
 if "THEOREM_CHECK_CACHE_DIR" not in os.environ:
     import tempfile
 

@@ -40,7 +40,7 @@ def test_malformed_claims_fail_at_registration(kw, message):
 
 
 def test_duplicate_id_refused():
-    from theorem_check.registry import Registry
+    from theorem_check.authoring.registry import Registry
 
     reg = Registry()
     reg.register(claim())

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 import theorem_check as tc
-from theorem_check import derivative_floors, derivatives, sampling
+from theorem_check.numerics import derivative_floors, derivatives, sampling
 from theorem_check.errors import InvalidArgument, ShapeMismatch
-from theorem_check.precision import FLOAT32, FLOAT64, MP50, to_float
-from theorem_check.sampling import gaussian
+from theorem_check.numerics.precision import FLOAT32, FLOAT64, MP50, to_float
+from theorem_check.numerics.sampling import gaussian
 
 CTXS = [FLOAT32, FLOAT64, MP50]
 

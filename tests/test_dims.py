@@ -65,7 +65,7 @@ def test_configurations_are_enumerated_lazily_but_an_empty_space_is_refused_at_o
     the full list is built on first use; a constraint nothing satisfies still raises at once."""
     import pytest as _pytest
 
-    from theorem_check.dims import DimSpace
+    from theorem_check.model.dims import DimSpace
     from theorem_check.errors import ClaimDefinitionError
 
     calls = []

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from theorem_check import dln, sampling
-from theorem_check.dims import dln_dims
+from theorem_check.library.dln import dln_dims
 
 SPACE = dln_dims(depth=(1, 3), width=(1, 4), distinct=False)
 

@@ -1,4 +1,4 @@
-"""Second-order helpers of theorem_check.dln: HVPs and Hessians against finite differences,
+"""Second-order helpers of theorem_check.library.dln: HVPs and Hessians against finite differences,
 mpmath agreement, Lanczos against the dense spectrum, aligned moments and weights."""
 
 import mpmath as mp

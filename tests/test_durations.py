@@ -1,4 +1,4 @@
-"""Cost data (theorem_check.durations): the file round-trips, bad files are ignored, the order is
+"""Cost data (theorem_check.execution.durations): the file round-trips, bad files are ignored, the order is
 longest first with unknown claims first, and the worker pool hands tasks out in that order
 without changing the results or their order."""
 
@@ -7,7 +7,7 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from theorem_check import durations
+from theorem_check.execution import durations
 from theorem_check.errors import InvalidArgument
 
 
@@ -57,7 +57,7 @@ def test_longest_first_is_a_permutation_unknown_first_then_descending(ids, known
 
 def test_pool_hands_tasks_out_in_the_given_order(tmp_path, monkeypatch):
     """One worker: tasks finish in the hand-out order; outcomes stay in task order."""
-    from theorem_check import workers
+    from theorem_check.execution import workers
 
     ids = ["prh.eq16", "prh.eq23", "prh.eq17", "prh.eq18"]
     tasks = [workers.Task(i) for i in ids]
@@ -71,7 +71,7 @@ def test_pool_hands_tasks_out_in_the_given_order(tmp_path, monkeypatch):
 
 
 def test_run_tasks_orders_by_cost_data_and_records_it(tmp_path, monkeypatch):
-    from theorem_check import workers
+    from theorem_check.execution import workers
 
     monkeypatch.setenv("THEOREM_CHECK_CACHE_DIR", str(tmp_path))
     ids = ["prh.eq16", "prh.eq23", "prh.eq17"]

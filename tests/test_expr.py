@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from theorem_check import expr as ex
 from theorem_check.errors import ShapeMismatch
-from theorem_check.precision import CONTEXTS, FLOAT64, MP50, to_float
+from theorem_check.numerics.precision import CONTEXTS, FLOAT64, MP50, to_float
 
 n = sp.Symbol("n", integer=True, positive=True)
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from theorem_check import sampling
-from theorem_check.precision import FLOAT32, FLOAT64, MP50, to_float
+from theorem_check.numerics.precision import FLOAT32, FLOAT64, MP50, to_float
 
 
 @given(seed=sampling.seeds(), n=st.integers(1, 5))
@@ -327,7 +327,7 @@ def test_engine_decides_identities_over_C():
 # ---------------------------------------------------------------------------------------
 # mp50 linear algebra through python-flint's arb (issue 13, item 3; design decision 42)
 # ---------------------------------------------------------------------------------------
-from theorem_check import precision  # noqa: E402
+from theorem_check.numerics import arb, precision  # noqa: E402
 
 _ARB_OPS = {"inv": lambda A, B: MP50.inv(A), "solve": lambda A, B: MP50.solve(A, B),
             "det": lambda A, B: MP50.det(A), "expm": lambda A, B: MP50.expm(A)}
@@ -340,11 +340,11 @@ def _mp_gap(x, y) -> float:
 
 
 def _both_paths(monkeypatch, fn, *args):
-    monkeypatch.setattr(precision, "USE_ARB", True)
+    monkeypatch.setattr(arb, "USE_ARB", True)
     on = fn(*args)
-    monkeypatch.setattr(precision, "USE_ARB", False)
+    monkeypatch.setattr(arb, "USE_ARB", False)
     off = fn(*args)
-    monkeypatch.setattr(precision, "USE_ARB", True)
+    monkeypatch.setattr(arb, "USE_ARB", True)
     return on, off
 
 
@@ -376,14 +376,14 @@ def test_arb_path_is_taken_and_restores_flint_precision():
 
     if os.environ.get(precision.ARB_ENV, "1").strip().lower() in ("0", "off", "false", "no"):
         pytest.skip(f"{precision.ARB_ENV} turns the arb path off")
-    assert precision.USE_ARB, "python-flint is installed and THEOREM_CHECK_ARB unset: the arb path should be on"
+    assert arb.USE_ARB, "python-flint is installed and THEOREM_CHECK_ARB unset: the arb path should be on"
     prec = flint.ctx.prec
     with MP50.active():
         m = MP50.asarray(np.array([[2.0, 1.0], [1.0, 3.0]]))
-        assert precision._arb_inv(m) is not None and precision._arb_det(m) is not None
-        assert precision._arb_solve(m, m) is not None and precision._arb_expm(m) is not None
+        assert arb.arb_inv(m) is not None and arb.arb_det(m) is not None
+        assert arb.arb_solve(m, m) is not None and arb.arb_expm(m) is not None
         one = MP50.asarray(np.array([[2.0]]))        # 1x1: below the 3x bar, mpmath's exact value
-        assert precision._arb_inv(one) is None and MP50.inv(one[None])[0, 0, 0] == mpmath.mpf(0.5)
+        assert arb.arb_inv(one) is None and MP50.inv(one[None])[0, 0, 0] == mpmath.mpf(0.5)
     assert flint.ctx.prec == prec
 
 
@@ -401,7 +401,7 @@ def test_arb_follows_mpmath_working_precision(monkeypatch):
 def test_singular_input_keeps_mpmath_behaviour(monkeypatch, use_arb):
     """A ball that holds a singular matrix (or a det ball holding 0) takes the mpmath path: same errors
     and values with the switch on and off."""
-    monkeypatch.setattr(precision, "USE_ARB", use_arb and precision._flint is not None)
+    monkeypatch.setattr(arb, "USE_ARB", use_arb and arb._flint is not None)
     with MP50.active():
         S = MP50.asarray(np.array([[[1.0, 2.0], [2.0, 4.0]]]))
         with pytest.raises(ZeroDivisionError):
@@ -421,8 +421,8 @@ def test_arb_switch_env_and_missing_flint():
 
     code = ("import sys, numpy as np\n"
             "{block}"
-            "from theorem_check import precision as p\n"
-            "from theorem_check.precision import MP50\n"
+            "from theorem_check.numerics import precision as p\n"
+            "from theorem_check.numerics.precision import MP50\n"
             "with MP50.active():\n"
             "    x = MP50.inv(MP50.asarray(np.array([[[2.0, 1.0], [1.0, 3.0]]])))\n"
             "print(p.USE_ARB, float(x[0, 0, 0]))\n")

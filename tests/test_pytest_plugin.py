@@ -2,7 +2,7 @@
 
 Runs pytest inside pytest (the ``pytester`` fixture).  The plugin is the package's ``pytest11``
 entry point when theorem-check is installed (CI installs it with pip); otherwise it is loaded
-with ``-p theorem_check.pytest_plugin``, the same module.
+with ``-p theorem_check.plugins.pytest``, the same module.
 """
 
 import importlib.metadata
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import theorem_check.pytest_plugin  # noqa: F401 - imported before pytester snapshots sys.modules (numpy loads once)
+import theorem_check.plugins.pytest  # noqa: F401 - imported before pytester snapshots sys.modules (numpy loads once)
 
 pytest_plugins = ["pytester"]
 
@@ -48,11 +48,11 @@ tc.register(tc.Claim(id="{paper}.known", title="a known erratum", source=src("(3
 
 
 def _entry_point_installed() -> bool:
-    return any(ep.name == "theorem_check" and ep.value == "theorem_check.pytest_plugin"
+    return any(ep.name == "theorem_check" and ep.value == "theorem_check.plugins.pytest"
                for ep in importlib.metadata.entry_points(group="pytest11"))
 
 
-PLUGIN = [] if _entry_point_installed() else ["-p", "theorem_check.pytest_plugin"]
+PLUGIN = [] if _entry_point_installed() else ["-p", "theorem_check.plugins.pytest"]
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def run(pytester, *args, subprocess=False):
 
 def test_entry_point_is_declared():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert data["project"]["entry-points"]["pytest11"] == {"theorem_check": "theorem_check.pytest_plugin"}
+    assert data["project"]["entry-points"]["pytest11"] == {"theorem_check": "theorem_check.plugins.pytest"}
 
 
 def test_one_passes_one_fails_one_expected_erratum(project):
@@ -197,7 +197,7 @@ def test_xdist_distributes_claims(project, monkeypatch):
 
 def test_expected_verdict_is_case_insensitive():
     import theorem_check as tc
-    from theorem_check.pytest_plugin import expected_verdict
+    from theorem_check.plugins.pytest import expected_verdict
 
     claim = lambda e: tc.Claim(id="x.y", title="t", source=tc.Source("x", "1", "1", "a"),  # noqa: E731
                                statement=tc.Statement("a", derivation=lambda: None), expected=e)
@@ -212,7 +212,7 @@ def test_expected_verdict_is_case_insensitive():
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX paths")
 def test_plugin_module_is_importable_without_side_effects():
     """Importing the plugin registers no claims (it does work only in a session with packs)."""
-    import theorem_check.pytest_plugin  # noqa: F401
+    import theorem_check.plugins.pytest  # noqa: F401
     from theorem_check import REGISTRY
 
     assert not [c for c in REGISTRY if c.paper in ("mine", "exp", "tmod", "bogus")]

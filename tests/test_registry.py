@@ -9,8 +9,8 @@ import pytest
 from pathlib import Path
 
 from theorem_check import REGISTRY, Verdict, load_builtin, run_claim, run_statement
-from theorem_check.catalogue import render_catalogue
-from theorem_check.numeric import derive_seed
+from theorem_check.output.catalogue import render_catalogue
+from theorem_check.engine.numeric import derive_seed
 
 load_builtin()
 CLAIMS = list(REGISTRY)
@@ -48,7 +48,7 @@ def test_catalogue_is_fresh():
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "docs" / "catalogue.md"
-    assert path.read_text() == render_catalogue(), "docs/catalogue.md is stale: python -m theorem_check.catalogue > docs/catalogue.md"
+    assert path.read_text() == render_catalogue(), "docs/catalogue.md is stale: python -m theorem_check.output.catalogue > docs/catalogue.md"
 
 
 def test_catalogue_order_does_not_depend_on_what_was_imported_first():

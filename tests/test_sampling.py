@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from theorem_check import InvalidArgument, sampling
-from theorem_check.precision import FLOAT32, FLOAT64, MP50, to_float
+from theorem_check.numerics.precision import FLOAT32, FLOAT64, MP50, to_float
 
 sizes = st.integers(1, 6)
 conds = st.floats(1.0, 1e4)

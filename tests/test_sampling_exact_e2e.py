@@ -3,9 +3,9 @@
 The samplers' structure used to hold only to float64 rounding, so the mp50 rung saw a matrix
 ``1e-16`` away from the promised structure and ``X^T = X`` (spd X), ``(X^{-1})^T = X^{-1}`` and
 ``Q^T Q = I`` stalled at ``1e-16`` and came back REFUTED on most seeds.  With
-:class:`theorem_check.sampling.Exact` the engine rebuilds each sample inside the context.
+:class:`theorem_check.numerics.sampling.Exact` the engine rebuilds each sample inside the context.
 
-The engine converts :class:`~theorem_check.sampling.Exact` arrays with ``.at(ctx)`` and slices
+The engine converts :class:`~theorem_check.numerics.sampling.Exact` arrays with ``.at(ctx)`` and slices
 them with ``.take(b)`` (``numeric._convert`` / ``numeric._slice``).  The negative controls
 (the same statements with a wrong right-hand side) run through the same path and must be REFUTED.
 """

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import theorem_check as tc
-from theorem_check import records
+from theorem_check.output import json_record as records
 
 jsonschema = pytest.importorskip("jsonschema")
 

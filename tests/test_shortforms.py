@@ -8,11 +8,11 @@ import pytest
 import sympy as sp
 
 import theorem_check as tc
-from theorem_check import shortforms as sf
-from theorem_check.claims import Instance
+from theorem_check.authoring import shortforms as sf
+from theorem_check.model.claims import Instance
 from theorem_check.errors import ClaimDefinitionError
-from theorem_check.precision import CONTEXTS, to_float
-from theorem_check.registry import REGISTRY, load_pack
+from theorem_check.numerics.precision import CONTEXTS, to_float
+from theorem_check.authoring.registry import REGISTRY, load_pack
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "examples" / "matrix_calculus.py"

@@ -1,4 +1,4 @@
-"""theorem-check sweep (theorem_check.sweep): seeds, verdict counts, disagreements, mutant
+"""theorem-check sweep (theorem_check.execution.sweep): seeds, verdict counts, disagreements, mutant
 survivors, the JSON record, and a small sweep on a Dask LocalCluster."""
 
 import json
@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from theorem_check import sweep
+from theorem_check.execution import sweep
 from theorem_check.errors import InvalidArgument
-from theorem_check.verdicts import Verdict
+from theorem_check.model.verdicts import Verdict
 
 PACK = '''
 import time
@@ -46,7 +46,7 @@ _N = [0]
 @pytest.fixture
 def pack(tmp_path):
     """Write a pack; returns (path, paper key); its claims leave the registry afterwards."""
-    from theorem_check.registry import REGISTRY
+    from theorem_check.authoring.registry import REGISTRY
 
     made = []
 
@@ -89,7 +89,7 @@ def test_local_sweep_finds_the_seed_dependent_verdict(pack, capsys):
     code, out, err = tc_here(capsys, "sweep", "--pack", path, "--seeds", "0:6", "--json", "--jobs", "2", "-q")
     assert err == ""
     rec = json.loads(out)
-    from theorem_check.records import SCHEMA_VERSION
+    from theorem_check.output.json_record import SCHEMA_VERSION
 
     assert rec["kind"] == "sweep" and rec["schema_version"] == SCHEMA_VERSION
     assert rec["seeds"] == list(range(6)) and rec["summary"]["runs"] == 12
@@ -105,7 +105,7 @@ def test_local_sweep_finds_the_seed_dependent_verdict(pack, capsys):
         import jsonschema
     except ImportError:
         return
-    from theorem_check import records
+    from theorem_check.output import json_record as records
 
     jsonschema.Draft202012Validator(records.schema()).validate(rec)  # the shipped schema describes it
 
@@ -148,8 +148,8 @@ def test_summarise_reads_mutant_survivors():
 
 def test_sweep_reads_the_engines_mutants(pack, capsys):
     """Real StatementResults: every automatic mutant of a true identity is refuted on every seed."""
-    from theorem_check.registry import REGISTRY
-    from theorem_check.runner import run_claim
+    from theorem_check.authoring.registry import REGISTRY
+    from theorem_check.engine.runner import run_claim
 
     path, key = pack('(("ok", ok),)')
     code, out, err = tc_here(capsys, "sweep", "--pack", path, "--seeds", "2", "--json", "-q", "--jobs", "1")
@@ -195,7 +195,7 @@ def test_sweep_on_a_dask_local_cluster(pack, capsys):
 
 def test_sweep_exits_1_and_names_a_control_that_is_not_refuted(tmp_path, capsys):
     """A control that holds (a check that cannot fail) makes the sweep exit 1, as `run --controls` does."""
-    from theorem_check.registry import REGISTRY
+    from theorem_check.authoring.registry import REGISTRY
 
     key = f"noop{os.getpid()}"
     path = tmp_path / "noop_pack.py"

@@ -10,8 +10,9 @@ import pytest
 import sympy as sp
 
 import theorem_check as tc
-from theorem_check import Derivation, Step, check_derivation, symbolic
-from theorem_check.symbolic import check_step
+from theorem_check import Derivation, Step, check_derivation
+from theorem_check.engine import symbolic
+from theorem_check.engine.symbolic import check_step
 
 x, y = sp.symbols("x y", positive=True)
 n = sp.symbols("n", integer=True, positive=True)

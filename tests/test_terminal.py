@@ -1,6 +1,6 @@
 """Terminal behaviour: colour, progress, did-you-mean, argument cutting, encodings, environment errors.
 
-Unit tests of :mod:`theorem_check.terminal`, then the command line in subprocesses (each
+Unit tests of :mod:`theorem_check.output.terminal`, then the command line in subprocesses (each
 environment error with its exit code).
 """
 
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from theorem_check import terminal
+from theorem_check.output import terminal
 
 ROOT = Path(__file__).resolve().parents[1]
 PACK = str(ROOT / "examples" / "transpose_pack.py")
@@ -346,7 +346,7 @@ def test_show_latex_is_raw_and_unwrapped():
     import theorem_check as tc_
 
     tc_.load_builtin()
-    from theorem_check.latex import claim_latex
+    from theorem_check.output.latex import claim_latex
 
     code, out, _ = tc("show", "prh.eq31", "--latex", env={"COLUMNS": "60"})
     assert code == 0 and out.decode().rstrip("\n") == claim_latex(tc_.REGISTRY.get("prh.eq31")).rstrip("\n")

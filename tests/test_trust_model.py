@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import theorem_check as tc
 from theorem_check import sampling
 from theorem_check.errors import BadClaim, ClaimDefinitionError, InvalidArgument
-from theorem_check.verdicts import Outcome
+from theorem_check.model.verdicts import Outcome
 
 SQ = tc.DimSpace({"n": (1, 4)})
 

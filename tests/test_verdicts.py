@@ -5,7 +5,7 @@ import math
 import pytest
 from hypothesis import given, strategies as st
 
-from theorem_check.verdicts import Outcome, combine_outcomes, decide_refinement, decide_zscore
+from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement, decide_zscore
 
 F = [2.2e-16, 1e-49]
 

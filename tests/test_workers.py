@@ -1,4 +1,4 @@
-"""Worker processes (theorem_check.workers): time limits, dead workers, packs that misbehave at
+"""Worker processes (theorem_check.execution.workers): time limits, dead workers, packs that misbehave at
 import, Ctrl-C, and the same output whatever --jobs.  Packs are tiny files written to tmp_path."""
 
 import json
@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from theorem_check import workers
+from theorem_check.cli import dims as cli_dims
+from theorem_check.execution import workers
+from theorem_check.output import progress
 from theorem_check.errors import InvalidArgument
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +57,7 @@ def make_pack(tmp_path, body="pass", name="tiny_pack.py", prefix="", paper="tiny
 @pytest.fixture
 def pack_paper():
     """A paper key unique to this test; its claims leave the process-wide registry afterwards."""
-    from theorem_check.registry import REGISTRY
+    from theorem_check.authoring.registry import REGISTRY
 
     _COUNTER[0] += 1
     key = f"tiny{os.getpid()}x{_COUNTER[0]}"
@@ -148,7 +150,7 @@ def test_same_json_verdicts_for_jobs_1_and_2(capsys):
             return [strip(v) for v in x]
         return x
 
-    from theorem_check.registry import REGISTRY
+    from theorem_check.authoring.registry import REGISTRY
 
     runs = []
     for j in ("1", "2"):
@@ -190,7 +192,7 @@ def test_ctrl_c_stops_workers_and_exits_130(tmp_path):
 
 
 def test_run_at_given_dims_jobs_1_and_2(tmp_path, capsys, pack_paper):
-    from theorem_check.registry import REGISTRY
+    from theorem_check.authoring.registry import REGISTRY
 
     pack = make_pack(tmp_path, paper=pack_paper)
     dims = []
@@ -220,11 +222,11 @@ def test_bad_worker_options_are_one_line_exit_2(tmp_path, capsys, pack_paper, ar
 
 
 def test_parse_dims():
-    assert workers.parse_dims("D=10, d0=2048") == {"D": 10, "d0": 2048}
-    assert workers.parse_dims("") == {} and workers.parse_dims(None) == {}
+    assert cli_dims.parse_dims("D=10, d0=2048") == {"D": 10, "d0": 2048}
+    assert cli_dims.parse_dims("") == {} and cli_dims.parse_dims(None) == {}
     for bad in ("D", "D=x", "D=-2", "=3", "D=1,D=2", "D=1e3"):
         with pytest.raises(InvalidArgument):
-            workers.parse_dims(bad)
+            cli_dims.parse_dims(bad)
 
 
 def test_defaults_and_timeouts():
@@ -239,13 +241,13 @@ def test_progress_lines(capsys):
     import io
 
     s = io.StringIO()
-    pr = workers.Progress(20, stream=s, tty=False)
+    pr = progress.Progress(20, stream=s, tty=False)
     for k in range(1, 21):
         pr.update(k, "x")
     lines = s.getvalue().splitlines()
     assert 2 <= len(lines) <= 11 and lines[-1].startswith("theorem-check: 20/20 (100%)") and "ETA" in lines[-1]
     s = io.StringIO()
-    workers.Progress(5, stream=s, tty=False, enabled=False).update(1)
+    progress.Progress(5, stream=s, tty=False, enabled=False).update(1)
     assert s.getvalue() == ""
 
 

@@ -8,25 +8,31 @@ lives in the submodules.  See ``docs/writing-claims.md`` for a worked example.
 ['ERRATUM', 'ILL_POSED', 'INCONCLUSIVE']
 """
 
-from ._version import __version__
+from theorem_check._version import __version__
+from theorem_check import _compat
 
-from . import expr, sampling
-from .checks import Level, MonteCarlo, Refinement
-from .claims import Claim, Instance, Measurement, Source, Statement, double, negate, perturb, transpose
-from .dims import DimSpace, dln_dims
-from .errors import (BadClaim, ClaimDefinitionError, InvalidArgument, PackError, ShapeMismatch, TheoremCheckError,
+_compat.install()
+
+from theorem_check import expr
+from theorem_check.numerics import sampling
+from theorem_check.library import dln
+from theorem_check.model.checks import Level, MonteCarlo, Refinement
+from theorem_check.model.claims import Claim, Instance, Measurement, Source, Statement, double, negate, perturb, transpose
+from theorem_check.model.dims import DimSpace
+from theorem_check.library.dln import dln_dims
+from theorem_check.errors import (BadClaim, ClaimDefinitionError, InvalidArgument, PackError, ShapeMismatch, TheoremCheckError,
                      UnknownClaim)
-from .numeric import TheoremCheckDeprecationWarning
-from .precision import CONTEXTS, FLOAT32, FLOAT64, MP50, Ctx
-from .registry import REGISTRY, load_builtin, load_pack, register, resolve
-from .runner import ClaimResult, MutantResult, RunResult, StatementResult, run_claim, run_claims, run_statement
-from .shortforms import erratum, gradient, identity
-from .symbolic import Derivation, Step, check_derivation
-from .verdicts import Outcome, Verdict, decide_refinement, decide_zscore
+from theorem_check.engine.numeric import TheoremCheckDeprecationWarning
+from theorem_check.numerics.precision import CONTEXTS, FLOAT32, FLOAT64, MP50, Ctx
+from theorem_check.authoring.registry import REGISTRY, load_builtin, load_pack, register, resolve
+from theorem_check.engine.runner import ClaimResult, MutantResult, RunResult, StatementResult, run_claim, run_claims, run_statement
+from theorem_check.authoring.shortforms import erratum, gradient, identity
+from theorem_check.engine.symbolic import Derivation, Step, check_derivation
+from theorem_check.model.verdicts import Outcome, Verdict, decide_refinement, decide_zscore
 
 __all__ = [
     "__version__",
-    "expr", "sampling", "identity", "gradient", "erratum",
+    "expr", "sampling", "dln", "identity", "gradient", "erratum",
     "Level", "MonteCarlo", "Refinement",
     "Claim", "Instance", "Measurement", "Source", "Statement", "double", "negate", "perturb", "transpose",
     "DimSpace", "dln_dims",
@@ -41,3 +47,13 @@ __all__ = [
 _missing = [n for n in __all__ if n not in globals()]
 assert not _missing, f"theorem_check.__all__ names missing exports: {_missing}"
 del _missing
+
+
+def __getattr__(name: str):
+    """``tc.checks``, ``tc.precision``, ...: the old submodule attributes, resolved through :mod:`._compat`."""
+    target = _compat.OLD_PATHS.get(f"{__name__}.{name}")
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return importlib.import_module(target)

@@ -1,5 +1,5 @@
 """``python -m theorem_check`` runs the command line."""
 
-from .cli import main
+from theorem_check.cli import main
 
 main()

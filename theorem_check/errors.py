@@ -3,7 +3,7 @@
 Every error the package raises on purpose descends from :class:`TheoremCheckError`.
 User-facing errors also subclass a built-in (``ValueError`` or ``TypeError``) so that
 callers who do not know this package can still catch them.  A refuted claim is a
-*result* (see :mod:`theorem_check.verdicts`), never an exception.
+*result* (see :mod:`theorem_check.model.verdicts`), never an exception.
 """
 
 from __future__ import annotations

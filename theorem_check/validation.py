@@ -6,12 +6,15 @@ Each ``check_*`` helper raises :class:`~theorem_check.errors.InvalidArgument` wi
 
 from __future__ import annotations
 
+import difflib
+from typing import Iterable
+
 import numpy as np
 
-from .errors import InvalidArgument
+from theorem_check.errors import InvalidArgument
 
 __all__ = ["check_int", "check_positive_int", "check_finite_matrix", "check_invertible", "check_square",
-           "BUDGET_PRESETS", "check_budget"]
+           "BUDGET_PRESETS", "check_budget", "did_you_mean", "shorten", "MAX_ARG_CHARS"]
 
 
 def check_int(name: str, value, *, min_value: int | None = None, max_value: int | None = None) -> int:
@@ -104,3 +107,54 @@ def check_budget(raw=None) -> float:
 
 def _short(raw):
     return raw[:200] + "..." if isinstance(raw, str) and len(raw) > 200 else raw
+
+
+# -- messages about arguments: suggestions, long values cut ----------------------------------------
+
+MAX_ARG_CHARS = 200
+"""Arguments longer than this are cut when echoed in a message."""
+
+
+def did_you_mean(name: str, candidates: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> str:
+    """``" (did you mean 'a', 'b'?)"`` for the closest ``candidates`` to ``name``, or ``""``.
+
+    Case-insensitive: a candidate equal to ``name`` up to case is the only suggestion (``PRH.EQ31`` ->
+    ``prh.eq31``), then the candidates whose lower-cased :class:`difflib.SequenceMatcher` ratio is at least
+    ``cutoff`` (best first; ties: extensions of ``name`` first, then natural order).  Names longer
+    than :data:`MAX_ARG_CHARS` get no suggestion (nothing is close to a 100 kB argument).
+    """
+    if not isinstance(name, str) or not name or len(name) > MAX_ARG_CHARS:
+        return ""
+    lower2orig: dict[str, str] = {}
+    for c in candidates:
+        lower2orig.setdefault(str(c).lower(), str(c))
+    key = name.lower()
+    if key in lower2orig and lower2orig[key] != name:  # the same up to case: the one answer
+        return f" (did you mean {lower2orig[key]!r}?)"
+    hits: list[str] = []
+    scored = []
+    for low, orig in lower2orig.items():
+        sm = difflib.SequenceMatcher(None, key, low)
+        if sm.real_quick_ratio() >= cutoff and sm.quick_ratio() >= cutoff and sm.ratio() >= cutoff:
+            scored.append((-sm.ratio(), not low.startswith(key), _natural(low), orig))
+    for *_, orig in sorted(scored):  # best ratio first; ties: extensions of the name, then natural order
+        if orig not in hits and orig != name:
+            hits.append(orig)
+    hits = hits[:n]
+    if not hits:
+        return ""
+    return " (did you mean " + ", ".join(repr(h) for h in hits) + "?)"
+
+
+def _natural(text: str) -> tuple:
+    import re
+
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text))
+
+
+def shorten(text: str, limit: int = MAX_ARG_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was (for echoing arguments)."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [{len(text)} characters]"

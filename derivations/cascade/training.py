@@ -1,7 +1,7 @@
 """Numerical experiments of the cascade claims: minimisation and gradient flow of the full network.
 
 Everything here acts on one network (no batch axis) with weights ``[W_1, ..., W_n]`` and uses the
-shared deep-linear-network code of :mod:`theorem_check.dln` (loss, gradients, exact Hessian,
+shared deep-linear-network code of :mod:`theorem_check.library.dln` (loss, gradients, exact Hessian,
 ``gradient_flow``).  The refinement levels (optimiser tolerance, integration time and ODE
 tolerance) are chosen by the claims; these functions only compute.
 """
@@ -66,7 +66,7 @@ def minimize_network(Ws0: Sequence[np.ndarray], Sigma_xx, Sigma_yx, beta: float,
 
 
 def flow(Ws0, Sigma_xx, Sigma_yx, beta, t_eval, *, rtol=1e-9, atol=1e-12, method="LSODA"):
-    """Gradient flow of the full network (:func:`theorem_check.dln.gradient_flow`); returns ``(t, traj)``.
+    """Gradient flow of the full network (:func:`theorem_check.library.dln.gradient_flow`); returns ``(t, traj)``.
 
     ``LSODA`` with the exact Jacobian switches to implicit steps when the flow slows down (near a
     transition), which keeps long integrations cheap.

@@ -5,7 +5,7 @@ Appendices B-E.  Every section module of :mod:`derivations.noise` takes its mode
 model as M`` for the mathematics, ``from .model import ...`` for the samplers and helpers); this module imports
 no section.  Samplers used by one section only live next to its claims.
 
-Everything here runs at every working precision of :mod:`theorem_check.precision` (float32,
+Everything here runs at every working precision of :mod:`theorem_check.numerics.precision` (float32,
 float64, NumPy object arrays of ``mpmath.mpf``): only ``@``, ``+``, ``*``, sums, transposes and
 the ``ctx`` functions are used.  Arrays carry a leading batch axis ``b``.
 

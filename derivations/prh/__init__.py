@@ -7,7 +7,7 @@ global minima are not Platonic); the proof of Section 4 (eqs. 19-36, footnote 14
 
 Every claim is checked from definitions: the data are a finite product set (exact
 expectations, ``u`` independent of ``eps``), gradients come from backpropagation
-(:mod:`theorem_check.dln`) or, for eq. (14), from exact central differences; the printed right-hand
+(:mod:`theorem_check.library.dln`) or, for eq. (14), from exact central differences; the printed right-hand
 sides are evaluated as printed.  Where a printed statement fails, the corrected form derived in
 ``docs/papers/prh.md`` is checked next to it.
 

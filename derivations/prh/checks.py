@@ -1,6 +1,6 @@
 """Numeric stages shared by several sections of the prh note (each section module has its own).
 
-Identity sides take ``(inst, ctx)`` (see :mod:`theorem_check.precision`) and recompute the data
+Identity sides take ``(inst, ctx)`` (see :mod:`theorem_check.numerics.precision`) and recompute the data
 ``X = Z u``, ``Y = V* u + eps`` and every derived quantity in the context's precision, so that
 the float32 -> float64 -> mpmath refinement applies to the whole computation.  Custom checks
 take ``(rng, dims)`` and refine an optimiser (levels and floors of the S-minimisation in :mod:`.gauge`).

@@ -42,7 +42,7 @@ class Net:
         return Net(self.M_O, self.M_I, self.Z, Ws, self.X, self.Y)
 
     def batched(self):
-        """``(Ws, X, Y, M_O, M_I)`` with a leading batch axis of 1, for :mod:`theorem_check.dln`."""
+        """``(Ws, X, Y, M_O, M_I)`` with a leading batch axis of 1, for :mod:`theorem_check.library.dln`."""
         return [W[None] for W in self.Ws], self.X[None], self.Y[None], self.M_O[None], self.M_I[None]
 
     def loss(self) -> float:
@@ -51,7 +51,7 @@ class Net:
         return float(per_sample_losses(Ws, X, Y, M_O, M_I).mean())
 
     def grads(self):
-        """Per-sample gradients (dln :func:`~theorem_check.dln.per_sample_gradients`), batch axis dropped."""
+        """Per-sample gradients (dln :func:`~theorem_check.library.dln.per_sample_gradients`), batch axis dropped."""
         Ws, X, Y, M_O, M_I = self.batched()
         return [G[0] for G in dln.per_sample_gradients(Ws, X, Y, M_O=M_O, M_I=M_I)]
 

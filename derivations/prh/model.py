@@ -7,7 +7,7 @@ setting of part 1 is restated in issue 2).  The model is
 
 with ``W_i`` of shape ``d_{i+1} x d_i`` in the note's indexing and invertible ``M^O``, ``M^I``,
 ``Z``.  **Indexing.**  The note's representation ``h^i`` is the *input* of ``W_i``
-(``h^1 = M^I x``, ``h^{i+1} = W_i h^i``); :mod:`theorem_check.dln` counts from 0
+(``h^1 = M^I x``, ``h^{i+1} = W_i h^i``); :mod:`theorem_check.library.dln` counts from 0
 (``h^0 = M_I x``), so the note's ``h^k`` is ``dln.representations(...)[k-1]``.  The note's
 layer index ``i`` of eqs. (21)-(36) (``W_i``, ``W_{i+1}`` and the hidden representation
 ``h^{i+1}`` between them) is the dims key ``"i"``; the gauge matrix ``T`` acts on dln's
@@ -43,7 +43,7 @@ DMAX = 4
 
 
 def invertible(rng, n, *, cond=10.0, batch=()):
-    """:func:`theorem_check.sampling.invertible` times a random scale ``e^s``, ``s ~ U(-1, 1)``.
+    """:func:`theorem_check.numerics.sampling.invertible` times a random scale ``e^s``, ``s ~ U(-1, 1)``.
 
     The engine's sampler fixes the singular values to ``[cond^-1/2, cond^1/2]``; for ``n = 1`` that
     leaves only ``+-1``, which makes every 1 x 1 embedding trivial.  The random scale removes

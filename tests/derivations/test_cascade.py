@@ -180,7 +180,7 @@ IDENTITY_CLAIMS = ["cascade.eq17", "cascade.landau", "cascade.hessian_n2", "casc
 def test_identity_claims_hold_on_hypothesis_drawn_instances(cid):
     """Hypothesis draws the dims (from the claim's own DimSpace) and the seed; float64 residual at its floor,
     and the sign-flipped control far above it on the same instance."""
-    from theorem_check.numeric import evaluate_identity
+    from theorem_check.engine.numeric import evaluate_identity
 
     st_ = _claims()[cid].statement
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 import theorem_check as tc
 from theorem_check import REGISTRY, Verdict, dln, load_builtin, run_claim, run_statement, sampling
-from theorem_check.numeric import derive_seed
+from theorem_check.engine.numeric import derive_seed
 
 load_builtin()
 from derivations.noise import model as M  # noqa: E402
@@ -322,7 +322,7 @@ def test_eq19_symbolic_steps_and_their_mutants_never_error():
     """Issue 10: a SymPy step of eq. 19 raised 'Exceeds the limit (4300 digits)' at random points.  With bounded
     heights the steps close and their mutants (x2, +1) are exact counterexamples, never errors or timeouts."""
     from derivations.noise.sec5_3_deep_linear import _eq19_derivation
-    from theorem_check.symbolic import check_derivation, check_step
+    from theorem_check.engine.symbolic import check_derivation, check_step
     d = _eq19_derivation()
     for seed in range(0, 30, 3):
         r = check_derivation(d, seed=seed, time_limit=20)

@@ -178,7 +178,7 @@ def test_budget_rejects_bad_values(monkeypatch, raw):
 
 
 def test_figures_follow_the_report_convention():
-    from theorem_check.report.figspec import figure_errors
+    from theorem_check.output.report.figspec import figure_errors
 
     fig = {"title": "t", "panels": [
         {"kind": "line", "xlabel": "step", "ylabel": "y", "yscale": "log", "vlines": [{"x": 1.0, "label": "a"}],
@@ -247,7 +247,7 @@ def test_require_converged_raises_not_converged():
 
 def test_montecarlo_helper_is_decided_by_the_engine_and_refutes_a_sign_flip():
     """A check's MonteCarlo is decided by the engine; its sign, factor and 12.2-se mutants are refuted."""
-    from theorem_check.checks import evaluate_result
+    from theorem_check.engine.evaluate import evaluate_result
 
     est, se = np.array([2.01, 1.98]), np.array([0.02, 0.03])
     ev = evaluate_result(sc.montecarlo(est, [2.0, 2.0], se), "test")

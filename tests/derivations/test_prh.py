@@ -12,7 +12,8 @@ from hypothesis import given, settings, strategies as st
 
 import theorem_check as tc
 from theorem_check import FLOAT64, MP50, Verdict, dln, load_builtin, run_claim, run_statement
-from theorem_check.numeric import derive_seed
+from theorem_check.engine.evaluate import evaluate_result
+from theorem_check.engine.numeric import derive_seed
 
 from derivations.prh import checks as C
 from derivations.prh import gauge
@@ -139,7 +140,7 @@ IFF = next(v for v in PRH["prh.lambda_unique"].variants if "rank-one" in v.name)
 def test_unique_iff_coercive_on_any_global_minimum(d, seed):
     """Coercive direction: interior minimiser at w* = alpha/(alpha+beta); one-sided units: none (w* = 1, 0)."""
     res = sec4_unit_rescaling.check_unique_iff()(np.random.default_rng(seed), d)
-    ev = tc.checks.evaluate_result(res, "iff")
+    ev = evaluate_result(res, "iff")
     assert ev.outcome is tc.Outcome.HOLDS, res.detail
     assert not [k for k, o in ev.mutants.items() if o is not tc.Outcome.FAILS], ev.mutants
     pred = np.asarray(res.levels[-1].predicted)
@@ -160,11 +161,11 @@ def test_nonvanishing_encoding_holds_for_a_gap_and_fails_for_none(g, seed):
     rng = np.random.default_rng(seed)
     floors = list(gauge.FLOORS)
     stays = [g * (1 + 0.1 * rng.uniform()) for _ in floors]
-    ev = tc.checks.evaluate_result(C._nonvanishing(gauge.LEVELS, stays, floors, ""), "gap")
+    ev = evaluate_result(C._nonvanishing(gauge.LEVELS, stays, floors, ""), "gap")
     assert ev.outcome is tc.Outcome.HOLDS
     assert all(o is tc.Outcome.FAILS for o in ev.mutants.values()), ev.mutants
     vanishes = [0.5, *(f * rng.uniform(0, 1) for f in floors[1:])]    # aligned: falls with the optimiser
-    assert tc.checks.evaluate_result(C._nonvanishing(gauge.LEVELS, vanishes, floors, ""), "gap").outcome \
+    assert evaluate_result(C._nonvanishing(gauge.LEVELS, vanishes, floors, ""), "gap").outcome \
         is tc.Outcome.FAILS
 
 
@@ -317,6 +318,6 @@ def test_platonic_pairs_report_which_layers_align():
     m = check(np.random.default_rng(derive_seed(0, "pairs")), {"n": 2, "DA": 3, "oa1": 0, "oa2": 1, "oa3": 0,
                                                               "DB": 2, "ob1": 2, "ob2": 0, "ob3": 0})
     assert isinstance(m, tc.Refinement)                       # measured/predicted kernels: the engine decides
-    assert tc.checks.evaluate_result(m, "pairs").outcome is tc.Outcome.FAILS
+    assert evaluate_result(m, "pairs").outcome is tc.Outcome.FAILS
     assert "aligned pairs: A2-B2, A3-B2" in m.detail          # hidden x hidden
     assert "A1-B1" in m.detail.split("not aligned:")[1]        # the module inputs M^I x differ

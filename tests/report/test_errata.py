@@ -1,6 +1,6 @@
 """docs/errata.md is generated from verdicts; the checked-in page must be fresh."""
 
-from theorem_check.errata import errata_candidates, main, render_errata
+from theorem_check.output.errata import errata_candidates, main, render_errata
 
 from .conftest import ROOT, builtin_claims, cached_results
 
@@ -11,7 +11,7 @@ def test_errata_page_is_fresh():
     run = [c for c in cands if not c.slow]
     page = render_errata(cached_results(run), not_run=[c.id for c in cands if c.slow])
     assert (ROOT / "docs" / "errata.md").read_text() == page, \
-        "docs/errata.md is stale: python -m theorem_check.errata > docs/errata.md"
+        "docs/errata.md is stale: python -m theorem_check.output.errata > docs/errata.md"
 
 
 def test_errata_lists_printed_failures_with_corrections(pack_claims):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from theorem_check.report.figspec import figure_errors, validate_figure
+from theorem_check.output.report.figspec import figure_errors, validate_figure
 
 GOOD = [
     {"kind": "curve", "x": [0, 1, 2], "y": [1.0, 0.5, 0.9]},
@@ -33,7 +33,7 @@ BAD = [
 
 @pytest.mark.parametrize("spec", GOOD, ids=[s["kind"] for s in GOOD])
 def test_good_specs_validate_and_draw(spec, tmp_path):
-    from theorem_check.report.figures import spec_figure
+    from theorem_check.output.report.figures import spec_figure
 
     assert validate_figure(spec) is spec
     f = spec_figure(spec, tmp_path / "f")
@@ -52,13 +52,13 @@ def test_figspec_needs_no_matplotlib():
     import subprocess
     import sys
 
-    code = ("import sys; import theorem_check.report.figspec as f; "
+    code = ("import sys; import theorem_check.output.report.figspec as f; "
             "assert 'matplotlib' not in sys.modules and 'jinja2' not in sys.modules")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
 def test_bad_math_label_is_printed_literally(tmp_path):
-    from theorem_check.report.figures import spec_figure
+    from theorem_check.output.report.figures import spec_figure
 
     spec_figure({"kind": "curve", "y": [1, 2], "xlabel": "$\\notamacro{x}$", "title": "cost $5"}, tmp_path / "g")
 
@@ -67,7 +67,7 @@ def test_sweeps_are_split_and_legends_sit_outside_the_data(tmp_path):
     """Up- and down-sweeps in one series are drawn as separate lines; the legend is outside the axes."""
     from matplotlib.figure import Figure
 
-    from theorem_check.report.figures import LINE_MARKS, _draw_curve, _monotone_runs
+    from theorem_check.output.report.figures import LINE_MARKS, _draw_curve, _monotone_runs
 
     x = np.array([0.0, 0.5, 1.0, 0.5, 0.0])
     assert [(r.start, r.stop) for r in _monotone_runs(x)] == [(0, 3), (2, 5)]

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 from hypothesis import Phase, given, settings, strategies as st
 
-from theorem_check.latex import (claim_latex, control_words, escape, fmt_sci, math, provide_macros, text,
+from theorem_check.output.latex import (claim_latex, control_words, escape, fmt_sci, math, provide_macros, text,
                                  text_control_words)
 
 from .conftest import needs_latex
@@ -141,7 +141,7 @@ def test_every_builtin_claim_block_compiles(tmp_path):
 def test_builtin_step_labels_are_plain_text():
     """Step.why is plain text too (checked here: derivations are built lazily, not at registration)."""
     from theorem_check import REGISTRY, load_builtin
-    from theorem_check.claims import check_plain_text
+    from theorem_check.model.claims import check_plain_text
 
     load_builtin()
     for c in REGISTRY:
@@ -156,7 +156,7 @@ def test_builtin_step_labels_are_plain_text():
 def test_symbol_names_and_dims():
     import sympy as sp
 
-    from theorem_check.latex import dims_text, prose_dicts, retex, sympy_latex
+    from theorem_check.output.latex import dims_text, prose_dicts, retex, sympy_latex
 
     s2, tr = sp.symbols("sigma2 TrSigmaA")
     assert sympy_latex(s2 * tr) == r"\operatorname{Tr}\Sigma A \sigma^{2}" or "\\sigma^{2}" in sympy_latex(s2 * tr)
@@ -167,7 +167,7 @@ def test_symbol_names_and_dims():
 
 
 def test_break_math_splits_long_displays_and_keeps_short_ones():
-    from theorem_check.latex import break_math, math_width
+    from theorem_check.output.latex import break_math, math_width
 
     short = "a + b = c"
     assert break_math(short) == short

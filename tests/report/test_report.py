@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from theorem_check import REGISTRY, RunResult, run_claims
-from theorem_check.report import NoLatexEngine, render_report, write_report
-from theorem_check.latex import escape
-from theorem_check.runner import versions
+from theorem_check.output.report import NoLatexEngine, render_report, write_report
+from theorem_check.output.latex import escape
+from theorem_check.engine.runner import versions
 
 from .conftest import HAVE_PDFTOTEXT, PACKS, ROOT, builtin_claims, cached_results, needs_latex
 
@@ -195,8 +195,8 @@ def _md_tokens(md: str):
 @pytest.mark.parametrize("paper", ["prh", "noise", "cascade"])
 def test_markdown_and_compact_for_every_paper(tmp_path, paper):
     """--format md parses as Markdown and every math span survives as math; --compact keeps summary and errata."""
-    from theorem_check.latex import math
-    from theorem_check.report.markdown import render_markdown
+    from theorem_check.output.latex import math
+    from theorem_check.output.report.markdown import render_markdown
 
     claims = [c for c in builtin_claims() if c.paper == paper and not c.slow]
     results = cached_results(claims)
@@ -232,7 +232,7 @@ def test_markdown_and_compact_for_every_paper(tmp_path, paper):
 @pytest.mark.skipif(not HAVE_PDFTOTEXT, reason="pdftotext (poppler-utils) not installed")
 def test_all_pdf_fits_the_page_and_has_no_raw_markup(tmp_path):
     """`report --all --pdf`: no overfull box over 5 pt in the log, no raw markup in the text (about a minute)."""
-    from theorem_check.report.compile import overfull_boxes
+    from theorem_check.output.report.compile import overfull_boxes
 
     out = tmp_path / "all"
     code, stdout, err = tc("report", "--all", "-o", str(out), "--pdf", "-q")

@@ -1,0 +1,1 @@
+"""Authoring claims: the registry, packs, the built-in catalogue entry points and the short forms."""

@@ -1,0 +1,215 @@
+"""What a short form derives from its arguments: shapes and size letters, the sampler of each structure,
+the numeric sides (callables) of string and SymPy sides."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from theorem_check import expr as ex
+from theorem_check.model.claims import Instance
+from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
+from theorem_check.numerics.sampling import antisymmetric, invertible, spd, symmetric
+
+__all__ = ["DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES", "STRUCTURES", "Side", "Spec", "make_side", "sampler", "build_spec"]
+
+
+MAX_OPS = 120
+"""Larger sides get no derivation attempt (SymPy's simplify time grows fast with size)."""
+
+STRUCTURES = ("symmetric", "spd", "orthogonal", "invertible", "diagonal", "antisymmetric")
+"""Structure kinds of matrices (all square)."""
+SCALAR_STRUCTURES = ("positive",)
+DEFAULT_SIZE = (1, 4)
+"""Range of a size letter unless ``sizes=`` says otherwise."""
+
+Side = Any  # callable (inst, ctx) -> array | sympy expression | str
+
+
+# ---------------------------------------------------------------------------------------------
+# shapes, sizes, structure
+# ---------------------------------------------------------------------------------------------
+def _dim_token(v, where: str):
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        if v < 1:
+            raise ClaimDefinitionError(f"{where}: size {v!r} must be >= 1")
+        return int(v)
+    if isinstance(v, sp.Integer):
+        return int(v)
+    if isinstance(v, sp.Symbol):
+        return v.name
+    if isinstance(v, str) and v.isidentifier():
+        return v
+    raise ClaimDefinitionError(f"{where}: size {v!r} must be a positive integer or a size letter")
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """Matrices (name -> (rows, cols) of ints/letters), scalars, structure, size ranges."""
+
+    mats: dict
+    scalars: tuple
+    structure: dict
+    ranges: dict
+
+    def size(self, v, d) -> int:
+        return v if isinstance(v, int) else int(d[v])
+
+
+def _collect(side: Side, mats: dict, scalars: dict, shapes: Mapping, which: str = "side") -> None:
+    """Add the matrix and scalar names a SymPy/string side uses."""
+    if isinstance(side, str):
+        letters = {v for s in shapes.values() for v in (s or ()) if isinstance(v, str)}
+        for name, called, _ in ex.names_in(side, which):
+            if name in shapes or name in ex.FUNCTIONS or called or name in letters:
+                continue
+            scalars.setdefault(name, False)
+        return
+    if isinstance(side, sp.Basic):
+        for m in side.atoms(sp.MatrixSymbol):
+            mats.setdefault(m.name, tuple(_dim_token(v, f"matrix {m.name}") for v in m.shape))
+        size_names = {str(v) for m in side.atoms(sp.MatrixSymbol) for v in m.shape if isinstance(v, sp.Symbol)}
+        for s in side.free_symbols:
+            if isinstance(s, sp.Symbol) and not isinstance(s, sp.Dummy) and s.name not in size_names \
+                    and s.name not in shapes:
+                scalars[s.name] = scalars.get(s.name, False) or bool(s.is_positive)
+
+
+def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> Spec:
+    shapes = dict(shapes or {})
+    structure = dict(structure or {})
+    mats: dict[str, tuple] = {}
+    scalars: dict[str, bool] = {}
+    for name, shp in shapes.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ClaimDefinitionError(f"{where}: shapes key {name!r} must be a name")
+        if shp in ((), None):
+            scalars[name] = False
+            continue
+        if not isinstance(shp, (tuple, list)) or len(shp) != 2:
+            raise ClaimDefinitionError(f"{where}: shapes[{name!r}]={shp!r} must be (rows, cols)")
+        mats[name] = tuple(_dim_token(v, f"{where}: shapes[{name!r}]") for v in shp)
+    for s, which in zip(sides, ("lhs", "rhs", "rhs")):
+        if isinstance(s, (str, sp.Basic)):
+            _collect(s, mats, scalars, {**shapes, **{k: v for k, v in mats.items()}}, which)
+    for name, kind in structure.items():
+        if name in mats:
+            if kind not in STRUCTURES:
+                raise ClaimDefinitionError(f"{where}: structure[{name!r}]={kind!r} must be one of "
+                                           f"{', '.join(STRUCTURES)}")
+            r, c = mats[name]
+            if r != c:
+                raise ClaimDefinitionError(f"{where}: structure[{name!r}]={kind!r} needs a square shape, "
+                                           f"got ({r}, {c})")
+        elif name in scalars:
+            if kind not in SCALAR_STRUCTURES:
+                raise ClaimDefinitionError(f"{where}: structure[{name!r}]={kind!r} for a scalar must be "
+                                           f"one of {', '.join(SCALAR_STRUCTURES)}")
+            scalars[name] = True
+        else:
+            raise ClaimDefinitionError(f"{where}: structure names {name!r}, which no shape or side uses")
+    letters = sorted({v for shp in mats.values() for v in shp if isinstance(v, str)})
+    sizes = dict(sizes or {})
+    for k in sizes:
+        if k not in letters:
+            raise ClaimDefinitionError(f"{where}: sizes[{k!r}] names no size letter of the shapes ({letters})")
+    ranges = {}
+    for k in letters:
+        rng = sizes.get(k, DEFAULT_SIZE)
+        if isinstance(rng, (int, np.integer)):
+            rng = (int(rng), int(rng))
+        ranges[k] = tuple(int(v) for v in rng) if isinstance(rng, (tuple, list)) and len(rng) == 2 else rng
+    return Spec(mats, tuple(sorted(scalars.items())), structure, ranges)
+
+
+def _draw(rng, kind, r, c, batch):
+    if kind is None:
+        return rng.standard_normal((batch, r, c))
+    n = r
+    if kind == "symmetric":
+        return symmetric(rng, n, batch=batch)
+    if kind == "antisymmetric":
+        return antisymmetric(rng, n, batch=batch)
+    if kind == "spd":  # Q diag Q^T rounds to a slightly non-symmetric matrix: symmetrise (exact in float64)
+        m = spd(rng, n, cond=10.0, batch=batch)
+        return 0.5 * (m + np.swapaxes(m, -1, -2))
+    if kind == "invertible":
+        return invertible(rng, n, cond=10.0, batch=batch)
+    if kind == "diagonal":
+        v = rng.standard_normal((batch, n))
+        out = np.zeros((batch, n, n))
+        out[:, np.arange(n), np.arange(n)] = v
+        return out
+    if kind == "orthogonal":  # parameters of a signed Cayley transform, built in each context
+        return antisymmetric(rng, n, batch=batch)
+    raise ClaimDefinitionError(f"structure kind {kind!r} must be one of {', '.join(STRUCTURES)}")
+
+
+def sampler(spec: Spec):
+    def sample(rng, d, batch):
+        out: dict[str, Any] = {"_dims": dict(d)}
+        for name in sorted(spec.mats):
+            r, c = (spec.size(v, d) for v in spec.mats[name])
+            kind = spec.structure.get(name)
+            out[name] = _draw(rng, kind, r, c, batch)
+            if kind == "orthogonal":
+                out[f"_sign_{name}"] = rng.choice([-1.0, 1.0], size=(batch, r, 1))
+        for name, positive in spec.scalars:
+            out[name] = rng.uniform(0.5, 2.0, size=batch) if positive else rng.standard_normal(batch)
+        return out
+    return sample
+
+
+def _orthogonal_from(ctx, S, signs):
+    """``D (I - S)(I + S)^{-1}``: orthogonal to ``ctx``'s working precision for antisymmetric ``S``."""
+    eye = ctx.eye(S.shape[-1])
+    return signs * ((eye - S) @ ctx.inv(eye + S))
+
+
+def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
+    """The engine's side ``(inst, ctx) -> array`` for a callable, SymPy expression or string."""
+    structure = dict(spec.structure)
+    if isinstance(s, str):
+        shapes = {k: v for k, v in spec.mats.items()}
+        # definition-time checks (unknown names, parse errors) at symbolic sizes:
+        try:
+            e = ex.parse(s, shapes, what=which)
+            ex.compile_expr(e)
+        except ShapeMismatch:
+            pass  # may conform at no size: decided (ILL-POSED) by the numeric stage, per configuration
+
+        def inner(inst, ctx):
+            d = inst.get("_dims", {})
+            e = ex.parse(s, shapes, {k: d[k] for k in spec.ranges}, what=which)
+            return ex.evaluate(ex.compile_expr(e), ctx, inst, d, structure)
+    elif isinstance(s, sp.Basic):
+        try:
+            recipe = ex.compile_expr(s)
+        except ex.ExprError as exc:
+            raise ClaimDefinitionError(f"{where} ({which}): {exc}") from None
+
+        def inner(inst, ctx):
+            return ex.evaluate(recipe, ctx, inst, inst.get("_dims", {}), structure)
+    elif callable(s):
+        inner = s
+    else:
+        raise ClaimDefinitionError(f"{where}: {which}={s!r} must be a callable (inst, ctx) -> array, a SymPy "
+                                   "expression or a string")
+    orth = [n for n, k in spec.structure.items() if k == "orthogonal"]
+    if not orth:
+        return inner
+
+    def fn(inst, ctx):
+        vals = Instance(inst)
+        for n in orth:
+            vals[n] = _orthogonal_from(ctx, inst[n], inst[f"_sign_{n}"])
+        return inner(vals, ctx)
+    return fn
+
+
+# ---------------------------------------------------------------------------------------------
+# derivations
+# ---------------------------------------------------------------------------------------------

@@ -1,0 +1,241 @@
+"""``theorem-check check "LHS = RHS" --shape X=n,n --assume X=spd``: one identity from the shell.
+
+The statement is read in SymPy syntax (:mod:`theorem_check.expr`), turned into a claim with
+:func:`theorem_check.authoring.shortforms.identity` (not registered), and run like ``theorem-check run``:
+same table, verdicts, smallest counterexample, ``--json`` record and exit codes (0 PROVED/VERIFIED,
+1 REFUTED/ILL-POSED/INCONCLUSIVE, 2 bad input).  Bad input is one line on stderr: a parse error
+naming the token, an unknown function, a malformed ``--shape``/``--assume``/``--size``, a name
+declared but unused.  A statement whose shapes do not conform (``(A*B).T = A.T*B.T``) is not bad
+input: it is ILL-POSED (or REFUTED at the sizes where it conforms), exit 1.
+
+JSON record: the record of ``run --json`` plus ``"kind": "check"``, ``"statement"`` (the text as
+given), ``"shapes"`` (name -> [rows, cols]), ``"assume"`` (name -> kind), ``"sizes"`` (letter ->
+[lo, hi]); the single claim has id ``check.statement``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import click
+
+from theorem_check.cli.options import EPILOG, deprecations_noted, plural, report_broken, result_table
+from theorem_check.errors import InvalidArgument
+
+__all__ = ["check", "build_claim", "parse_shape", "parse_assume", "parse_size"]
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def parse_shape(text: str) -> tuple[str, tuple]:
+    """``"X=n,n"`` -> ``("X", ("n", "n"))``; sizes are positive integers or letters."""
+    name, sep, dims = text.partition("=")
+    name = name.strip()
+    if not sep or not _NAME.match(name):
+        raise InvalidArgument(f"--shape {text!r} must read NAME=ROWS,COLS (e.g. X=n,n or A=2,3)")
+    parts = [p.strip() for p in dims.split(",")]
+    if len(parts) != 2:
+        raise InvalidArgument(f"--shape {text!r} must give two sizes ROWS,COLS (got {len(parts)})")
+    out = []
+    for p in parts:
+        if re.fullmatch(r"[0-9]+", p):
+            if int(p) < 1:
+                raise InvalidArgument(f"--shape {text!r}: size {p!r} must be >= 1")
+            out.append(int(p))
+        elif _NAME.match(p):
+            out.append(p)
+        else:
+            raise InvalidArgument(f"--shape {text!r}: size {p!r} must be a positive integer or a letter")
+    return name, tuple(out)
+
+
+def parse_assume(text: str) -> tuple[str, str]:
+    """``"X=spd"`` -> ``("X", "spd")``."""
+    from theorem_check.authoring.shortforms import SCALAR_STRUCTURES, STRUCTURES
+
+    name, sep, kind = text.partition("=")
+    name, kind = name.strip(), kind.strip()
+    if not sep or not _NAME.match(name):
+        raise InvalidArgument(f"--assume {text!r} must read NAME=KIND (e.g. X=spd)")
+    if kind not in STRUCTURES + SCALAR_STRUCTURES:
+        raise InvalidArgument(f"--assume {text!r}: KIND={kind!r} must be one of "
+                              f"{', '.join(STRUCTURES + SCALAR_STRUCTURES)}")
+    return name, kind
+
+
+def parse_size(text: str) -> tuple[str, tuple[int, int]]:
+    """``"n=2:5"`` -> ``("n", (2, 5))`` (inclusive); ``"n=3"`` fixes the size."""
+    name, sep, rng = text.partition("=")
+    name = name.strip()
+    m = re.fullmatch(r"\s*([0-9]+)\s*(?::\s*([0-9]+)\s*)?", rng)
+    if not sep or not _NAME.match(name) or not m:
+        raise InvalidArgument(f"--size {text!r} must read LETTER=LO:HI or LETTER=N (e.g. n=2:5)")
+    lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+    if not 1 <= lo <= hi:
+        raise InvalidArgument(f"--size {text!r} must have 1 <= LO <= HI")
+    return name, (lo, hi)
+
+
+def _size_letters(shapes: dict) -> set[str]:
+    """The size letters of ``--shape`` options (``X=n,k`` -> ``{"n", "k"}``)."""
+    return {v for s in shapes.values() for v in s if isinstance(v, str)}
+
+
+def _names_used(statement: str) -> list[tuple[str, bool]]:
+    """``(name, called)`` for each name of the statement's two sides, in order of appearance."""
+    from theorem_check import expr as ex
+
+    lhs, rhs = ex.parse_statement(statement)
+    return [(n, called) for side in (lhs, rhs) for n, called, _ in ex.names_in(side, "statement")]
+
+
+def scalar_names(statement: str, shapes: dict) -> list[str]:
+    """Names the statement uses that have no ``--shape`` and are neither size letters nor functions:
+    they are real scalars, which a user who declared matrices may not mean (``A*B = B*A`` with only
+    ``--shape A=n,n`` is then true).  Empty when no matrix is declared (a scalar statement)."""
+    from theorem_check import expr as ex
+
+    if not shapes:
+        return []
+    letters = _size_letters(shapes)
+    names = dict.fromkeys(n for n, called in _names_used(statement) if not called)
+    return [n for n in names if n not in shapes and n not in letters and n not in ex.FUNCTIONS]
+
+
+def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None = None):
+    """The claim ``check.statement`` for a shell statement (validated, not registered).
+
+    Raises ParseError / InvalidArgument / ClaimDefinitionError (all TheoremCheckError: exit 2).
+    """
+    from theorem_check import expr as ex
+    from theorem_check.authoring.shortforms import identity
+
+    lhs, rhs = ex.parse_statement(statement)
+    used = {n for n, _ in _names_used(statement)}
+    for name in list(shapes) + list(assume):
+        if name not in used:
+            raise InvalidArgument(f"{'--shape' if name in shapes else '--assume'} names {name!r}, which the "
+                                  f"statement does not use")
+    letters = _size_letters(shapes)
+    for name in shapes:
+        if name in letters:
+            raise InvalidArgument(f"--shape {name}: {name!r} is both a matrix and a size letter")
+    for name, kind in assume.items():
+        if name in shapes:
+            r, c = shapes[name]
+            if r != c:
+                raise InvalidArgument(f"--assume {name}={kind} needs a square shape, got --shape {name}={r},{c}")
+        elif kind != "positive":
+            raise InvalidArgument(f"--assume {name}={kind}: {name!r} has no --shape (matrix kinds need one)")
+    return identity("check.statement", lhs, rhs, shapes=shapes, structure=assume, sizes=sizes or {},
+                    title=statement, printed=None, register=False)
+
+
+def parse_options(shape, assume, size, where=dict):
+    shapes, structure, sizes = {}, {}, {}
+    for text in shape:
+        name, dims = parse_shape(text)
+        if name in shapes:
+            raise InvalidArgument(f"--shape {name!r} is given twice")
+        shapes[name] = dims
+    for text in assume:
+        name, kind = parse_assume(text)
+        if name in structure:
+            raise InvalidArgument(f"--assume {name!r} is given twice")
+        structure[name] = kind
+    for text in size:
+        name, rng = parse_size(text)
+        if name not in _size_letters(shapes):
+            raise InvalidArgument(f"--size {text!r}: {name!r} is no size letter of the --shape options")
+        sizes[name] = rng
+    return shapes, structure, sizes
+
+
+def latex_statement(text: str) -> str:
+    """A LaTeX statement read with SymPy's LaTeX parser into SymPy syntax (scalar statements only)."""
+    from theorem_check.errors import InvalidArgument as _IA
+
+    try:
+        from sympy.parsing.latex import parse_latex
+    except ImportError as exc:  # pragma: no cover - sympy always has the module
+        raise _IA(f"--latex needs sympy.parsing.latex ({exc})") from None
+    if text.count("=") != 1:
+        raise _IA(f"statement={text!r} must have exactly one '='")
+    left, right = text.split("=")
+    def read(s):
+        try:
+            return parse_latex(s)  # ANTLR backend (antlr4-python3-runtime 4.11)
+        except ImportError:
+            return parse_latex(s, backend="lark")  # SymPy >= 1.13's Lark backend (package lark)
+
+    try:
+        sides = [read(s) for s in (left, right)]
+    except ImportError as exc:
+        raise _IA(f"--latex needs a backend of SymPy's LaTeX parser: antlr4-python3-runtime==4.11 or lark "
+                  f"({' '.join(str(exc).split())})") from None
+    except Exception as exc:  # noqa: BLE001 - the parser's own error type varies by backend
+        raise _IA(f"statement={text!r}: LaTeX parse error: {str(exc).splitlines()[0]}") from None
+    return f"{sides[0]} = {sides[1]}"
+
+
+@click.command("check", epilog=EPILOG)
+@click.argument("statement")
+@click.option("--shape", "shape", multiple=True, metavar="NAME=ROWS,COLS",
+              help="A matrix and its shape; sizes are numbers or letters (drawn, 1..4 unless --size).")
+@click.option("--assume", "assume", multiple=True, metavar="NAME=KIND",
+              help="Structure: symmetric, spd, orthogonal, invertible, diagonal, antisymmetric (positive: scalars).")
+@click.option("--size", "size", multiple=True, metavar="LETTER=LO:HI", help="Range of a size letter (default 1:4).")
+@click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
+              help="Random instances (spread over min(trials, 4) size configurations).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Same seed, same output.")
+@click.option("--json", "as_json", is_flag=True, help="Write a JSON record to stdout instead of the table.")
+@click.option("--controls", is_flag=True, help="Also run the derived negative controls (they should be REFUTED).")
+@click.option("--latex", "from_latex", is_flag=True,
+              help="Read STATEMENT as LaTeX (SymPy's LaTeX parser; scalar statements only).")
+def check(statement, shape, assume, size, trials, seed, as_json, controls, from_latex):
+    """Check one identity "LHS = RHS" given in SymPy syntax.
+
+    \b
+    `*` is the matrix product, `.T` the transpose, `**-1` the inverse; trace, det, log(det(X)),
+    grad(f, X), jacobian(F, x), hessian(f, x), softmax, logsumexp, sigmoid, softplus, vec, kron,
+    diag, hadamard, expm, logm, sqrtm, sin, cos, exp, log, sqrt, abs (elementwise on matrices).
+    Names without --shape are scalars (size letters are integers).  grad with respect to a
+    symmetric/spd matrix is the symmetric gradient (G + G^T)/2 (arXiv:1911.06491).
+
+    \b
+    Examples:
+      theorem-check check "grad(trace(X*X*B), X) = (X*B + B*X).T" --shape X=n,n --shape B=n,n
+      theorem-check check "grad(log(det(X)), X) = X**-1" --shape X=n,n --assume X=spd
+      theorem-check check "(A*B).T = A.T*B.T" --shape A=m,k --shape B=k,n      # ILL-POSED, exit 1
+    """
+    from theorem_check.errors import InvalidArgument
+    from theorem_check.output.json_record import dumps, run_record
+    from theorem_check.engine.runner import run_claims
+
+    shapes, structure, sizes = parse_options(shape, assume, size)
+    if from_latex:
+        if shapes:
+            raise InvalidArgument("--latex reads scalar statements only (SymPy's LaTeX parser multiplies "
+                                  "commuting symbols); give matrix statements in SymPy syntax")
+        statement = latex_statement(statement)
+    claim = build_claim(statement, shapes, structure, sizes)
+    scalars = scalar_names(statement, shapes)
+    if scalars:
+        click.echo(f"theorem-check: note: {', '.join(scalars)} {'has' if len(scalars) == 1 else 'have'} no --shape: "
+                   f"taken as real scalar{'s' if len(scalars) > 1 else ''}", err=True)
+    with deprecations_noted():
+        result = run_claims([claim], seed=seed, trials=trials, controls=controls)
+    if as_json:
+        rec = {**run_record(result, kind="check"), "statement": statement,
+               "shapes": {k: list(v) for k, v in shapes.items()}, "assume": dict(structure),
+               "sizes": {k: list(v) for k, v in claim.statement.dims.ranges.items()}}
+        click.echo(dumps(rec))
+    else:
+        click.echo(result_table(result))
+        counts = ", ".join(f"{n} {v}" for v, n in result.counts().items())
+        click.echo(f"{plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed})")
+    report_broken(result)
+    sys.exit(result.exit_code)
+
+

@@ -1,0 +1,153 @@
+"""The command line: ``theorem-check list | show | run | report`` (DESIGN.md, "The command line").
+
+Exit codes: 0 when every claim run is PROVED or VERIFIED; 1 when any is REFUTED, ERRATUM,
+ILL-POSED or INCONCLUSIVE; 2 for usage errors and bad input (one line on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from theorem_check._version import __version__
+from theorem_check.errors import TheoremCheckError
+from theorem_check.output import terminal
+from theorem_check.cli.options import EPILOG, check_environment, color_option, use_colour
+
+__all__ = ["main", "cli", "color_option", "use_colour", "check_environment", "EPILOG"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EPILOG)
+@click.version_option(version=__version__, prog_name="theorem-check")
+@color_option
+def cli():
+    """Check the mathematics of deep-learning-theory papers, claim by claim.
+
+    \b
+    Examples:
+      theorem-check list --paper prh
+      theorem-check show prh.eq31
+      theorem-check run eq31 --seed 1
+      theorem-check run --paper noise --json > noise.json
+      theorem-check run --pack my_claims.py
+    """
+
+
+
+
+def _one_line(exc: click.ClickException) -> str:
+    """Click's message on one line, with the help hint of usage errors (no 'Usage:' block)."""
+    msg = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        msg += f" (see '{ctx.command_path} --help')"
+    return msg
+
+
+
+
+def main(argv=None) -> None:
+    """Console-script entry point: runs the CLI, turning package errors into one line + exit 2.
+
+    Environment problems met while writing (a full disk or closed pipe on stdout, an unwritable
+    file) are one line and exit 2 as well; stdout is flushed here so that they surface before exit.
+    Output streams whose encoding cannot print a character fall back to ASCII
+    (:func:`terminal.install_ascii_fallback`).  Arguments over 200 characters are cut in messages.
+    """
+    terminal.install_ascii_fallback()
+    args = list(sys.argv[1:] if argv is None else argv)
+    code = _run_main(argv, args)
+    sys.exit(_flush_stdout(code))
+
+
+def _error(message: str, args) -> None:
+    try:
+        click.echo(f"theorem-check: error: {terminal.shorten_args(message, args)}", err=True)
+    except (OSError, UnicodeError):  # stderr itself is unusable: the exit code still says it
+        pass
+
+
+def _run_main(argv, args) -> int:
+    try:
+        rv = cli.main(args=argv, prog_name="theorem-check", standalone_mode=False)
+        if isinstance(rv, int) and not isinstance(rv, bool):  # standalone_mode=False returns Exit codes
+            return rv
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.Abort:
+        click.echo("theorem-check: aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+            exc.show()  # bare `theorem-check`: the help text is the useful answer
+        else:
+            _error(_one_line(exc), args)
+        return 2
+    except TheoremCheckError as exc:
+        _error(str(exc), args)
+        return 2
+    except SystemExit as exc:
+        if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):  # Click met EPIPE (`| head`) and exits 1
+            return 2
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BrokenPipeError:  # the reader of stdout left (`| head`): exit quietly
+        _silence_stdout()
+        return 2
+    except OSError as exc:  # the environment (disk full, read-only, bad path), not the mathematics
+        _error(terminal.environment_error(exc), args)
+        return 2
+    except UnicodeEncodeError as exc:  # a stream the ASCII fallback could not be installed on
+        _error(f"cannot write output in encoding {exc.encoding!r} (set PYTHONIOENCODING=utf-8)", args)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - never a traceback for users; THEOREM_CHECK_DEBUG=1 shows it
+        import os
+
+        if os.environ.get("THEOREM_CHECK_DEBUG"):
+            raise
+        click.echo(f"theorem-check: internal error: {type(exc).__name__}: "
+                   f"{terminal.shorten_args(str(exc), args)} (set THEOREM_CHECK_DEBUG=1 for the traceback)", err=True)
+        return 3
+    return 0
+
+
+def _flush_stdout(code: int) -> int:
+    """Flush stdout; a write error (ENOSPC) becomes one line on stderr and exit code 2 (EPIPE: no line)."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader left (`| head`): nothing to tell it
+        _silence_stdout()
+        return 2
+    except OSError as exc:
+        _silence_stdout()
+        _error(terminal.environment_error(exc), [])
+        return 2
+    return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's own flush at exit cannot fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _register_commands() -> None:
+    """Add each command (one module per command) to the group."""
+    from theorem_check.cli.catalogue import list_cmd, show
+    from theorem_check.cli.check import check
+    from theorem_check.cli.report import report
+    from theorem_check.cli.run import run
+    from theorem_check.cli.sweep import sweep
+
+    for command in (list_cmd, show, run, report, sweep, check):
+        cli.add_command(command)
+
+
+_register_commands()

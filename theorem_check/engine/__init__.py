@@ -1,0 +1,1 @@
+"""The engine: runs a claim (symbolic stage, numeric stage, mutants, fuzzing) and decides its verdict."""

@@ -1,0 +1,499 @@
+"""The numeric stage: batched evaluation at several precisions, decision, mutants, shrinking.
+
+Identities (``lhs``/``rhs``) are evaluated on ``configs`` dimension configurations (the
+:meth:`~theorem_check.model.dims.DimSpace.generic` one first, then others drawn without replacement),
+each with a batch of instances stacked along axis 0, at float32 and float64 (vectorised), and
+in mpmath (50 digits) on the first instance of each batch and on every instance the
+float32 -> float64 refinement leaves grey.  Custom checks report measured and predicted values
+(:mod:`theorem_check.model.checks`) and the engine decides them the same way.  Every instance that
+holds also decides the automatic mutants of :mod:`theorem_check.engine.mutants` from the same numbers.  Each instance is decided by
+:func:`~theorem_check.model.verdicts.decide_refinement` with floors
+``eps_ctx * size * cond`` (``size`` = entries of one side, ``cond`` = the statement's bound on
+error amplification).  A failing instance is shrunk: configurations are tried smallest first,
+and the first that still fails is reported (so it is a smallest counterexample among the
+configurations of the statement's :class:`~theorem_check.model.dims.DimSpace`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from theorem_check.engine.evaluate import evaluate_result
+from theorem_check.model.claims import Instance, Measurement, Statement
+from theorem_check.errors import BadClaim, InvalidArgument, ShapeMismatch, TheoremCheckError
+from theorem_check.engine.mutants import LADDER, SideStats, refinement_mutant_outcomes, side_stats, stats_residual
+from theorem_check.numerics.precision import CONTEXTS, Ctx, to_float
+from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
+
+__all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "run_numeric", "derive_seed",
+           "TheoremCheckDeprecationWarning", "IDENTITY_DELTA"]
+
+IDENTITY_DELTA = 1e-6
+"""The small relative mutant of identities: right side times ``1 + 1e-6``."""
+
+
+class TheoremCheckDeprecationWarning(FutureWarning):
+    """A deprecated part of the public claim API was used (shown by default, unlike DeprecationWarning)."""
+
+_SHRINK_SECONDS = 8.0
+
+
+def derive_seed(*parts: Any) -> int:
+    """A stable 32-bit seed from the run seed and names (same inputs, same seed, any platform)."""
+    return zlib.crc32("\x1f".join(map(str, parts)).encode()) & 0xFFFFFFFF
+
+
+
+@dataclass(frozen=True)
+class InstanceResult:
+    """One instance: its dims, seed, batch index, residual per level, floors and outcome.
+
+    ``mutants`` maps each automatic mutant's name to its outcome on this instance and ``ladder`` maps
+    each relative perturbation of :data:`~theorem_check.engine.mutants.LADDER` to its outcome (both filled
+    only when the instance holds and the engine decided it).  ``decided_by`` is ``"engine"``, or
+    ``"check"`` for a deprecated check that returned a decided Measurement.
+    """
+
+    dims: Mapping[str, int]
+    seed: int
+    index: int
+    residuals: Mapping[str, float]
+    floors: Mapping[str, float]
+    outcome: Outcome
+    detail: str = ""
+    predicted: Any = None
+    measured: Any = None
+    figure: Mapping[str, Any] | None = None
+    mutants: Mapping[str, Outcome] = field(default_factory=dict)
+    ladder: Mapping[float, Outcome] = field(default_factory=dict)
+    decided_by: str = "engine"
+
+
+@dataclass(frozen=True)
+class NumericResult:
+    """The numeric stage of one statement.
+
+    ``outcome`` combines the instances (any FAILS -> FAILS; all HOLDS -> HOLDS; else GREY).
+    ``ill_posed`` is a message with the smallest dims whose shapes do not conform, if any.
+    ``counterexample`` is the smallest failing instance found by shrinking.  ``bad`` is a bad-claim
+    message (a side returned no array, a check returned malformed data): not mathematics, exit 2.
+    ``configs`` lists the dimension configurations that were run, the generic one first.
+    """
+
+    outcome: Outcome
+    instances: tuple[InstanceResult, ...]
+    ill_posed: str | None = None
+    counterexample: InstanceResult | None = None
+    seconds: float = 0.0
+    note: str = ""
+    errors: tuple[str, ...] = field(default_factory=tuple)
+    bad: str | None = None
+    configs: tuple[Mapping[str, int], ...] = field(default_factory=tuple)
+
+    @property
+    def decided_by(self) -> str:
+        """``"engine"``, or ``"check"`` when any instance came from a deprecated decided Measurement."""
+        return "check" if any(i.decided_by == "check" for i in self.instances) else "engine"
+
+    @property
+    def mutant_outcomes(self) -> dict[str, Outcome]:
+        """Each automatic mutant's outcome over the instances (FAILS = refuted; HOLDS = it survived).
+
+        Empty unless the statement holds and the engine decided it.
+        """
+        if self.outcome is not Outcome.HOLDS or self.decided_by != "engine" or not self.instances:
+            return {}
+        names = list(self.instances[0].mutants)
+        return {n: combine_outcomes([i.mutants.get(n, Outcome.GREY) for i in self.instances]) for n in names}
+
+    @property
+    def survivors(self) -> list[str]:
+        """Names of the mutants that also hold: the check cannot tell them from the statement."""
+        return [n for n, o in self.mutant_outcomes.items() if o is Outcome.HOLDS]
+
+    @property
+    def sensitivity(self) -> float | None:
+        """Smallest relative perturbation on the ladder 1e-2 ... 1e-14 that the statement's check refutes."""
+        if not self.mutant_outcomes:
+            return None
+        refuted = [d for d in LADDER
+                   if combine_outcomes([i.ladder.get(d, Outcome.GREY) for i in self.instances]) is Outcome.FAILS]
+        return min(refuted) if refuted else None
+
+    @property
+    def unevaluated(self) -> str | None:
+        """Why no instance could be evaluated (every one raised or had a NaN/inf side), else None.
+
+        Such a statement is not a mathematical verdict but a broken definition: the CLI reports
+        it as bad input (exit 2) after printing the results.
+        """
+        if self.bad:
+            return self.bad
+        if self.ill_posed or not self.instances:
+            return None
+        if all(i.outcome is Outcome.GREY and (not i.residuals or any(math.isnan(v) for v in i.residuals.values()))
+               for i in self.instances):
+            return self.instances[0].detail or "no instance could be evaluated"
+        return None
+
+
+def _slice(value, b: int):
+    if getattr(value, "has_recipe", False):  # sampling.Exact: slice the recipe too
+        return value.take(b)
+    if isinstance(value, np.ndarray):
+        return value[b:b + 1]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_slice(v, b) for v in value)
+    return value
+
+
+def _convert(value, ctx: Ctx):
+    at = getattr(value, "at", None)
+    if at is not None and getattr(value, "has_recipe", False):
+        return at(ctx)
+    if isinstance(value, np.ndarray):
+        return ctx.asarray(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_convert(v, ctx) for v in value)
+    if isinstance(value, float):
+        return ctx.scalar(value)
+    return value
+
+
+_UNDEFINED_ERRORS = (np.linalg.LinAlgError, ZeroDivisionError, FloatingPointError, OverflowError)
+
+
+def _batch_of(inst: Mapping[str, Any]) -> int | None:
+    for v in inst.values():
+        if isinstance(v, np.ndarray) and v.ndim >= 1:
+            return int(v.shape[0])
+        if isinstance(v, (list, tuple)) and v and isinstance(v[0], np.ndarray) and v[0].ndim >= 1:
+            return int(v[0].shape[0])
+    return None
+
+
+def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
+    """Both sides of a batch at precision ``ctx`` (validated arrays) and the optional scale."""
+    cinst = Instance({k: _convert(v, ctx) for k, v in inst.items()})
+    batch = _batch_of(inst)
+    lhs = _side(statement.lhs, "lhs", cinst, ctx, batch)
+    rhs = _side(statement.rhs, "rhs", cinst, ctx, batch)
+    if lhs.shape != rhs.shape:
+        raise ShapeMismatch(f"lhs has shape {lhs.shape[1:]}, rhs has shape {rhs.shape[1:]}")
+    ref = statement.scale(cinst, ctx) if statement.scale is not None else None
+    return lhs, rhs, ref
+
+
+def _stats(statement: Statement, inst: Mapping[str, Any], ctx: Ctx) -> tuple[list[SideStats], int]:
+    """Per-instance :class:`SideStats` of a batch at precision ``ctx``, and the size of one side."""
+    with ctx.active(), np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NaN/inf sides are reported, not warned about
+        lhs, rhs, ref = _sides(statement, inst, ctx)
+        if ref is not None:
+            ref_f = np.atleast_1d(to_float(ref))
+            if ref_f.shape not in ((1,), (lhs.shape[0],)):
+                raise BadClaim(f"scale returned shape {np.shape(ref)}, expected ({lhs.shape[0]},)")
+            if np.any(ref_f <= 0):
+                raise BadClaim(f"scale returned a value <= 0 ({float(ref_f.min()):.3g}) at {ctx.name}: a reference "
+                               "scale must be positive")
+            ref = ref_f
+        stats = side_stats(lhs, rhs, scale=ref)
+    size = int(np.prod(lhs.shape[1:])) if lhs.ndim > 1 else 1
+    return stats, size
+
+
+def evaluate_identity(statement: Statement, inst: Mapping[str, Any], ctx: Ctx) -> tuple[np.ndarray, int]:
+    """Relative residuals ``|lhs - rhs| / scale`` of a batch at precision ``ctx``.
+
+    Returns ``(residuals of shape (batch,), size of one side)``.  Raises ShapeMismatch when
+    the sides do not conform (numpy's own shape errors are turned into ShapeMismatch too) and
+    BadClaim when a side returns something that is not a batched numeric array.
+    """
+    stats, size = _stats(statement, inst, ctx)
+    return np.array([stats_residual(s) for s in stats]), size
+
+
+class SideError(RuntimeError):
+    """A side (or custom check) of a statement raised: the message names it, the precision and the error."""
+
+    def __init__(self, message: str, *, undefined: bool = False):
+        super().__init__(message)
+        self.undefined = undefined
+
+
+_SHAPE_WORDS = ("core dimension", "broadcast", "not aligned", "must be square", "matmul", "shape mismatch",
+                "shapes", "dimension mismatch")
+
+
+def _side(fn, name: str, cinst: Instance, ctx: Ctx, batch: int | None) -> np.ndarray:
+    """Evaluate one side; shape errors become ShapeMismatch, anything else SideError naming the side;
+    a result that is not a batched numeric array is a BadClaim."""
+    try:
+        out = fn(cinst, ctx)
+    except (ShapeMismatch, BadClaim):
+        raise
+    except _UNDEFINED_ERRORS as exc:
+        if isinstance(exc, ValueError) and any(w in str(exc) for w in _SHAPE_WORDS):
+            raise ShapeMismatch(str(exc).splitlines()[0]) from None
+        raise SideError(f"{name} raised {type(exc).__name__}: {exc} ({ctx.name})", undefined=True) from exc
+    except ValueError as exc:
+        msg = str(exc)
+        if any(w in msg for w in _SHAPE_WORDS):
+            raise ShapeMismatch(msg.splitlines()[0]) from None
+        raise SideError(f"{name} raised {type(exc).__name__}: {exc} ({ctx.name})") from exc
+    except Exception as exc:  # noqa: BLE001 - user code: reported with the side that raised
+        raise SideError(f"{name} raised {type(exc).__name__}: {exc} ({ctx.name})") from exc
+    if not isinstance(out, (np.ndarray, np.generic, int, float, complex)) and not _numeric_sequence(out):
+        raise BadClaim(f"{name} returned {type(out).__name__} {str(out)[:60]!r}, not an array of shape (batch, ...)")
+    arr = np.asarray(out)
+    if arr.dtype.kind not in "biufcO":
+        raise BadClaim(f"{name} returned an array of dtype {arr.dtype} ({str(out)[:60]!r}), not numbers")
+    if batch is not None and (arr.ndim == 0 or arr.shape[0] != batch):
+        raise BadClaim(f"{name} returned shape {arr.shape}, which drops the leading batch axis (batch = {batch}; a "
+                       "scalar side returns shape (batch,))")
+    return arr
+
+
+def _numeric_sequence(x) -> bool:
+    return isinstance(x, (list, tuple)) and all(isinstance(v, (int, float, complex, np.number, np.ndarray))
+                                                or type(v).__module__.startswith("mpmath") for v in x)
+
+
+def _floor(ctx: Ctx, size: int, cond: float) -> float:
+    return ctx.eps * max(1, size) * max(1.0, cond)
+
+
+def _stats_or_errors(statement: Statement, inst: Mapping[str, Any], ctx: Ctx, batch: int):
+    """Per-instance stats (or an 'undefined' message) at ``ctx``; falls back to one instance at a time when
+    the batch raises an undefined-type error and the statement treats undefined as failure."""
+    try:
+        stats, size = _stats(statement, inst, ctx)
+        return list(stats), size
+    except SideError as exc:
+        if not (exc.undefined and statement.undefined == "fails"):
+            raise
+    out, size = [], 1
+    for b in range(batch):
+        try:
+            st, size = _stats(statement, {k: _slice(v, b) for k, v in inst.items()}, ctx)
+            out.append(st[0])
+        except SideError as exc:
+            if not exc.undefined:
+                raise
+            out.append(str(exc))
+    return out, size
+
+
+def _defined(entry) -> bool:
+    return isinstance(entry, SideStats) and math.isfinite(stats_residual(entry)) and math.isfinite(entry.L) \
+        and math.isfinite(entry.R)
+
+
+def _why_undefined(entry, ctx_name: str) -> str:
+    if isinstance(entry, str):
+        return entry
+    return f"a side is NaN, infinite or complex at {ctx_name}"
+
+
+def _identity_instances(statement: Statement, dims, seed: int, batch: int):
+    """Evaluate one batch; returns list of InstanceResult (raises ShapeMismatch, BadClaim, SideError)."""
+    rng = np.random.default_rng(seed)
+    inst = dict(statement.sample(rng, dims, batch))
+    ctxs = [CONTEXTS[c] for c in statement.contexts]
+    fast = [c for c in ctxs if not c.is_mp]
+    mp = next((c for c in ctxs if c.is_mp), None)
+    entries: dict[str, list] = {}
+    size = 1
+    for c in fast:
+        entries[c.name], size = _stats_or_errors(statement, inst, c, batch)
+    fails_undefined = statement.undefined == "fails"
+    out = []
+    for b in range(batch):
+        levels: list[tuple[str, Any, float]] = [(c.name, entries[c.name][b], _floor(c, size, statement.cond))
+                                                for c in fast]
+        r = {name: (stats_residual(e) if isinstance(e, SideStats) else float("nan")) for name, e, _ in levels}
+        fl = {name: f for name, _, f in levels}
+        defined = [lv for lv in levels if _defined(lv[1])]
+        outcome, decision, detail = Outcome.GREY, [], ""
+        if len(fast) >= 2 and len(defined) == len(fast):
+            decision = levels
+            outcome = decide_refinement([stats_residual(e) for _, e, _ in levels], [f for _, _, f in levels])
+        need_mp = b == 0 or outcome is Outcome.GREY or len(fast) < 2
+        if mp is not None and need_mp:
+            e_mp = _stats_or_errors(statement, {k: _slice(v, b) for k, v in inst.items()}, mp, 1)[0][0]
+            f_mp = _floor(mp, size, statement.cond)
+            r[mp.name] = stats_residual(e_mp) if isinstance(e_mp, SideStats) else float("nan")
+            fl[mp.name] = f_mp
+            last = levels[-1] if levels else None
+            if _defined(e_mp) and last is not None and _defined(last[1]):
+                decision = [last, (mp.name, e_mp, f_mp)]
+                outcome = decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
+            elif not _defined(e_mp):
+                decision, outcome = [], Outcome.GREY
+                detail = _why_undefined(e_mp, mp.name)
+                if fails_undefined:
+                    outcome, detail = Outcome.FAILS, f"undefined at {mp.name}: {detail}"
+            else:
+                decision, outcome = [], Outcome.GREY
+                detail = f"undefined at {last[0] if last else 'float64'} only: " + \
+                    _why_undefined(last[1] if last else None, last[0] if last else "float64")
+        elif len(defined) < len(fast):
+            bad = next(lv for lv in levels if not _defined(lv[1]))
+            detail = _why_undefined(bad[1], bad[0])
+            if fails_undefined and mp is None and not _defined(levels[-1][1]):
+                outcome, detail = Outcome.FAILS, f"undefined at {levels[-1][0]}: {detail}"
+        if not detail and any(math.isnan(v) for v in r.values()):
+            nonfinite = [name for name, v in r.items() if math.isnan(v)]
+            detail = f"a side is NaN, infinite or complex at {', '.join(nonfinite)} (residual undefined)"
+        muts, ladder = ({}, {})
+        if outcome is Outcome.HOLDS and decision:
+            muts, ladder = refinement_mutant_outcomes([e for _, e, _ in decision], [f for _, _, f in decision],
+                                                      IDENTITY_DELTA)
+        out.append(InstanceResult(dict(dims), seed, b, r, fl, outcome, detail, mutants=muts, ladder=ladder))
+    return out
+
+
+_warned: set[str] = set()
+
+
+def _check_instance(statement: Statement, dims, seed: int) -> InstanceResult:
+    try:
+        m = statement.check(np.random.default_rng(seed), dict(dims))
+    except TheoremCheckError:
+        raise
+    except _UNDEFINED_ERRORS as exc:
+        if statement.undefined == "fails":
+            return InstanceResult(dict(dims), seed, 0, {}, {}, Outcome.FAILS,
+                                  f"undefined: check raised {type(exc).__name__}: {exc}")
+        raise
+    if isinstance(m, Measurement):
+        key = f"{statement.name}:{getattr(statement.check, '__qualname__', '')}"
+        if key not in _warned:
+            _warned.add(key)
+            warnings.warn(f"statement {statement.name!r}: check {getattr(statement.check, '__qualname__', '?')} returns a "
+                          "decided tc.Measurement (deprecated: return tc.Refinement or tc.MonteCarlo so that the "
+                          "engine decides and tests mutants)", TheoremCheckDeprecationWarning, stacklevel=2)
+        return InstanceResult(dict(dims), seed, 0, dict(m.residuals), {}, m.outcome, m.detail, m.predicted,
+                              m.measured, m.figure, decided_by="check")
+    ev = evaluate_result(m, f"check at dims {dict(dims)}")
+    return InstanceResult(dict(dims), seed, 0, ev.residuals, ev.floors, ev.outcome, ev.detail, ev.predicted,
+                          ev.measured, ev.figure, mutants=ev.mutants, ladder=ev.ladder)
+
+
+def evaluate_instances(statement: Statement, dims, seed: int, batch: int) -> list[InstanceResult]:
+    if statement.is_identity:
+        return _identity_instances(statement, dims, seed, batch)
+    return [_check_instance(statement, dims, seed)]
+
+
+def _shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill_posed: bool) -> InstanceResult | None:
+    """Smallest configuration that still fails (or is ill-posed, with the shape message as detail); None if none."""
+    t0 = time.perf_counter()
+    for k, dims in enumerate(statement.dims.smaller(failing.dims)):
+        if time.perf_counter() - t0 > _SHRINK_SECONDS:
+            break
+        for rep in range(2):
+            seed = derive_seed(base_seed, "shrink", k, rep)
+            try:
+                results = evaluate_instances(statement, dims, seed, 2)
+            except ShapeMismatch as exc:
+                if ill_posed:
+                    return InstanceResult(dict(dims), seed, 0, {}, {}, Outcome.FAILS, str(exc))
+                continue
+            except Exception:  # noqa: BLE001 - an instance that cannot be evaluated is no counterexample
+                continue
+            bad = [r for r in results if r.outcome is Outcome.FAILS]
+            if bad and not ill_posed:
+                return bad[0]
+    return None
+
+
+def user_configuration(statement: Statement, dims: Mapping[str, int]) -> dict[str, int]:
+    """The statement's generic configuration with the sizes in ``dims`` put in (``run --dims``).
+
+    Names must be dimensions of the statement's DimSpace; values integers >= 0 (they may lie outside the
+    space's ranges: that is the point of running a claim at a user's sizes).  Raises InvalidArgument.
+    """
+    space = statement.dims
+    unknown = sorted(set(dims) - set(space.ranges))
+    if unknown:
+        raise InvalidArgument(f"dims name={unknown[0]!r} is not a dimension of statement {statement.name!r} "
+                              f"(its dimensions: {', '.join(space.ranges)})")
+    out = space.generic()
+    for k, v in dims.items():
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise InvalidArgument(f"dims {k}={v!r} must be an integer >= 0")
+        out[k] = int(v)
+    if space.normalize is not None:
+        out = dict(space.normalize(dict(out)))
+    return out
+
+
+def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
+                dims: Mapping[str, int] | None = None) -> NumericResult:
+    """Run the numeric stage of ``statement``.
+
+    Parameters
+    ----------
+    seed : int
+        Seeds every instance (via :func:`derive_seed`); same seed, same result.
+    trials : int
+        Instances for identities (spread over ``min(trials, 4)`` dims configurations, the generic
+        one first, the rest drawn without replacement); custom checks run ``ceil(trials / 8)`` instances.
+    dims : mapping, optional
+        Run at these sizes only (see :func:`user_configuration`); every trial uses that configuration.
+    """
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    if statement.is_identity:
+        configs = max(1, min(trials, 4))
+        batch = max(1, math.ceil(trials / configs))
+    else:
+        configs, batch = max(1, math.ceil(trials / 8)), 1
+    if dims is not None:
+        fixed = user_configuration(statement, dims)
+        plan = [fixed] if statement.is_identity else [fixed] * configs
+        if statement.is_identity:
+            batch = max(1, trials)
+    else:
+        plan = statement.dims.configurations(rng, configs)
+    instances: list[InstanceResult] = []
+    errors: list[str] = []
+    ill_inst: InstanceResult | None = None
+    for k, cfg in enumerate(plan):
+        s = derive_seed(seed, k)
+        try:
+            instances.extend(evaluate_instances(statement, cfg, s, batch))
+        except ShapeMismatch as exc:
+            ill_inst = InstanceResult(dict(cfg), s, 0, {}, {}, Outcome.FAILS, str(exc))
+            break
+        except BadClaim as exc:
+            return NumericResult(Outcome.GREY, tuple(instances), seconds=time.perf_counter() - t0,
+                                 bad=f"{exc} (dims {dict(cfg)})", configs=tuple(plan))
+        except Exception as exc:  # noqa: BLE001 - reported, decided GREY
+            what = str(exc) if isinstance(exc, SideError) else f"{'check' if not statement.is_identity else ''} raised {type(exc).__name__}: {exc}".lstrip()
+            errors.append(f"dims {dict(cfg)}: {what}")
+            instances.append(InstanceResult(dict(cfg), s, 0, {}, {}, Outcome.GREY, f"{what} at dims {dict(cfg)}"))
+    if ill_inst is not None:
+        cex = (_shrink(statement, ill_inst, seed, ill_posed=True) if dims is None else None) or ill_inst
+        ill = f"dims {dict(cex.dims)}: {cex.detail}"
+        return NumericResult(Outcome.FAILS, tuple(instances), ill, cex, time.perf_counter() - t0,
+                             errors=tuple(errors), configs=tuple(plan))
+    outcome = combine_outcomes([i.outcome for i in instances])
+    cex = None
+    if outcome is Outcome.FAILS:
+        first = next(i for i in instances if i.outcome is Outcome.FAILS)
+        cex = (_shrink(statement, first, seed, ill_posed=False) if dims is None else None) or first
+    note = ""
+    if statement.is_identity:
+        note = (f"floors eps*size*cond with cond={statement.cond:g}; precisions "
+                f"{' -> '.join(statement.contexts)}")
+    return NumericResult(outcome, tuple(instances), None, cex, time.perf_counter() - t0, note, tuple(errors),
+                         configs=tuple(plan))

@@ -1,0 +1,352 @@
+"""The runner: symbolic stage + numeric stage per statement, verdict per claim, timings.
+
+Statement verdict (DESIGN.md, "Verdicts"):
+
+============================  ===========================  =============
+numeric stage                 symbolic stage               verdict
+============================  ===========================  =============
+shapes do not conform         any                          ILL-POSED
+fails                         closed (contradiction)       INCONCLUSIVE
+fails                         other / none                 REFUTED
+holds                         closed, general              PROVED
+holds                         closed at fixed sizes        VERIFIED
+holds                         refuted (contradiction)      INCONCLUSIVE
+holds                         none / undecided             VERIFIED
+holds, a mutant also holds    any                          INCONCLUSIVE (INSENSITIVE)
+grey                          any                          INCONCLUSIVE
+none                          closed, general / fixed      PROVED / VERIFIED
+none                          refuted / undecided          REFUTED / INCONCLUSIVE
+not ill-posed                 a step timed out / raised    INCONCLUSIVE
+============================  ===========================  =============
+
+Claim verdict: the printed statement's verdict when it passes; ERRATUM when it is REFUTED or
+ILL-POSED and a corrected form or reading passes; otherwise the printed statement's verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from theorem_check.model.claims import Claim, Statement
+from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
+from theorem_check.engine.symbolic import SymbolicResult, check_derivation
+from theorem_check.errors import InvalidArgument
+from theorem_check.model.verdicts import Outcome, Verdict
+
+__all__ = ["StatementResult", "ClaimResult", "RunResult", "MutantResult", "run_statement", "run_claim", "run_claims",
+           "versions"]
+
+
+@dataclass(frozen=True)
+class MutantResult:
+    """One automatic mutant of a statement: its name and outcome; ``survived`` when it also holds."""
+
+    name: str
+    outcome: Outcome
+
+    @property
+    def survived(self) -> bool:
+        """True when the mutant holds too: the statement's check cannot tell it apart (INSENSITIVE)."""
+        return self.outcome is Outcome.HOLDS
+
+    @property
+    def refuted(self) -> bool:
+        """True when the mutant fails, as a wrong statement must."""
+        return self.outcome is Outcome.FAILS
+
+
+@dataclass(frozen=True)
+class StatementResult:
+    """Verdict and evidence of one statement (printed, corrected, reading or control)."""
+
+    name: str
+    kind: str
+    latex: str
+    verdict: Verdict
+    evidence: str
+    symbolic: SymbolicResult | None
+    numeric: NumericResult | None
+    seed: int
+    seconds: float
+
+    @property
+    def decided_by(self) -> str:
+        """``"engine"`` (every built-in statement), or ``"check"`` for a deprecated decided Measurement."""
+        return self.numeric.decided_by if self.numeric is not None else "engine"
+
+    @property
+    def mutants(self) -> tuple[MutantResult, ...]:
+        """The automatic mutants' outcomes (empty unless the numeric stage holds and the engine decided it)."""
+        if self.numeric is None:
+            return ()
+        return tuple(MutantResult(n, o) for n, o in self.numeric.mutant_outcomes.items())
+
+    @property
+    def sensitivity(self) -> float | None:
+        """Smallest relative perturbation (ladder 1e-2 ... 1e-14) the statement's numeric stage refutes."""
+        return self.numeric.sensitivity if self.numeric is not None else None
+
+    @property
+    def configs(self) -> tuple[dict, ...]:
+        """The dimension configurations the numeric stage ran, the generic one first."""
+        return tuple(dict(c) for c in self.numeric.configs) if self.numeric is not None else ()
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """Verdict of one claim, with the results of its statements (and controls if run)."""
+
+    claim: Claim
+    verdict: Verdict
+    evidence: str
+    printed: StatementResult
+    variants: tuple[StatementResult, ...]
+    controls: tuple[StatementResult, ...]
+    seed: int
+    seconds: float
+
+    @property
+    def id(self) -> str:
+        """The claim id."""
+        return self.claim.id
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A whole run: claim results, seed, options, versions and timing."""
+
+    results: tuple[ClaimResult, ...]
+    seed: int
+    trials: int
+    versions: dict
+    started: str
+    seconds: float = 0.0
+    skipped_slow: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def broken(self) -> list[str]:
+        """One line per statement that is a bad claim (a side returned no batched array, a check returned
+        malformed data) or none of whose instances could be evaluated (a side or check raised on every
+        instance, or gave NaN/inf): a broken definition, not a verdict."""
+        out = []
+        for r in self.results:
+            for st in (r.printed, *r.variants, *r.controls):
+                if st.numeric is not None and st.numeric.bad:
+                    out.append(f"claim {r.id} ({st.name}) is malformed: {st.numeric.bad}")
+                    continue
+                why = st.numeric.unevaluated if st.numeric is not None else None
+                if why:
+                    out.append(f"claim {r.id} ({st.name}) could not be evaluated on any instance: {why}")
+        return out
+
+    @property
+    def unrefuted_controls(self) -> list[str]:
+        """``"claim (control)"`` for every negative control that came back neither REFUTED nor ILL-POSED."""
+        return [f"{r.id} ({c.name})" for r in self.results for c in r.controls if not c.verdict.fails]
+
+    @property
+    def controls_run(self) -> int:
+        """Number of negative controls run (``--controls``)."""
+        return sum(len(r.controls) for r in self.results)
+
+    @property
+    def exit_code(self) -> int:
+        """2 when a statement could not be evaluated at all (:attr:`broken`); else 0 when every
+        claim run is PROVED or VERIFIED and every control run is refuted, 1 otherwise."""
+        if self.broken:
+            return 2
+        return 0 if all(r.verdict.ok for r in self.results) and not self.unrefuted_controls else 1
+
+    def counts(self) -> dict[str, int]:
+        """Number of claims per verdict."""
+        out: dict[str, int] = {}
+        for r in self.results:
+            out[r.verdict.value] = out.get(r.verdict.value, 0) + 1
+        return out
+
+
+def versions() -> dict:
+    """Versions of Python and of the libraries a verdict depends on."""
+    import hypothesis
+    import mpmath
+    import numpy
+    import scipy
+    import sympy
+
+    from theorem_check._version import __version__
+
+    from theorem_check.numerics import precision
+
+    out = {"theorem_check": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
+           "numpy": numpy.__version__, "scipy": scipy.__version__, "sympy": sympy.__version__,
+           "mpmath": mpmath.__version__, "hypothesis": hypothesis.__version__}
+    if precision.USE_ARB:   # the mp50 rung's inv/solve/det/expm ran in python-flint's arb (design decision 42)
+        import flint
+
+        out["python-flint"] = flint.__version__
+    return out
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.1e}" if x == x else "nan"
+
+
+def _dims_text(d) -> str:
+    return " ".join(f"{k}={v}" for k, v in d.items())
+
+
+def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
+    parts = []
+    if num is not None and num.survivors:
+        parts.append(f"INSENSITIVE: mutant{'s' if len(num.survivors) > 1 else ''} "
+                     f"{', '.join(repr(n) for n in num.survivors)} also hold{'' if len(num.survivors) > 1 else 's'} "
+                     "(the check cannot tell the statement from a wrong one)")
+    if sym is not None:
+        n_ok = sum(s.closed for s in sym.steps)
+        scope = "all sizes" if sym.general else f"fixed sizes {sym.sizes}".strip()
+        parts.append(f"sympy {n_ok}/{len(sym.steps)} steps ({scope})")
+    if num is not None:
+        if num.ill_posed:
+            parts.append(f"ill-posed at {num.ill_posed}")
+        elif num.counterexample is not None:
+            c = num.counterexample
+            res = ", ".join(f"{k} {_fmt(v)}" for k, v in c.residuals.items())
+            parts.append(f"counterexample dims {dict(c.dims)} seed {c.seed}: residual {res}" + (f"; {c.detail}" if c.detail else ""))
+        else:
+            inst = num.instances
+            if inst and inst[0].residuals and inst[0].predicted is None:
+                levels = list(inst[0].residuals)
+                worst = {lv: max(i.residuals.get(lv, 0.0) for i in inst) for lv in levels}
+                parts.append(f"{len(inst)} instances, max residual " + " -> ".join(f"{k} {_fmt(v)}" for k, v in worst.items()))
+            elif inst and inst[0].predicted is not None:
+                parts.append(f"{len(inst)} runs: predicted {inst[0].predicted}, measured {inst[0].measured}"
+                             + (f" ({inst[0].detail})" if inst[0].detail else ""))
+            else:
+                parts.append(f"{len(inst)} instances")
+            if num.configs:
+                parts.append("dims " + " | ".join(_dims_text(c) for c in num.configs))
+            if num.bad:
+                parts.append(f"malformed claim: {num.bad}")
+            elif num.outcome is Outcome.GREY:
+                grey = [i for i in inst if i.outcome is Outcome.GREY]
+                parts.append(f"grey: {grey[0].detail or 'residual neither at floor nor stalled'}" if grey else "grey")
+    if num is not None and "fuzz" in num.note:
+        parts.append(num.note.split("; ")[-1])
+    if sym is not None and sym.undecided:
+        parts.append(sym.undecided)
+    elif sym is not None and not sym.closed:
+        bad = next(s for s in sym.steps if not s.closed)
+        parts.append(f"step '{bad.why}' {bad.method}" + (f" at {bad.point}" if bad.point else ""))
+    return "; ".join(parts)
+
+
+def _statement_verdict(sym: SymbolicResult | None, num: NumericResult | None) -> Verdict:
+    if sym is not None and sym.undecided and not (num is not None and num.ill_posed):
+        return Verdict.INCONCLUSIVE  # a SymPy step timed out or raised: never silent, never decided
+    if num is not None:
+        if num.ill_posed:
+            return Verdict.ILL_POSED
+        if num.outcome is Outcome.FAILS:
+            return Verdict.INCONCLUSIVE if (sym is not None and sym.closed) else Verdict.REFUTED
+        if num.outcome is Outcome.GREY or num.survivors:
+            return Verdict.INCONCLUSIVE
+        if sym is None:
+            return Verdict.VERIFIED
+        if sym.refuted:
+            return Verdict.INCONCLUSIVE
+        return Verdict.PROVED if (sym.closed and sym.general) else Verdict.VERIFIED
+    assert sym is not None
+    if sym.closed:
+        return Verdict.PROVED if sym.general else Verdict.VERIFIED
+    if any(s.method == "shape-mismatch" for s in sym.steps):
+        return Verdict.ILL_POSED
+    return Verdict.REFUTED if sym.refuted else Verdict.INCONCLUSIVE
+
+
+def _fuzz(statement: Statement, num: NumericResult, *, seed: int, examples: int) -> NumericResult:
+    from theorem_check.engine.fuzz import fuzz_statement
+
+    fz = fuzz_statement(statement, max_examples=examples, seed=seed)
+    note = f"{num.note}; hypothesis fuzz: {fz.examples} examples".lstrip("; ")
+    if fz.counterexample is None:
+        return dataclasses.replace(num, note=note + ", no counterexample")
+    return dataclasses.replace(num, outcome=Outcome.FAILS, counterexample=fz.counterexample, ill_posed=fz.ill_posed,
+                               note=note + ", counterexample found and shrunk")
+
+
+def run_statement(statement: Statement, *, seed: int, trials: int = 16, fuzz: int = 0,
+                  dims: dict | None = None) -> StatementResult:
+    """Run the symbolic and numeric stages of one statement; never raises for a false statement.
+
+    ``fuzz > 0`` adds a Hypothesis search of that many examples for a counterexample
+    (identities only) when the random instances all hold.  ``dims`` runs the numeric stage at those
+    sizes only (names of the statement's DimSpace; see :func:`~theorem_check.engine.numeric.user_configuration`).
+    """
+    t0 = time.perf_counter()
+    sym = check_derivation(statement.derivation(), seed=seed) if statement.derivation is not None else None
+    num = None
+    if statement.is_identity or statement.check is not None:
+        num = run_numeric(statement, seed=seed, trials=trials, dims=dims)
+        if fuzz > 0 and statement.is_identity and num.outcome is Outcome.HOLDS:
+            num = _fuzz(statement, num, seed=seed, examples=fuzz)
+    verdict = _statement_verdict(sym, num)
+    return StatementResult(statement.name, statement.kind, statement.latex, verdict, _evidence(sym, num), sym, num,
+                           seed, time.perf_counter() - t0)
+
+
+def _dims_for(statement: Statement, dims: dict | None) -> dict | None:
+    if not dims or statement.dims is None:
+        return None
+    own = {k: v for k, v in dims.items() if k in statement.dims.ranges}
+    return own or None
+
+
+def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool = False, fuzz: int = 0,
+              dims: dict | None = None) -> ClaimResult:
+    """Run a claim's printed statement, its variants, and (``controls=True``) its negative controls.
+
+    ``dims`` (``{"d1": 2048}``) runs every statement that has those dimensions at those sizes (the others
+    of its configuration generic).  Raises InvalidArgument when a name is a dimension of no statement
+    of the claim, or a value is not an integer >= 0.
+    """
+    t0 = time.perf_counter()
+    if dims:
+        known = {k for s in (*claim.statements(), *claim.controls) if s.dims is not None for k in s.dims.ranges}
+        unknown = sorted(set(dims) - known)
+        if unknown:
+            raise InvalidArgument(f"dims name={unknown[0]!r} is not a dimension of claim {claim.id} "
+                                  f"(its dimensions: {', '.join(sorted(known)) or 'none'})")
+    runs = [run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials, fuzz=fuzz,
+                          dims=_dims_for(s, dims))
+            for s in claim.statements()]
+    printed, variants = runs[0], tuple(runs[1:])
+    ctl = tuple(run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials, dims=_dims_for(s, dims))
+                for s in claim.controls) if controls else ()
+    verdict = printed.verdict
+    evidence = printed.evidence
+    if printed.verdict.fails:
+        good = [v for v in variants if v.verdict.ok]
+        if good:
+            verdict = Verdict.ERRATUM
+            evidence = f"as printed {printed.verdict.value}: {printed.evidence} | {good[0].name} {good[0].verdict.value}: {good[0].evidence}"
+    return ClaimResult(claim, verdict, evidence, printed, variants, ctl, seed, time.perf_counter() - t0)
+
+
+def run_claims(claims: Iterable[Claim], *, seed: int = 0, trials: int = 16, controls: bool = False, fuzz: int = 0,
+               progress: Callable[[int, int, Claim], None] | None = None, skipped_slow: tuple[str, ...] = (),
+               dims: dict | None = None) -> RunResult:
+    """Run several claims in order; ``progress(k, n, claim)`` is called before each."""
+    claims = list(claims)
+    t0 = time.perf_counter()
+    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    out = []
+    for k, c in enumerate(claims):
+        if progress:
+            progress(k, len(claims), c)
+        out.append(run_claim(c, seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims))
+    return RunResult(tuple(out), seed, trials, versions(), started, time.perf_counter() - t0, skipped_slow)

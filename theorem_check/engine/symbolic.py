@@ -1,0 +1,539 @@
+"""The symbolic stage: derivations as chains of equalities that SymPy checks.
+
+A :class:`Derivation` is a sequence of :class:`Step` objects, each an equality ``lhs = rhs``
+with a one-line justification.  Each step is checked by :func:`check_step`:
+
+1. ``sympy.simplify(lhs - rhs)`` (entrywise for explicit matrices) is tested for zero;
+2. if simplification does not close it, the difference is evaluated **exactly** at random
+   rational points (``points`` of them, drawn from a seeded generator).  A nonzero value is a
+   certificate that the step is false; the point is then shrunk coordinate by coordinate to the
+   simplest values (0, 1, -1, 2, ...) that keep the difference nonzero, and reported.  Zero at
+   every point is a Schwartz-Zippel certificate (below); such a step is marked ``closed`` with
+   ``method="schwartz-zippel"``.
+
+Random points have **bounded height**: each free real symbol gets a reduced fraction ``p/q``
+with ``1 <= p, q <= H`` (:data:`POINT_HEIGHT` ``= 1000``), drawn uniformly from the
+``N = 608383`` such fractions (times a random sign unless the symbol is nonnegative);
+integer symbols get ``2..9``.  Exact evaluation then grows by at most ``log10 H = 3`` digits per
+unit of degree in numerator and denominator, so it cannot blow up into SymPy's
+4300-digit integer-string limit on ordinary derivations (and if it does, the step reports the
+error, below).  *Bound*: every value has probability at most ``1/N`` (``1/(2N)`` with the sign),
+so by the Schwartz-Zippel-DeMillo-Lipton lemma (which needs only independent coordinates whose
+single values have probability ``<= 1/N``) a nonzero rational function whose numerator and
+denominator have total degree ``<= deg`` vanishes, or is undefined, at one point with
+probability ``<= deg / N``, and at all ``6`` independent points with probability
+``<= (deg / N)^6 = (1.64e-6 * deg)^6``.  This counts the real coordinates; an integer symbol
+(2..9, probability 1/8 each) or a coordinate from a ``Derivation.domain`` adds ``d_i * mu_i``
+to the one-point bound (``d_i`` its degree, ``mu_i`` the largest probability of one of its
+values), the per-variable form of the same lemma.
+
+Limits (never a hang, never a silent give-up): each step runs under a time limit
+(``time_limit`` seconds, else the environment variable ``THEOREM_CHECK_SYMPY_TIMEOUT``, else
+:data:`DEFAULT_TIME_LIMIT` ``= 20``; :func:`resolve_time_limit`).  A step that exceeds it is
+reported with ``method="timeout after 20 s"``; a step in which SymPy (or any Python code it runs)
+raises is reported with ``method="sympy error: <ExceptionName>: <message>"``.  Either makes
+:attr:`SymbolicResult.undecided` a reason string, and the runner then calls the statement
+INCONCLUSIVE.  In the main thread the limit is a ``SIGALRM`` timer (``signal.setitimer``), which
+interrupts pure-Python SymPy loops between bytecodes (a single long C-level operation, e.g. one
+huge integer multiplication, finishes first); the timer and the previous handler are restored
+when the step ends, however it ends, so no alarm stays pending.  Outside the main thread (where
+signals cannot be used) the step runs in a forked child process that is killed at the limit
+(only the step's text result crosses back).  On platforms without ``fork`` and ``SIGALRM``
+(Windows) steps run without a limit.
+
+``Derivation.general`` says whether the algebra holds for every size (scalar algebra, or
+``MatrixSymbol`` algebra); a derivation with explicit matrices of fixed small sizes is exact
+evidence at those sizes only (``general=False``), as DESIGN.md requires.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import pickle
+import random
+import select
+import signal
+import sys
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import sympy as sp
+
+from theorem_check.errors import InvalidArgument
+from theorem_check.model.derivation import Derivation, Step
+
+__all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "check_derivation",
+           "resolve_time_limit", "DEFAULT_TIME_LIMIT", "TIME_LIMIT_ENV", "POINT_HEIGHT"]
+
+DEFAULT_TIME_LIMIT = 20.0
+"""Seconds each derivation step may take when neither ``time_limit`` nor the environment sets it."""
+TIME_LIMIT_ENV = "THEOREM_CHECK_SYMPY_TIMEOUT"
+"""Environment variable with the per-step time limit in seconds (a positive number, or ``inf``)."""
+POINT_HEIGHT = 1000
+"""Height bound ``H`` of random rational points: numerators and denominators in ``1..H``."""
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """Outcome of one step: ``closed`` is True when the equality was established.
+
+    ``method`` is ``"simplify"``, ``"schwartz-zippel"``, ``"counterexample"`` (then ``point``
+    holds the substitution and the nonzero difference there), ``"shape-mismatch"``,
+    ``"undecided"`` (the difference at a point is not a number, e.g. an undefined function
+    remains), ``"timeout after T s"`` or ``"sympy error: <ExceptionName>: <message>"`` (the step
+    could not be checked: see :attr:`SymbolicResult.undecided`).
+    """
+
+    lhs_latex: str
+    rhs_latex: str
+    why: str
+    closed: bool
+    method: str
+    difference_latex: str = ""
+    point: str = ""
+
+
+@dataclass(frozen=True)
+class SymbolicResult:
+    """Outcome of a derivation: ``closed`` iff every step closed."""
+
+    steps: tuple[StepResult, ...]
+    closed: bool
+    general: bool
+    sizes: str
+    seconds: float
+
+    @property
+    def refuted(self) -> bool:
+        """True if some step has an exact counterexample point."""
+        return any(s.method == "counterexample" for s in self.steps)
+
+    @property
+    def undecided(self) -> str | None:
+        """Why the derivation could not be checked, or None.
+
+        A reason string (``"step 3 'why': timeout after 20 s"``) naming the first step that timed
+        out or in which SymPy raised; the runner turns it into INCONCLUSIVE for the statement.
+        (A step whose method is plain ``"undecided"``, a difference that does not evaluate to a
+        number, is not counted here: it keeps its previous meaning.)
+        """
+        for k, st in enumerate(self.steps, 1):
+            if _is_failure(st.method):
+                return f"step {k} '{st.why}': {st.method}"
+        return None
+
+
+def _is_failure(method: str) -> bool:
+    return method.startswith("timeout after ") or method.startswith("sympy error: ")
+
+
+def _is_matrix(x) -> bool:
+    return isinstance(x, (sp.MatrixBase, sp.MatrixExpr))
+
+
+def _entries(diff) -> list:
+    if isinstance(diff, sp.MatrixExpr) and not isinstance(diff, sp.MatrixBase):
+        try:
+            diff = diff.as_explicit()
+        except (ValueError, TypeError, AttributeError):
+            return [diff]
+    if isinstance(diff, sp.MatrixBase):
+        return list(diff)
+    return [diff]
+
+
+def has_fractional_matpow(e) -> bool:
+    """True if ``e`` holds a matrix power with a non-integer exponent: SymPy folds
+    ``(X**a)**b`` into ``X**(a*b)`` there (``(A**2)**(1/2) -> A``), which is false for matrices."""
+    return any(not sp.sympify(p.exp).is_Integer for p in sp.sympify(e).atoms(sp.MatPow))
+
+
+def simplifies_to_zero(e) -> bool:
+    """True when SymPy reduces ``e`` to zero.  Never for expressions with fractional matrix powers
+    (:func:`has_fractional_matpow`): SymPy's simplification of those is unsound, so they are left to
+    the numeric stage.  Callers test the sides too: forming ``lhs - rhs`` already folds them."""
+    if has_fractional_matpow(e):
+        return False
+    if isinstance(e, sp.MatrixExpr):
+        z = sp.simplify(e)
+        return z == sp.ZeroMatrix(*e.shape) or getattr(z, "is_ZeroMatrix", False) or z == 0
+    if e == 0:
+        return True
+    try:
+        return sp.simplify(sp.expand(e)) == 0 or sp.simplify(e) == 0
+    except Exception:  # pragma: no cover - sympy internals
+        return False
+
+
+def _draw(sym: sp.Symbol, rnd: random.Random, domain) -> object:
+    if sym in domain:
+        return sp.nsimplify(domain[sym](rnd))
+    if sym.is_integer:
+        return sp.Integer(rnd.randint(2, 9))
+    while True:   # uniform over reduced fractions p/q, 1 <= p, q <= H (accepts with probability ~0.61)
+        num, den = rnd.randint(1, POINT_HEIGHT), rnd.randint(1, POINT_HEIGHT)
+        if math.gcd(num, den) == 1:
+            break
+    val = sp.Rational(num, den)
+    if sym.is_positive or sym.is_nonnegative:
+        return val
+    return val if rnd.random() < 0.5 else -val
+
+
+def _scalarize(e):
+    """Replace the entries ``M[i, j]`` of matrix symbols in ``e`` by real scalar symbols.
+
+    Traces of matrix expressions are first expanded entrywise.
+
+    ``MatrixSymbol`` identities expanded with ``as_explicit`` have ``MatrixElement`` atoms whose
+    ``free_symbols`` are the matrix symbols themselves; substituting numbers for those is
+    meaningless, so the random-point test substitutes the entries instead.
+    """
+    from sympy.matrices.expressions.matexpr import MatrixElement
+
+    e = sp.sympify(e)
+    if e.has(sp.Trace):   # traces of MatrixSymbol products: expand to entries first
+        e = e.replace(lambda x: isinstance(x, sp.Trace), lambda x: sp.Trace(x.arg.as_explicit()).doit())
+    elems = e.atoms(MatrixElement)
+    if not elems:
+        return e
+    return e.xreplace({m: sp.Symbol(f"{m.parent.name}_{m.i}_{m.j}", real=True) for m in elems})
+
+
+_SHRINK_POINT_SECONDS = 2.0
+
+
+def _candidates(sym: sp.Symbol) -> list:
+    """Simple values to try for ``sym`` when shrinking a counterexample point, simplest first."""
+    if sym.is_integer:
+        return [sp.Integer(2), sp.Integer(3)]
+    if sym.is_positive:
+        return [sp.Integer(1), sp.Integer(2), sp.Rational(1, 2), sp.Integer(3)]
+    if sym.is_nonnegative:
+        return [sp.Integer(0), sp.Integer(1), sp.Integer(2), sp.Rational(1, 2)]
+    return [sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp.Integer(-2), sp.Rational(1, 2)]
+
+
+def _nonzero_value(entries, subs):
+    """The first nonzero finite exact value of the entries at ``subs`` (None if all vanish or one is undefined)."""
+    for e in entries:
+        try:
+            v = sp.sympify(e).subs(subs)
+            if not v.is_Rational:
+                v = sp.simplify(v)
+        except Exception:  # noqa: BLE001 - a point where an entry cannot be evaluated is not simpler
+            return None
+        if not v.is_number or v.is_finite is False or v.has(sp.nan, sp.zoo):
+            return None
+        if v != 0:
+            return v
+    return None
+
+
+def _shrink_point(entries, subs: dict, val, domain) -> tuple[dict, object]:
+    """Replace each coordinate of a counterexample point by the simplest value that keeps a nonzero difference.
+
+    Coordinates drawn from a claim's ``domain`` are kept (the domain may encode constraints the
+    candidates would break).  Greedy, in symbol order, within :data:`_SHRINK_POINT_SECONDS`.
+    """
+    t0 = time.perf_counter()
+    subs = dict(subs)
+    for sym in list(subs):
+        if sym in domain:
+            continue
+        for cand in _candidates(sym):
+            if time.perf_counter() - t0 > _SHRINK_POINT_SECONDS:
+                return subs, val
+            if cand == subs[sym]:
+                break
+            trial = {**subs, sym: cand}
+            v = _nonzero_value(entries, trial)
+            if v is not None:
+                subs, val = trial, v
+                break
+    return subs, val
+
+
+def _fmt_value(val) -> str:
+    """``str(val)``, abbreviated for rationals beyond ~100 digits (str() of a huge integer can raise)."""
+    if isinstance(val, sp.Rational):
+        bits = max(abs(int(val.p)).bit_length(), int(val.q).bit_length())
+        if bits > 330:
+            return f"{sp.Float(val, 6)} (an exact rational of about {int(bits * math.log10(2)) + 1} digits)"
+    return str(val)
+
+
+def _check_step(step: Step, seed: int, points: int, domain) -> StepResult:
+    """The step check proper (no time limit; exceptions propagate to :func:`check_step`)."""
+    lhs, rhs = step.lhs, step.rhs
+    if _is_matrix(lhs) != _is_matrix(rhs) or (_is_matrix(lhs) and lhs.shape != rhs.shape):
+        shp = lambda x: getattr(x, "shape", "scalar")
+        return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "shape-mismatch",
+                          point=f"shapes {shp(lhs)} vs {shp(rhs)}")
+    if has_fractional_matpow(lhs) or has_fractional_matpow(rhs):
+        raise ValueError("a fractional matrix power: SymPy folds (X**a)**b into X**(a*b), false for matrices, "
+                         "so the step is not checked symbolically")
+    diff = lhs - rhs     # (SymPy evaluates the difference: the guard above must look at the sides)
+    entries = _entries(diff)
+    if all(simplifies_to_zero(e) for e in entries):
+        return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "simplify")
+    rnd = random.Random(seed)
+    entries = [_scalarize(e) for e in entries]
+    free = sorted(set().union(*(sp.sympify(e).free_symbols for e in entries)), key=str)
+    for _ in range(points):
+        subs = {s: _draw(s, rnd, domain) for s in free}
+        for e in entries:
+            val = sp.simplify(sp.sympify(e).subs(subs))   # an error here is reported by check_step
+            if val.is_number and val != 0 and val.is_finite is not False:
+                subs, val = _shrink_point(entries, subs, val, domain)
+                pt = ", ".join(f"{k}={v}" for k, v in subs.items())
+                return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "counterexample",
+                                  difference_latex=sp.latex(sp.simplify(diff) if not _is_matrix(diff) else diff),
+                                  point=f"{pt}: difference {_fmt_value(val)}")
+            if not val.is_number:
+                return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "undecided",
+                                  difference_latex=sp.latex(e))
+    return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "schwartz-zippel")
+
+
+# ---------------------------------------------------------------------------------------
+# time limits
+# ---------------------------------------------------------------------------------------
+class _Timeout(BaseException):
+    """Raised by the SIGALRM handler (a BaseException, so SymPy's ``except Exception`` cannot swallow it)."""
+
+
+class _ChildError(Exception):
+    """A step run in a forked child raised; the message is ``"<ExceptionName>: <message>"``."""
+
+
+_REPEAT_SECONDS = 0.25
+"""After the limit, the alarm repeats at this interval until the step is left (in case code swallowed it)."""
+
+
+class _Alarm:
+    """Raise :class:`_Timeout` in the main thread when ``fn`` runs longer than ``seconds`` (:meth:`run`).
+
+    Uses ``signal.setitimer(ITIMER_REAL)``.  :meth:`stop` (run however ``fn`` ends) disarms the
+    timer, restores the previous SIGALRM handler and re-arms a previously armed timer with its
+    remaining time.  The handler raises only while the step's own frame (:func:`_run_marked`) is on
+    the stack; fired anywhere else (the step has ended but a signal slipped in before
+    :meth:`stop`) it stops the alarm instead, so no alarm of ours can stay pending or hit other code.
+    """
+
+    current: "_Alarm | None" = None
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.active = False
+
+    def _inside(self, frame) -> bool:
+        while frame is not None:
+            if frame.f_code is _run_marked.__code__ and frame.f_locals.get("alarm") is self:
+                return True
+            frame = frame.f_back
+        return False
+
+    def _handler(self, signum, frame):
+        if self.active and self._inside(frame):
+            raise _Timeout()
+        self.stop()
+
+    def start(self) -> None:
+        stale = _Alarm.current
+        if stale is not None and stale.active and not stale._inside(sys._getframe()):
+            stale.stop()
+        self.t0 = time.monotonic()
+        self.outer = _Alarm.current
+        self.old_handler = signal.signal(signal.SIGALRM, self._handler)
+        self.active = True
+        _Alarm.current = self
+        self.old_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds, _REPEAT_SECONDS)
+
+    def stop(self) -> None:
+        if not self.active:
+            return
+        self.active = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.old_handler)
+        _Alarm.current = self.outer
+        delay, interval = self.old_timer
+        if delay > 0:
+            signal.setitimer(signal.ITIMER_REAL, max(delay - (time.monotonic() - self.t0), 1e-6), interval)
+
+    def run(self, fn: Callable[[], object]):
+        self.start()
+        try:
+            return _run_marked(self, fn)
+        finally:
+            self.stop()
+
+
+def _run_marked(alarm: _Alarm, fn: Callable[[], object]):
+    """Call ``fn``; this frame marks "inside the step" for ``alarm``'s handler."""
+    return fn()
+
+
+def _describe(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()
+    text = f"{type(exc).__name__}: {msg[0]}" if msg else type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _in_child(fn: Callable[[], object], seconds: float):
+    """Run ``fn`` in a forked child; its (picklable) result comes back through a pipe.
+
+    Raises :class:`_Timeout` (after killing the child) when no result arrives in ``seconds``,
+    :class:`_ChildError` when ``fn`` raised in the child.
+    """
+    r, w = os.pipe()
+    with warnings.catch_warnings():   # Python >= 3.12 warns about fork() in a multi-threaded process
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (coverage does not follow forks)
+        code = 0
+        try:
+            os.close(r)
+            try:
+                payload = ("ok", fn())
+            except BaseException as exc:  # noqa: BLE001 - reported to the parent by name
+                payload = ("error", _describe(exc))
+            data = pickle.dumps(payload)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(w, view):]
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(w)
+    reaped = False
+    try:
+        deadline = time.monotonic() + seconds
+        chunks = []
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Timeout()
+            ready, _, _ = select.select([r], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.waitpid(pid, 0)
+        reaped = True
+        if not chunks:
+            raise _ChildError("ChildProcessError: the step's process ended without a result")
+        kind, payload = pickle.loads(b"".join(chunks))
+        if kind == "error":
+            raise _ChildError(payload)
+        return payload
+    finally:
+        os.close(r)
+        if not reaped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
+def _limited(fn: Callable[[], object], seconds: float | None):
+    """``fn()`` under a time limit of ``seconds`` (None: no limit); see the module docstring."""
+    if seconds is None:
+        return fn()
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        return _Alarm(seconds).run(fn)
+    if hasattr(os, "fork"):
+        return _in_child(fn, seconds)
+    return fn()  # pragma: no cover - no SIGALRM and no fork (Windows): documented, runs without a limit
+
+
+def resolve_time_limit(time_limit: float | None = None) -> float | None:
+    """The per-step time limit in seconds (None: no limit).
+
+    ``time_limit`` if given, else the environment variable ``THEOREM_CHECK_SYMPY_TIMEOUT``, else
+    :data:`DEFAULT_TIME_LIMIT`.  Either must be a positive number of seconds; ``inf`` means no
+    limit.  Raises InvalidArgument naming the argument or the variable otherwise.
+    """
+    if time_limit is None:
+        raw = os.environ.get(TIME_LIMIT_ENV, "").strip()
+        if not raw:
+            return DEFAULT_TIME_LIMIT
+        name, shown = TIME_LIMIT_ENV, raw
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+    else:
+        name, shown = "time_limit", time_limit
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
+            raise InvalidArgument(f"time_limit={time_limit!r} must be a positive number of seconds (or inf)")
+        value = float(time_limit)
+    if not value > 0:
+        raise InvalidArgument(f"{name}={shown!r} must be a positive number of seconds (or inf)")
+    return None if math.isinf(value) else value
+
+
+def _safe_latex(x, seconds: float | None) -> str:
+    """LaTeX of a side for a step that failed; a placeholder if printing itself fails or takes too long."""
+    try:
+        return _limited(lambda: sp.latex(x), None if seconds is None else min(seconds, 5.0))
+    except (Exception, _Timeout):  # noqa: BLE001 - a step that could not be checked is still reported
+        return r"\text{(expression not printable in time)}"
+
+
+def check_step(step: Step, *, seed: int = 0, points: int = 6, domain=None,
+               time_limit: float | None = None) -> StepResult:
+    """Check one step; see the module docstring for the two methods, the certificate and the limits.
+
+    ``time_limit`` (seconds; default: :func:`resolve_time_limit`) bounds the whole check of the
+    step.  Never raises for a step that is false, hangs or makes SymPy raise: those come back as
+    a StepResult with ``closed=False`` and ``method`` ``"counterexample"``, ``"timeout after T s"``
+    or ``"sympy error: <ExceptionName>: <message>"``.  Raises InvalidArgument for a bad
+    ``time_limit`` or ``THEOREM_CHECK_SYMPY_TIMEOUT``.
+    """
+    limit = resolve_time_limit(time_limit)
+    domain = domain or {}
+    try:
+        return _limited(lambda: _check_step(step, seed, points, domain), limit)
+    except _Timeout:
+        method = f"timeout after {limit:g} s"
+    except _ChildError as exc:
+        method = f"sympy error: {exc}"
+    except Exception as exc:  # noqa: BLE001 - any SymPy/Python error inside a step is reported by name
+        method = f"sympy error: {_describe(exc)}"
+    return StepResult(_safe_latex(step.lhs, limit), _safe_latex(step.rhs, limit), step.why, False, method)
+
+
+def check_derivation(derivation: Derivation, *, seed: int = 0, time_limit: float | None = None) -> SymbolicResult:
+    """Check every step of ``derivation``; returns a frozen :class:`SymbolicResult`.
+
+    The declared scope is enforced: a derivation declared ``general`` is reported as fixed-size
+    evidence when a step uses explicit matrices, or when a matrix-valued step closed only by the
+    random-point test (which substitutes the entries of fixed-size matrix symbols).
+
+    ``time_limit`` is per step (seconds; default :func:`resolve_time_limit`: the environment
+    variable ``THEOREM_CHECK_SYMPY_TIMEOUT``, else 20 s).  A step that times out or raises is
+    reported by name and makes :attr:`SymbolicResult.undecided` non-None.  Raises
+    InvalidArgument for a bad time limit.
+    """
+    t0 = time.perf_counter()
+    limit = resolve_time_limit(time_limit)
+    limit_arg = math.inf if limit is None else limit
+    steps = tuple(check_step(s, seed=seed + k, domain=derivation.domain, time_limit=limit_arg)
+                  for k, s in enumerate(derivation.steps))
+    general = derivation.general and not any(
+        isinstance(st.lhs, sp.MatrixBase) or isinstance(st.rhs, sp.MatrixBase)
+        or (_is_matrix(st.lhs) and res.method != "simplify")
+        for st, res in zip(derivation.steps, steps))
+    sizes = derivation.sizes or ("" if general or not derivation.general else "of the matrix symbols")
+    return SymbolicResult(steps, all(s.closed for s in steps), general, sizes, time.perf_counter() - t0)
+
+

@@ -1,0 +1,1 @@
+"""Execution: worker processes with time limits, cost data, seed sweeps (local or Dask)."""

@@ -1,0 +1,98 @@
+"""User packs imported first in a probe process with a time limit: a pack that hangs, calls ``sys.exit``
+or ``os._exit`` at import is a one-line :class:`~theorem_check.errors.PackError` (exit 2)."""
+
+from __future__ import annotations
+
+import signal
+import time
+from typing import Callable, Sequence
+
+from theorem_check.errors import PackError
+from theorem_check.execution.tasks import CATALOGUE_TIMEOUT, DEFAULT_IMPORT_TIMEOUT, died, pack_files
+from theorem_check.execution.pool import context
+
+__all__ = ["check_packs"]
+
+
+def _probe_main(conn, packs: tuple[str, ...]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from theorem_check.authoring.registry import load_builtin, load_pack
+
+    load_builtin()
+    for p in packs:
+        conn.send(("start", p))  # the parent's clock for this pack starts now
+        try:
+            load_pack(p)
+        except SystemExit as exc:
+            conn.send(("error", f"pack={p!r} called sys.exit({exc.code!r}) at import"))
+            return
+        except BaseException as exc:  # noqa: BLE001
+            conn.send(("error", str(exc) if isinstance(exc, PackError) else f"pack={p!r}: {type(exc).__name__}: {exc}"))
+            return
+    conn.send(("ok", None))
+
+
+class _PackProbe:
+    def __init__(self, packs: Sequence[str], timeout: float | None):
+        self.packs = tuple(packs)
+        self.timeout = timeout
+        self.t0 = time.monotonic()
+        ctx = context()
+        self.conn, child = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_probe_main, args=(child, self.packs), daemon=True,
+                                name="theorem-check-pack-probe")
+        self.proc.start()
+        child.close()
+
+    def wait(self) -> None:
+        current, t_pack = None, None
+        try:
+            while True:
+                if current is None:
+                    left = self.t0 + CATALOGUE_TIMEOUT - time.monotonic()
+                else:
+                    left = None if not self.timeout else t_pack + self.timeout - time.monotonic()
+                if left is not None and left <= 0:
+                    if current is None:
+                        raise PackError(f"the catalogue did not finish importing within {CATALOGUE_TIMEOUT:g} s")
+                    raise PackError(f"pack={current!r} did not finish importing within {self.timeout:g} s "
+                                    "(does it loop at import? see --timeout)")
+                if not self.conn.poll(left):
+                    continue
+                try:
+                    kind, value = self.conn.recv()
+                except (EOFError, OSError):
+                    self.proc.join(5)
+                    which = f"pack={current!r}" if current else "the catalogue"
+                    raise PackError(f"{which} ended the process at import ({died(self.proc.exitcode).split(': ', 1)[-1]})"
+                                    ) from None
+                if kind == "start":
+                    current, t_pack = value, time.monotonic()
+                elif kind == "error":
+                    raise PackError(value)
+                else:
+                    return
+        finally:
+            if self.proc.is_alive():
+                self.proc.kill()
+            self.proc.join(5)
+            self.conn.close()
+
+
+def check_packs(packs: Sequence[str], timeout: float | None = DEFAULT_IMPORT_TIMEOUT) -> Callable[[], None]:
+    """Start importing ``packs`` in a probe process; returns a function that waits for it.
+
+    Call the returned function before importing the packs in this process: it returns when the
+    probe imported them, and raises :class:`PackError` (one line) if a pack raises, calls
+    ``sys.exit``/``os._exit``, crashes or takes longer than ``timeout`` seconds at import.
+    Packs that are not existing files are left to :func:`~theorem_check.authoring.registry.load_pack`.
+    """
+    files = pack_files(packs)
+    if not files:
+        return lambda: None
+    probe = _PackProbe(files, timeout)
+    return probe.wait
+
+
+# ---------------------------------------------------------------------------------------------
+# in-process runs with SIGALRM

@@ -1,0 +1,197 @@
+"""Worker processes: claims run isolated, with a time limit each, on every core (issue 13).
+
+``run``, ``report`` and ``sweep`` hand their claims to :func:`run_claims_parallel`.  With
+``jobs > 1`` each claim runs in one of ``jobs`` worker processes (:class:`WorkerPool`); a claim
+that outlives its time limit, or whose worker dies (``os._exit``, a segfault, the OOM killer),
+becomes an INCONCLUSIVE result whose evidence says so ("timed out after 120 s", "worker died:
+killed by SIGSEGV"), the worker is replaced and the run goes on.  ``jobs=1`` runs in this
+process (for debuggers and ``pdb``); there the time limit is a ``SIGALRM`` that stops Python
+code only, and a crash is not contained.
+
+Determinism: a claim's seeds are derived from (run seed, claim id, statement name) inside
+:func:`theorem_check.engine.runner.run_claim`, never from the worker or the order of completion, and
+results are returned in the order of the claims: same seed, same output, whatever ``jobs``.
+
+Start method: ``forkserver`` with the catalogue preloaded.  ``fork`` from the main process
+would copy whatever threads it holds (OpenBLAS's pool, a Dask client's event loop) into a
+child where they do not exist, which can deadlock; ``spawn`` re-imports the catalogue in every
+worker (about 2.5 s of CPU each, and again for every replacement).  The fork server is started
+once, single-threaded, imports the catalogue once, and forks each worker from that state
+(benchmarks/bench_parallel.py prints the start-up cost of the three methods).  Workers run
+BLAS single-threaded (``OMP_NUM_THREADS=1`` etc. unless the user set them) so that ``jobs``
+processes do not oversubscribe the cores.
+
+Packs: a user pack is imported first in a probe process (:func:`check_packs`) with a time
+limit, so that a pack that hangs, calls ``sys.exit`` or ``os._exit`` at import is a one-line
+:class:`~theorem_check.errors.PackError` (exit 2) and never the exit status of the run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+from theorem_check.errors import InvalidArgument
+from theorem_check.execution.tasks import ClaimTimeout, DEFAULT_IMPORT_TIMEOUT, DEFAULT_TIMEOUT, Outcome, Task, default_jobs, failed_result, fmt_seconds, pack_files, reissue_warnings, run_capturing, timeout_for
+from theorem_check.execution.packs import check_packs
+from theorem_check.execution.pool import WorkerPool, start_method_ready
+from theorem_check.execution.tasks import SLOW_TIMEOUT_FACTOR, START_METHOD, run_task
+
+__all__ = ["DEFAULT_TIMEOUT", "SLOW_TIMEOUT_FACTOR", "DEFAULT_IMPORT_TIMEOUT", "START_METHOD", "Task",
+           "Outcome", "WorkerPool", "ClaimTimeout", "default_jobs", "timeout_for", "pack_files", "check_packs",
+           "run_claims_parallel", "run_task", "run_tasks", "run_isolated", "outcome_result", "failed_result",
+           "reissue_warnings", "start_method_ready"]
+
+
+def _in_process(task: Task, limit: float | None) -> Outcome:
+    t0 = time.perf_counter()
+    use_alarm = (limit is not None and hasattr(signal, "setitimer")
+                 and threading.current_thread() is threading.main_thread()
+                 and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0))
+    old = None
+    if use_alarm:
+        def on_alarm(signum, frame):
+            raise ClaimTimeout()
+
+        old = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        result, warns = run_capturing(task)
+        return Outcome("ok", result=result, seconds=time.perf_counter() - t0, warnings=warns)
+    except ClaimTimeout:
+        return Outcome("timeout", message=f"timed out after {fmt_seconds(limit)}", seconds=time.perf_counter() - t0)
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as exc:  # as in a worker: claim code does not decide the run's exit status
+        return Outcome("error", message=f"SystemExit: sys.exit({exc.code!r}) in claim code",
+                       seconds=time.perf_counter() - t0)
+    except Exception as exc:  # noqa: BLE001 - the same result as in a worker (MemoryError included)
+        if os.environ.get("THEOREM_CHECK_DEBUG"):
+            raise
+        return Outcome("error", message=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+
+
+def run_tasks(tasks: Sequence[Task], *, jobs: int, timeouts: Sequence[float | None], packs: Sequence[str] = (),
+              on_done: Callable[[int, Outcome], None] | None = None,
+              import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT, keep: bool = True) -> list[Outcome]:
+    """Execute tasks in process (``jobs == 1``, in the given order) or on a :class:`WorkerPool`
+    (longest first by the cost data of :mod:`theorem_check.execution.durations`); outcomes in the tasks'
+    order either way (see :meth:`WorkerPool.run` for ``on_done`` and ``keep``).  Each task's
+    wall time is recorded as cost data for the next run."""
+    from theorem_check.execution import durations
+
+    seconds: dict[str, float] = {}
+
+    def done(i: int, o: Outcome) -> None:
+        seconds[tasks[i].claim_id] = max(seconds.get(tasks[i].claim_id, 0.0), o.seconds)
+        if on_done:
+            on_done(i, o)
+
+    try:
+        if jobs == 1:
+            outs = []
+            for i, t in enumerate(tasks):
+                o = _in_process(t, timeouts[i])
+                outs.append(o if keep else None)
+                done(i, o)
+            return outs
+        order = durations.longest_first([t.claim_id for t in tasks])
+        with WorkerPool(min(jobs, max(1, len(tasks))), packs=packs, import_timeout=import_timeout) as pool:
+            return pool.run(tasks, timeouts=timeouts, on_done=done, keep=keep, order=order)
+    finally:
+        durations.record(seconds)
+
+
+_LOCAL_POOL: "WorkerPool | None" = None
+
+
+def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -> Outcome:
+    """Run one task in a worker process kept for this process (used inside Dask workers).
+
+    The worker is reused across calls with the same packs and replaced after a timeout or a
+    crash.  Where this process may not have children (a daemonic Dask worker), the task runs
+    in this process, without a time limit on threads other than the main one.
+    """
+    global _LOCAL_POOL
+    packs = pack_files(packs)
+    try:
+        if _LOCAL_POOL is None or _LOCAL_POOL.packs != packs:
+            if _LOCAL_POOL is not None:
+                _LOCAL_POOL.close()
+            _LOCAL_POOL = WorkerPool(1, packs=packs)
+        return _LOCAL_POOL.run([task], timeouts=[timeout])[0]
+    except AssertionError:  # "daemonic processes are not allowed to have children"
+        _LOCAL_POOL = None
+        from theorem_check.authoring.registry import load_builtin, load_pack
+
+        load_builtin()
+        for p in packs:
+            if Path(p).stem not in _loaded_here:
+                _loaded_here.add(Path(p).stem)
+                load_pack(p)
+        return _in_process(task, timeout)
+
+
+_loaded_here: set[str] = set()
+
+
+def outcome_result(claim, task: Task, o: Outcome):
+    """The ClaimResult of an outcome, with ``claim`` attached (INCONCLUSIVE for a failure)."""
+    if o.kind == "ok":
+        return dataclasses.replace(o.result, claim=claim)
+    evidence = o.message if o.kind != "error" else f"claim raised: {o.message}"
+    return failed_result(claim, task, evidence, o.seconds)
+
+
+def run_claims_parallel(claims: Iterable, *, seed: int = 0, trials: int = 16, controls: bool = False, fuzz: int = 0,
+                        dims: Mapping[str, int] | None = None, jobs: int | None = None,
+                        timeout: float | None = DEFAULT_TIMEOUT, packs: Sequence[str] = (),
+                        progress: Callable[[int, int, object], None] | None = None,
+                        skipped_slow: tuple[str, ...] = ()):
+    """Run claims on ``jobs`` worker processes (default: :func:`default_jobs`; 1 = in process).
+
+    Same result as :func:`theorem_check.engine.runner.run_claims` with the same seed, except that a
+    claim that exceeds its time limit (:func:`timeout_for`) or kills its worker is INCONCLUSIVE
+    with evidence saying so.  ``packs`` are the pack files the claims come from (workers import
+    them).  ``progress(k, n, claim)`` is called with ``k = 0`` first, then as each claim finishes
+    (``k`` claims done, ``claim`` the one that just finished).
+    Returns a :class:`~theorem_check.engine.runner.RunResult`.
+    """
+    from theorem_check.engine.runner import RunResult, versions
+
+    claims = list(claims)
+    jobs = default_jobs() if jobs is None else int(jobs)
+    if jobs < 1:
+        raise InvalidArgument(f"jobs={jobs!r} must be >= 1")
+    dims_t = tuple(sorted((dims or {}).items()))
+    tasks = [Task(c.id, seed, trials, controls, fuzz, dims_t) for c in claims]
+    t0 = time.perf_counter()
+    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    done = 0
+
+    def on_done(i, o):
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, len(claims), claims[i])
+
+    if progress and claims:
+        progress(0, len(claims), claims[0])
+    outs = run_tasks(tasks, jobs=jobs, timeouts=[timeout_for(c, timeout) for c in claims], packs=packs,
+                     on_done=on_done, import_timeout=timeout or None)
+    reissue_warnings(outs)
+    results = tuple(outcome_result(c, t, o) for c, t, o in zip(claims, tasks, outs))
+    return RunResult(results, seed, trials, versions(), started, time.perf_counter() - t0, skipped_slow)
+
+
+# ---------------------------------------------------------------------------------------------
+# --dims NAME=VALUE,...

@@ -1,0 +1,53 @@
+"""SymPy expressions as statement sides: parse -> cached recipe -> apply, at every precision.
+
+A side of an identity can be a SymPy (matrix) expression over ``MatrixSymbol`` and ``Symbol``
+objects, or a string in SymPy syntax.  The same expression then serves the derivation (SymPy
+algebra) and the numerics: :func:`compile_expr` walks the tree once and returns a *recipe*, a
+closure that evaluates it on a batch of instances with a precision context ``ctx`` (float32,
+float64, or NumPy object arrays of ``mpmath.mpf``), calling only ``ctx``'s operations.  Compiling
+dispatches on the SymPy node's class, like SymPy's printers (``_print_<Class>``): each supported
+node has a ``_c_<Class>`` method; an unsupported node is a one-line :class:`ExprError` naming it,
+raised when the side is defined (not when it runs).
+
+Why a tree evaluator rather than ``sympy.lambdify`` with a module mapping: lambdify's generated
+code assumes unbatched arrays (``MatMul`` becomes ``dot``, ``Trace`` a 2-D ``trace``) and does not
+know the batch axis, the 1x1-matrix-as-scalar rule, or derivative nodes whose argument is itself
+an expression to be re-evaluated at perturbed points; a ~300-line evaluator covers those directly.
+
+Conventions
+-----------
+* Values are batched: matrices ``(batch, rows, cols)``, scalars ``(batch,)``; constants (an
+  ``Identity``, a number) carry no batch axis and broadcast.
+* A ``1 x 1`` matrix counts as a scalar where a scalar is expected, and a side whose value is
+  ``1 x 1`` is compared as a scalar.
+* ``sin``, ``exp``, ``log``, ``sqrt``, ``Abs``, ``sigmoid``, ... of a matrix act **elementwise**
+  (as in NumPy and PyTorch); the matrix functions are ``expm``, ``logm``, ``sqrtm`` (and
+  ``X**(1/2)``).  ``X**-1`` is the inverse.
+* ``softmax(x)`` of a column vector normalises its entries; of any other matrix, each row (the
+  last axis, as in attention ``softmax(Q K^T / sqrt(d)) V``).  ``logsumexp(x)`` takes a vector.
+* ``grad(f, X)`` is the gradient in the layout of the Matrix Cookbook, SymPy, PyTorch and JAX
+  (``G_ij = df/dX_ij``, same shape as ``X``), computed by the engine's derivative oracle
+  ``ctx.grad``; when ``X`` is declared symmetric or SPD it is the gradient on the symmetric
+  matrices, ``ctx.sym_grad`` = ``(G + G^T)/2`` (Srinivasan & Panda, arXiv:1911.06491).
+  ``jacobian(F, x)`` is ``J_ij = dF_i/dx_j`` with row-major flattening of ``F`` and ``x``, shape
+  ``(prod F.shape, prod x.shape)``; ``hessian(f, x)`` is ``(prod x.shape, prod x.shape)``.
+* ``vec`` stacks columns (column-major), ``vec(A X B) = (B^T kron A) vec(X)``.
+
+>>> import numpy as np, sympy as sp
+>>> from theorem_check.numerics.precision import FLOAT64
+>>> A, B = sp.MatrixSymbol("A", 2, 3), sp.MatrixSymbol("B", 3, 2)
+>>> recipe = compile_expr(sp.Trace(A * B))                      # parse once (cached)
+>>> vals = {"A": np.ones((5, 2, 3)), "B": np.ones((5, 3, 2))}    # a batch of 5
+>>> evaluate(recipe, FLOAT64, vals).shape                         # scalars: (batch,)
+(5,)
+>>> parse("(A*B).T", {"A": (2, 3), "B": (3, 2)})
+(A*B).T
+"""
+
+from __future__ import annotations
+
+from theorem_check.expr.nodes import Cholesky, Expm, ExprError, Grad, Hessian, Jacobian, LogSumExp, Logm, ParseError, Softmax, Sqrtm, Tril, Triu, Vec, expm1, grad, hessian, is_matrix, jacobian, log1p, need_matrix, sigmoid, softplus  # noqa: F401
+from theorem_check.expr.compile import Env, Recipe, compile_expr, evaluate, side  # noqa: F401
+from theorem_check.expr.parse import FUNCTIONS, names_in, parse, parse_statement, size_symbol  # noqa: F401
+
+__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "Vec", "Grad", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "jacobian", "hessian", "compile_expr", "evaluate", "side", "parse", "parse_statement", "FUNCTIONS", "is_matrix"]

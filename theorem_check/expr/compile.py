@@ -1,0 +1,495 @@
+"""Compiling an expression tree once into a recipe that evaluates it on a batch, in any precision context."""
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import sympy as sp
+
+from theorem_check.errors import ShapeMismatch
+from theorem_check.expr.nodes import ExprError
+
+__all__ = ["Env", "Recipe", "compile_expr", "evaluate", "side"]
+
+
+# ---------------------------------------------------------------------------------------------
+# values
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class Env:
+    """What a recipe is applied to: the context, the instance's values, its sizes, structures, bound dummies."""
+
+    ctx: Any
+    values: Mapping[str, Any]
+    dims: Mapping[str, int] = field(default_factory=dict)
+    structure: Mapping[str, str] = field(default_factory=dict)
+    bound: Mapping[Any, Any] = field(default_factory=dict)
+
+    def bind(self, name: str, value) -> "Env":
+        """A copy with ``values[name] = value`` (other values are broadcast if the oracle stacked a
+        larger batch: ``value.shape[0] = q * batch`` repeats each other value ``q`` times, tiled)."""
+        vals = dict(self.values)
+        old = vals.get(name)
+        nb = np.shape(value)[0] if np.ndim(value) else None
+        ob = np.shape(old)[0] if old is not None and np.ndim(old) else None
+        if nb is not None and ob and nb != ob and nb % ob == 0:
+            q = nb // ob
+            for k, v in vals.items():
+                if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == ob and k != name:
+                    vals[k] = np.concatenate([v] * q, axis=0)
+        vals[name] = value
+        return Env(self.ctx, vals, self.dims, self.structure, self.bound)
+
+    def with_bound(self, dummy, value) -> "Env":
+        """A copy with the ``Lambda`` variable ``dummy`` bound to ``value``."""
+        return Env(self.ctx, self.values, self.dims, self.structure, {**self.bound, dummy: value})
+
+
+Recipe = Callable[[Env], Any]
+
+
+def _is_mat_value(v) -> bool:
+    return np.ndim(v) >= 2
+
+
+def _as_scalar(v, what: str):
+    """A value used as a scalar: a ``1 x 1`` matrix becomes its entry; a larger matrix is a shape error."""
+    if _is_mat_value(v):
+        if np.shape(v)[-2:] == (1, 1):
+            return v[..., 0, 0]
+        raise ShapeMismatch(f"{what}: a matrix of shape {np.shape(v)[-2:]} is used as a scalar")
+    return v
+
+
+def _lift(s, m):
+    """Scalar ``s`` (``()`` or ``(batch,)``) shaped to multiply/add the matrix ``m``."""
+    if np.ndim(s) == 1 and _is_mat_value(m):
+        return s[:, None, None]
+    return s
+
+
+def _mul(a, b):
+    if _is_mat_value(a) != _is_mat_value(b):
+        a, b = (_lift(a, b), b) if _is_mat_value(b) else (a, _lift(b, a))
+    return a * b
+
+
+def _add(a, b):
+    if _is_mat_value(a) != _is_mat_value(b):
+        a, b = (_lift(a, b), b) if _is_mat_value(b) else (a, _lift(b, a))
+    return a + b
+
+
+def _matmul(a, b):
+    if not (_is_mat_value(a) and _is_mat_value(b)):
+        return _mul(a, b)
+    if a.shape[-1] != b.shape[-2]:
+        raise ShapeMismatch(f"matrix product of shapes {a.shape[-2:]} and {b.shape[-2:]} does not conform")
+    return a @ b
+
+
+def _const(ctx, e):
+    """A SymPy number as a constant of ``ctx`` (rationals exact to the working precision)."""
+    if e.is_Integer:
+        return int(e)
+    if e.is_Rational:
+        return ctx.scalar(int(e.p)) / ctx.scalar(int(e.q))
+    if e is sp.pi:
+        return ctx.pi
+    if e is sp.E:
+        return ctx.exp(ctx.scalar(1))
+    if e.is_Float:
+        if ctx.is_mp:
+            import mpmath
+
+            return mpmath.mpf(str(e))
+        return ctx.scalar(float(e))
+    raise ExprError(f"cannot evaluate the number {e} ({type(e).__name__}): real constants only")
+
+
+def _size(e, env: Env) -> int:
+    """A SymPy size (integer or a size letter, or a product of them) as an int."""
+    if isinstance(e, (int, np.integer)):
+        return int(e)
+    e = sp.sympify(e)
+    if e.is_Integer:
+        return int(e)
+    try:
+        v = e.subs({sp.Symbol(k, integer=True, positive=True): v for k, v in env.dims.items()})
+        v = v.subs({sp.Symbol(k): v2 for k, v2 in env.dims.items()})
+    except Exception as exc:  # noqa: BLE001
+        raise ExprError(f"size {e} cannot be evaluated: {exc}") from None
+    if not v.is_Integer:
+        raise ExprError(f"size {e} has no value (sizes known: {dict(env.dims)})")
+    return int(v)
+
+
+_ELEMENTWISE = {"sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "exp": "exp", "log": "log",
+                "Abs": "abs", "sigmoid": "sigmoid", "softplus": "softplus", "log1p": "log1p", "expm1": "expm1"}
+"""SymPy function class name -> ``ctx`` method (elementwise on any shape)."""
+
+
+class _Lazy:
+    """A message formatted on first use (SymPy's ``str`` is slow: not on the oracle's hot path)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __str__(self):
+        return self.fn()
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+
+
+class _Compiler:
+    """Turns a SymPy tree into a recipe; one ``_c_<ClassName>`` method per supported node class."""
+
+    def compile(self, e) -> Recipe:
+        if isinstance(e, (int, float)) and not isinstance(e, bool):
+            e = sp.sympify(e)
+        for cls in type(e).__mro__:
+            meth = getattr(self, f"_c_{cls.__name__}", None)
+            if meth is not None:
+                return meth(e)
+            if cls.__name__ in _ELEMENTWISE and isinstance(e, sp.Function):
+                return self._elementwise(e, _ELEMENTWISE[cls.__name__])
+        raise ExprError(f"cannot evaluate a {type(e).__name__} node ({e}): not supported in expression sides")
+
+    # -- leaves ---------------------------------------------------------------------------
+    def _c_Number(self, e):
+        return lambda env: _const(env.ctx, e)
+
+    def _c_NumberSymbol(self, e):
+        return lambda env: _const(env.ctx, e)
+
+    def _c_ImaginaryUnit(self, e):
+        raise ExprError("cannot evaluate the imaginary unit I: expression sides are real (write complex identities "
+                        "as callables with the ctx's complex support)")
+
+    def _c_Dummy(self, e):
+        def run(env):
+            try:
+                return env.bound[e]
+            except KeyError:
+                raise ExprError(f"unbound variable {e}") from None
+        return run
+
+    def _c_Symbol(self, e):
+        name = e.name
+
+        def run(env):
+            if name in env.values:
+                return env.values[name]
+            if name in env.dims:
+                return int(env.dims[name])
+            raise ExprError(f"symbol {name!r} has no value (not a sampled scalar or a size)")
+        return run
+
+    def _c_MatrixSymbol(self, e):
+        name = e.name
+
+        def run(env):
+            try:
+                return env.values[name]
+            except KeyError:
+                raise ExprError(f"matrix {name!r} has no value in the instance") from None
+        return run
+
+    def _c_Identity(self, e):
+        n = e.shape[0]
+        return lambda env: env.ctx.eye(_size(n, env))
+
+    def _c_ZeroMatrix(self, e):
+        r, c = e.shape
+        return lambda env: env.ctx.zeros((_size(r, env), _size(c, env)))
+
+    def _c_OneMatrix(self, e):
+        r, c = e.shape
+        return lambda env: env.ctx.zeros((_size(r, env), _size(c, env))) + 1
+
+    def _c_MatrixElement(self, e):
+        parent = self.compile(e.parent)
+        i, j = e.i, e.j
+        return lambda env: parent(env)[..., _size(i, env), _size(j, env)]
+
+    # -- scalar algebra -------------------------------------------------------------------
+    def _c_Add(self, e):
+        parts = [self.compile(a) for a in e.args]
+
+        def run(env):
+            out = parts[0](env)
+            for p in parts[1:]:
+                out = _add(out, p(env))
+            return out
+        return run
+
+    def _c_Mul(self, e):
+        parts = [self.compile(a) for a in e.args]
+
+        def run(env):
+            out = parts[0](env)
+            for p in parts[1:]:
+                out = _mul(out, p(env))
+            return out
+        return run
+
+    def _c_Pow(self, e):
+        base, ex = e.args
+        b = self.compile(base)
+        if ex.is_Number:
+            if ex == sp.Rational(1, 2):
+                return lambda env: env.ctx.sqrt(b(env))
+            if ex == sp.Rational(-1, 2):
+                return lambda env: 1 / env.ctx.sqrt(b(env))
+            if ex.is_Integer:
+                k = int(ex)
+                if k >= 0:
+                    return lambda env: b(env) ** k
+                return lambda env: 1 / (b(env) ** (-k))
+            return lambda env: env.ctx.power(b(env), _const(env.ctx, ex))
+        x = self.compile(ex)
+        return lambda env: env.ctx.exp(_mul(x(env), env.ctx.log(b(env))))
+
+    def _elementwise(self, e, method):
+        if len(e.args) != 1:
+            raise ExprError(f"{type(e).__name__} takes one argument")
+        arg = self.compile(e.args[0])
+        return lambda env: getattr(env.ctx, method)(arg(env))
+
+    def _c_Max(self, e):
+        raise ExprError("cannot evaluate Max: not supported in expression sides")
+
+    # -- matrix algebra -------------------------------------------------------------------
+    def _c_MatMul(self, e):
+        parts = [self.compile(a) for a in e.args]
+
+        def run(env):
+            out = parts[0](env)
+            for p in parts[1:]:
+                out = _matmul(out, p(env))
+            return out
+        return run
+
+    def _c_MatAdd(self, e):
+        return self._c_Add(e)
+
+    def _c_HadamardProduct(self, e):
+        parts = [self.compile(a) for a in e.args]
+
+        def run(env):
+            out = parts[0](env)
+            for p in parts[1:]:
+                out = env.ctx.hadamard(out, p(env))
+            return out
+        return run
+
+    def _c_HadamardPower(self, e):
+        base, ex = self.compile(e.base), e.exp
+        if not ex.is_Number:
+            raise ExprError(f"HadamardPower with a symbolic exponent {ex} is not supported")
+        return lambda env: env.ctx.hadamard_power(base(env), _const(env.ctx, ex))
+
+    def _c_KroneckerProduct(self, e):
+        parts = [self.compile(a) for a in e.args]
+
+        def run(env):
+            out = parts[0](env)
+            for p in parts[1:]:
+                out = env.ctx.kron(out, p(env))
+            return out
+        return run
+
+    def _c_MatPow(self, e):
+        base, ex = e.args
+        b = self.compile(base)
+        if ex == sp.Rational(1, 2):
+            return lambda env: env.ctx.sqrtm(b(env))
+        if ex == sp.Rational(-1, 2):
+            return lambda env: env.ctx.inv(env.ctx.sqrtm(b(env)))
+        if not ex.is_Integer:
+            raise ExprError(f"cannot evaluate the matrix power {e}: integer or +-1/2 exponents only")
+        k = int(ex)
+
+        def run(env):
+            m = b(env)
+            if k < 0:
+                m = env.ctx.inv(m)
+            if k == 0:
+                return env.ctx.eye(np.shape(m)[-1])
+            out = m
+            for _ in range(abs(k) - 1):
+                out = out @ m
+            return out
+        return run
+
+    def _c_Inverse(self, e):
+        a = self.compile(e.arg)
+        return lambda env: env.ctx.inv(a(env))
+
+    def _c_Transpose(self, e):
+        a = self.compile(e.arg)
+        return lambda env: env.ctx.T(a(env))
+
+    def _c_Trace(self, e):
+        a = self.compile(e.arg)
+        return lambda env: env.ctx.trace(a(env))
+
+    def _c_Determinant(self, e):
+        a = self.compile(e.arg)
+        return lambda env: env.ctx.det(a(env))
+
+    def _c_ElementwiseApplyFunction(self, e):
+        fn, arg = e.function, self.compile(e.expr)
+        if not isinstance(fn, sp.Lambda) or len(fn.variables) != 1:
+            fn = sp.Lambda(sp.Dummy("d"), fn(sp.Dummy("d")))
+        var, body = fn.variables[0], self.compile(fn.expr)
+        return lambda env: body(env.with_bound(var, arg(env)))
+
+    def _c_DiagMatrix(self, e):
+        v = self.compile(e.args[0])
+        col = e.args[0].shape[1] == 1
+
+        def run(env):
+            x = v(env)
+            return env.ctx.diag(x[..., :, 0] if col else x[..., 0, :])
+        return run
+
+    def _c_DiagonalOf(self, e):
+        a = self.compile(e.arg)
+        return lambda env: env.ctx.diag_part(a(env))[..., :, None]
+
+    def _c_Softmax(self, e):
+        x = self.compile(e.args[0])
+        axis = -2 if e.args[0].shape[1] == 1 else -1
+        return lambda env: env.ctx.softmax(x(env), axis=axis)
+
+    def _c_LogSumExp(self, e):
+        x = self.compile(e.args[0])
+        col = e.args[0].shape[1] == 1
+
+        def run(env):
+            v = x(env)
+            return env.ctx.logsumexp(v[..., :, 0] if col else v[..., 0, :], axis=-1)
+        return run
+
+    def _c_Vec(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.vec(a(env))
+
+    def _c_Expm(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.expm(a(env))
+
+    def _c_Logm(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.logm(a(env))
+
+    def _c_Sqrtm(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.sqrtm(a(env))
+
+    def _c_Cholesky(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.cholesky(a(env))
+
+    def _c_Tril(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.tril(a(env))
+
+    def _c_Triu(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.triu(a(env))
+
+    # -- derivatives (the engine's oracle) --------------------------------------------------
+    def _derivative(self, e, method):
+        f, x = e.args
+        body, name = self.compile(f), x.name
+        scalar_out = method != "jacobian"
+        label = _Lazy(lambda: f"{method}({f}, {x})")  # formatted only for an error message
+
+        def run(env):
+            x0 = env.values.get(name)
+            if x0 is None:
+                raise ExprError(f"{method}: variable {name!r} has no value in the instance")
+
+            def fn(xv):
+                out = body(env.bind(name, xv))
+                return _as_scalar(out, label) if scalar_out else out
+
+            op = method
+            if method == "grad" and env.structure.get(name) in ("symmetric", "spd"):
+                op = "sym_grad"
+            return getattr(env.ctx, op)(fn, x0)
+        return run
+
+    def _c_Grad(self, e):
+        return self._derivative(e, "grad")
+
+    def _c_Jacobian(self, e):
+        return self._derivative(e, "jacobian")
+
+    def _c_Hessian(self, e):
+        return self._derivative(e, "hessian")
+
+
+_COMPILER = _Compiler()
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_expr(expr) -> Recipe:
+    """The recipe of a SymPy expression (cached by expression).
+
+    Raises ExprError naming the first unsupported node (e.g. ``cannot evaluate a Max node``).
+    """
+    return _COMPILER.compile(sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr)
+
+
+def _batch_of(values: Mapping[str, Any]) -> int | None:
+    for v in values.values():
+        if isinstance(v, np.ndarray) and v.ndim >= 1:
+            return int(v.shape[0])
+    return None
+
+
+def _normalize(v, batch: int | None):
+    """A side's value in the engine's layout: ``(batch,)`` for scalars (1x1 matrices included),
+    ``(batch, rows, cols)`` for matrices."""
+    v = np.asarray(v) if not isinstance(v, np.ndarray) else v
+    if v.ndim >= 2 and v.shape[-2:] == (1, 1):
+        v = v[..., 0, 0]
+    if batch is not None:
+        if v.ndim == 0:
+            v = np.broadcast_to(v, (batch,)).copy()
+        elif v.ndim == 2:
+            v = np.broadcast_to(v, (batch,) + v.shape).copy()
+    return v
+
+
+def evaluate(recipe: Recipe, ctx, values: Mapping[str, Any], dims: Mapping[str, int] | None = None,
+             structure: Mapping[str, str] | None = None):
+    """Apply ``recipe`` to a batch of ``values`` (arrays with a leading batch axis) at precision ``ctx``.
+
+    Returns ``(batch,)`` for scalar (and 1x1) results, ``(batch, rows, cols)`` for matrices.
+    """
+    out = recipe(Env(ctx, values, dict(dims or {}), dict(structure or {})))
+    return _normalize(out, _batch_of(values))
+
+
+def side(expr, *, structure: Mapping[str, str] | None = None) -> Callable:
+    """A statement side ``(inst, ctx) -> array`` from a SymPy expression (compiled now, so an
+    unsupported node fails at definition time).  Sizes come from ``inst["_dims"]`` when present."""
+    recipe = compile_expr(expr)
+    structure = dict(structure or {})
+
+    def fn(inst, ctx):
+        dims = inst.get("_dims", {}) if hasattr(inst, "get") else {}
+        return evaluate(recipe, ctx, inst, dims, structure)
+
+    fn.expr = expr
+    return fn
+
+
+# ---------------------------------------------------------------------------------------------
+# parsing strings
+# ---------------------------------------------------------------------------------------------

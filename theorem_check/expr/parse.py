@@ -1,0 +1,315 @@
+"""The string syntax: the names it knows (:data:`FUNCTIONS`), tokens, parsing of sides and statements."""
+
+import ast
+import functools
+import io
+import keyword
+import tokenize
+from typing import Any, Mapping
+
+import sympy as sp
+from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
+from sympy.matrices.exceptions import ShapeError
+
+from theorem_check.errors import InvalidArgument, ShapeMismatch
+from theorem_check.expr.nodes import Cholesky, Expm, ExprError, LogSumExp, Logm, ParseError, Softmax, Sqrtm, Tril, Triu, Vec, expm1, grad, hessian, is_matrix, jacobian, log1p, need_matrix, sigmoid, softplus
+
+__all__ = ["FUNCTIONS", "names_in", "parse", "parse_statement", "size_symbol"]
+
+
+def _elementwise_fn(name: str, scalar_fn):
+    def f(x):
+        if is_matrix(x):
+            return x.applyfunc(scalar_fn)
+        return scalar_fn(x)
+    f.__name__ = name
+    return f
+
+
+def _trace(x):
+    if not is_matrix(x):
+        raise ExprError(f"trace needs a matrix, got the scalar {x}")
+    return sp.Trace(x)
+
+
+def _det(x):
+    if not is_matrix(x):
+        raise ExprError(f"det needs a matrix, got the scalar {x}")
+    return sp.Determinant(x)
+
+
+def _inv(x):
+    return sp.Inverse(x) if is_matrix(x) else 1 / x
+
+
+def _diag(x):
+    need_matrix("diag", x)
+    if x.shape[1] == 1 or x.shape[0] == 1:
+        if x.shape[0] == 1 and x.shape[1] != 1:
+            x = x.T
+        return DiagMatrix(x)
+    return DiagonalOf(x)
+
+
+def _kron(*args):
+    for a in args:
+        need_matrix("kron", a)
+    return sp.KroneckerProduct(*args)
+
+
+def _hadamard(*args):
+    for a in args:
+        need_matrix("hadamard", a)
+    return sp.HadamardProduct(*args)
+
+
+FUNCTIONS: dict[str, Any] = {
+    "trace": _trace, "tr": _trace, "det": _det, "inv": _inv,
+    "grad": grad, "jacobian": jacobian, "hessian": hessian,
+    "softmax": Softmax, "logsumexp": LogSumExp, "vec": Vec, "kron": _kron, "diag": _diag,
+    "hadamard": _hadamard, "expm": Expm, "logm": Logm, "sqrtm": Sqrtm, "cholesky": Cholesky,
+    "tril": Tril, "triu": Triu, "eye": sp.Identity, "zeros": sp.ZeroMatrix, "ones": sp.OneMatrix,
+    "sin": _elementwise_fn("sin", sp.sin), "cos": _elementwise_fn("cos", sp.cos),
+    "tan": _elementwise_fn("tan", sp.tan), "tanh": _elementwise_fn("tanh", sp.tanh),
+    "exp": _elementwise_fn("exp", sp.exp), "log": _elementwise_fn("log", sp.log),
+    "log1p": _elementwise_fn("log1p", log1p), "expm1": _elementwise_fn("expm1", expm1),
+    "sqrt": _elementwise_fn("sqrt", sp.sqrt), "abs": _elementwise_fn("abs", sp.Abs),
+    "Abs": _elementwise_fn("Abs", sp.Abs), "sigmoid": _elementwise_fn("sigmoid", sigmoid),
+    "softplus": _elementwise_fn("softplus", softplus),
+    "pi": sp.pi, "E": sp.E,
+}
+"""Names the string syntax knows (functions and constants).  Elementwise functions of a matrix act
+entrywise; ``expm``/``logm``/``sqrtm`` are the matrix functions."""
+
+
+def size_symbol(name: str) -> sp.Symbol:
+    """The SymPy symbol of a size letter (``integer=True, positive=True``)."""
+    return sp.Symbol(name, integer=True, positive=True)
+
+
+def _tokens(text: str, what: str):
+    what = f"{what}=" if what else ""
+    try:
+        return [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT,
+                                  tokenize.DEDENT)]
+    except tokenize.TokenError as exc:
+        msg = str(exc.args[0]) if exc.args else str(exc)
+        if "EOF" in msg:
+            opens = sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+            raise ParseError(f"{what}{text!r}: unbalanced parenthesis ({opens} '(' not closed)") from None
+        raise ParseError(f"{what}{text!r}: cannot tokenize: {msg}") from None
+    except (SyntaxError, IndentationError) as exc:
+        raise ParseError(f"{what}{text!r}: cannot tokenize: {exc.msg}") from None
+
+
+def names_in(text: str, what: str) -> list[tuple[str, bool, bool]]:
+    """(name, called, used_as_matrix) for each NAME token that is not an attribute."""
+    toks = _tokens(text, what)
+    what = f"{what}=" if what else ""
+    out = []
+    for i, t in enumerate(toks):
+        if t.type == tokenize.OP and t.string not in "()[]{},+-*/@.=^" and t.string not in ("**",):
+            raise ParseError(f"{what}{text!r}: unexpected token {t.string!r} at column {t.start[1] + 1}")
+        if t.type == tokenize.ERRORTOKEN and t.string.strip():
+            raise ParseError(f"{what}{text!r}: unexpected token {t.string!r} at column {t.start[1] + 1}")
+        if t.type != tokenize.NAME:
+            continue
+        if i > 0 and toks[i - 1].string == ".":
+            continue
+        if keyword.iskeyword(t.string):
+            raise ParseError(f"{what}{text!r}: unexpected token {t.string!r} at column {t.start[1] + 1}")
+        nxt = toks[i + 1].string if i + 1 < len(toks) else ""
+        out.append((t.string, nxt == "(", nxt == "."))
+    return out
+
+
+def _syntax_error_token(text: str, exc: SyntaxError) -> str:
+    if not exc.offset or exc.offset - 1 >= len((exc.text or text).rstrip()):
+        return "end of input"
+    off = exc.offset - 1
+    line = exc.text or text
+    tok = line[off:off + 1].strip() or line[max(0, off - 1):off].strip()
+    try:
+        for t in tokenize.generate_tokens(io.StringIO(line).readline):
+            if t.start[1] <= off < max(t.end[1], t.start[1] + 1):
+                tok = t.string
+                break
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return tok or "end of input"
+
+
+def _shape_value(v, dims):
+    if isinstance(v, str):
+        if dims is not None:
+            if v not in dims:
+                raise InvalidArgument(f"size {v!r} has no value in dims={dict(dims)!r}")
+            return int(dims[v])
+        return size_symbol(v)
+    return int(v)
+
+
+def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None = None, *,
+          what: str = "expression"):
+    """Parse one side in SymPy syntax into a SymPy expression.
+
+    Parameters
+    ----------
+    text : str
+        ``*`` matrix product, ``.T``, ``**-1``, ``trace``, ``det``, ``grad(f, X)``, ... (:data:`FUNCTIONS`).
+    shapes : mapping name -> (rows, cols)
+        Matrix names; rows/cols are ints or size letters.  Other names are scalars, except size
+        letters (which are integers: ``sqrt(d)``) and the known function names.
+    dims : mapping letter -> int, optional
+        Concrete sizes (then a product that does not conform raises ShapeMismatch); without it
+        sizes stay symbolic (``integer=True, positive=True`` symbols).
+
+    Raises
+    ------
+    ParseError
+        One line naming the offending token; an unknown function; a scalar used as a matrix.
+    ShapeMismatch
+        The expression does not conform (with concrete dims, or a structural mismatch).
+    """
+    try:
+        return _parse(text, _freeze(shapes), _freeze(dims) if dims is not None else None)
+    except (ParseError, ShapeMismatch) as exc:
+        msg = str(exc)
+        raise type(exc)(f"{what}={msg}" if msg.startswith("'") else msg) from None
+
+
+def _freeze(m):
+    return tuple(sorted((k, tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in m.items()))
+
+
+@functools.lru_cache(maxsize=2048)
+def _parse(text: str, shapes: tuple, dims: tuple | None):
+    """Cached parse; error messages start with ``repr(text)`` (:func:`parse` prefixes the side's name)."""
+    shapes_d = dict(shapes)
+    dims_d = dict(dims) if dims is not None else None
+    if not text.strip():
+        raise ParseError(f"{text!r}: empty side")
+    letters = {v for s in shapes_d.values() for v in s if isinstance(v, str)}
+    local: dict[str, Any] = {}
+    for name, called, dotted in names_in(text, ""):
+        if name in shapes_d:
+            r, c = (_shape_value(v, dims_d) for v in shapes_d[name])
+            local[name] = sp.MatrixSymbol(name, r, c)
+        elif name in FUNCTIONS:
+            if name not in ("pi", "E") and not called:
+                raise ParseError(f"{text!r}: function {name!r} must be called, as {name}(...)")
+            local[name] = FUNCTIONS[name]
+        elif called:
+            raise ParseError(f"{text!r}: unknown function {name!r} (known: "
+                             f"{', '.join(sorted(k for k in FUNCTIONS if k not in ('pi', 'E')))})")
+        elif name in letters:
+            local[name] = sp.Integer(dims_d[name]) if dims_d is not None else size_symbol(name)
+        else:
+            if dotted:
+                raise ParseError(f"{text!r}: {name!r} is used as a matrix ({name}.…) but has no shape "
+                                 f"(declare it, e.g. --shape {name}=n,n)")
+            local[name] = sp.Symbol(name, real=True)
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ParseError(f"{text!r}: parse error at {_syntax_error_token(text.strip(), exc)!r}") from None
+    tree = ast.fix_missing_locations(_Rewrite(text.strip()).visit(tree))
+    env = {"__builtins__": {}, "_T": sp.Transpose, "_num": _num, "_pow": _pow, **local}
+    try:
+        expr = eval(compile(tree, "<statement>", "eval"), env)  # noqa: S307 - names restricted to `env`
+    except ShapeError as exc:
+        raise ShapeMismatch(f"{text!r} does not conform: {_shape_msg(exc)}") from None
+    except ExprError:
+        raise
+    except TypeError as exc:
+        msg = str(exc)
+        if "Mix of Matrix and Scalar" in msg:
+            raise ShapeMismatch(f"{text!r} adds a matrix to a scalar (a 1x1 product x.T*x is a matrix to "
+                                "SymPy: wrap it in trace(...) to add it to a scalar)") from None
+        raise ParseError(f"{text!r}: cannot interpret: {msg.splitlines()[0]}") from None
+    except (AttributeError, ValueError, IndexError, KeyError, NameError, ZeroDivisionError) as exc:
+        raise ParseError(f"{text!r}: cannot interpret: {str(exc).splitlines()[0] or type(exc).__name__}") \
+            from None
+    if isinstance(expr, (tuple, list)):
+        raise ParseError(f"{text!r}: a side is one expression (found a tuple: a stray ',')")
+    if not isinstance(expr, sp.Basic):
+        expr = sp.sympify(expr)
+    return expr
+
+
+def _pow(base, exponent):
+    """``base ** exponent`` as written.  A matrix power stays an unevaluated ``MatPow`` unless the
+    base is a single matrix symbol with an integer exponent: SymPy's own ``**`` folds
+    ``(A*A)**(1/2)`` into ``A`` (false: the principal root of ``A^2`` is ``|A|``, not ``A``) and
+    rewrites ``(A*B)**-1`` as ``B**-1*A**-1``, so the statement typed would never be evaluated."""
+    if isinstance(base, sp.MatrixExpr):
+        exponent = sp.sympify(exponent)
+        if not (isinstance(base, sp.MatrixSymbol) and exponent.is_Integer):
+            return sp.MatPow(base, exponent)
+    return base ** exponent
+
+
+def _num(text: str):
+    """A numeric literal as an exact SymPy number (``0.1`` is ``1/10``)."""
+    return sp.Rational(text) if any(c in text for c in ".eE") else sp.Integer(int(text))
+
+
+class _Rewrite(ast.NodeTransformer):
+    """``x.T`` -> ``Transpose(x)`` (kept unevaluated, so the statement prints as written), numeric
+    literals -> exact SymPy numbers, ``^`` and ``**`` -> :func:`_pow` (matrix powers of products kept
+    as written); anything but expressions is refused."""
+
+    _ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Call, ast.Name, ast.Load, ast.Attribute, ast.Constant,
+                ast.operator, ast.unaryop, ast.keyword)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def generic_visit(self, node):
+        if not isinstance(node, self._ALLOWED):
+            col = getattr(node, "col_offset", 0)
+            seg = ast.get_source_segment(self.text, node) or type(node).__name__
+            raise ParseError(f"{self.text!r}: unexpected {seg!r} at column {col + 1}")
+        return super().generic_visit(node)
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr == "T":
+            return ast.copy_location(ast.Call(ast.Name("_T", ast.Load()), [node.value], []), node)
+        return node
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise ParseError(f"{self.text!r}: unexpected {node.value!r} at column {node.col_offset + 1}")
+        seg = ast.get_source_segment(self.text, node) or repr(node.value)
+        return ast.copy_location(ast.Call(ast.Name("_num", ast.Load()), [ast.Constant(seg)], []), node)
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, (ast.BitXor, ast.Pow)):   # ``^`` is ``**``; both keep what was written
+            return ast.copy_location(ast.Call(ast.Name("_pow", ast.Load()), [node.left, node.right], []), node)
+        return node
+
+
+def _shape_msg(exc: Exception) -> str:
+    args = getattr(exc, "args", ())
+    return " ".join(str(a) for a in args) if args else str(exc)
+
+
+def parse_statement(text: str) -> tuple[str, str]:
+    """Split ``"LHS = RHS"`` at its one top-level ``=``; ParseError otherwise."""
+    toks = _tokens(text, "statement")
+    eqs = [t for t in toks if t.type == tokenize.OP and t.string in ("=", "==")]
+    if len(eqs) != 1:
+        raise ParseError(f"statement={text!r} must have exactly one '=' (found {len(eqs)})")
+    t = eqs[0]
+    col = t.start[1]
+    lines = text.splitlines() or [text]
+    flat_off = sum(len(ln) + 1 for ln in lines[:t.start[0] - 1]) + col
+    lhs, rhs = text[:flat_off], text[flat_off + len(t.string):]
+    if not lhs.strip():
+        raise ParseError(f"statement={text!r}: nothing left of '='")
+    if not rhs.strip():
+        raise ParseError(f"statement={text!r}: nothing right of '='")
+    return lhs.strip(), rhs.strip()

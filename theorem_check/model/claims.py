@@ -1,0 +1,394 @@
+"""The claim model: :class:`Source`, :class:`Statement`, :class:`Claim`, and perturbation helpers.
+
+A **claim** is one checkable statement of a paper.  It owns a primary :class:`Statement` (the
+statement *as printed*), optional variants (``kind="corrected"`` for the form that holds when
+the printed one is wrong, ``kind="reading"`` for each reading of an ambiguous statement) and
+negative controls (``kind="control"``: slightly wrong statements that the same code path must
+REFUTE).  A statement is data plus small pure functions; the engine owns sampling, precision,
+decisions, timing, shrinking and reporting.
+
+Three ways to give a statement its numeric stage (pick exactly one):
+
+``lhs`` / ``rhs``
+    Identities.  ``lhs(inst, ctx)`` and ``rhs(inst, ctx)`` return arrays of shape
+    ``(batch, ...)`` computed with ``ctx``'s operations; the engine evaluates them at float32,
+    float64 and mpmath on the same instance and decides by refinement.  ``scale(inst, ctx)``
+    (shape ``(batch,)``) optionally replaces the default reference magnitude
+    ``max(|lhs|, |rhs|)`` of the relative residual (use it for statements ``... = 0``).
+``check``
+    Anything else (optima, flows, Monte Carlo): ``check(rng, dims)`` refines its own computation
+    and returns what it measured and what the statement predicts, per level
+    (:class:`~theorem_check.model.checks.Refinement`) or as a Monte Carlo estimate
+    (:class:`~theorem_check.model.checks.MonteCarlo`); the engine decides.  Returning a decided
+    :class:`Measurement` still works but is deprecated (``decided_by: "check"``).
+``derivation`` only
+    Pure algebra: PROVED when the derivation closes for all sizes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from theorem_check.model.dims import DimSpace, Dims
+from theorem_check.errors import ClaimDefinitionError
+from theorem_check.model.derivation import Derivation
+from theorem_check.model.verdicts import Outcome
+
+__all__ = ["Source", "Statement", "Claim", "Measurement", "Instance", "perturb", "negate", "double", "transpose"]
+
+KINDS = ("printed", "corrected", "reading", "control")
+_ID_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
+
+
+_DOLLAR_SPAN = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$", re.S)
+_BARE_MARKUP = re.compile(r"_\{|\^\{|\\[A-Za-z]+")
+
+
+def check_plain_text(value: str, where: str) -> None:
+    """Refuse LaTeX markup outside ``$...$`` in a plain-text field (title, assumption, name, note, Step.why).
+
+    Plain-text fields are printed literally (specials escaped) except for ``$...$`` spans, which are
+    math; a bare ``_{``, ``^{`` or ``\\command`` outside them would print as raw markup in a report.
+    Raises ClaimDefinitionError naming ``where`` (the claim and field) and the offending piece.
+    """
+    m = _BARE_MARKUP.search(_DOLLAR_SPAN.sub("", str(value)))
+    if m:
+        raise ClaimDefinitionError(f"{where}: {m.group(0)!r} outside $...$ in plain text {value!r} "
+                                   "(write mathematics as $...$, e.g. '$W_{i+1}$')")
+
+
+class Instance(dict):
+    """A random instance: a dict of arrays (leading batch axis) with attribute access.
+
+    Values may be arrays, Python scalars, or lists/tuples of arrays (e.g. the weights
+    ``W = [W_1, ..., W_D]`` of a deep linear network, whose shapes differ).
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError as exc:
+            raise AttributeError(name) from exc
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a claim comes from.
+
+    Parameters
+    ----------
+    paper : str
+        The paper key (``"prh"``, ``"noise"``, ``"cascade"``, or a user pack's key).
+    section : str
+        Section (``"4"``, ``"Appendix B"``).
+    equation : str
+        Equation/theorem label as printed (``"31"``, ``"Theorem 5.4"``, ``"footnote 14"``).
+    printed : str
+        The statement as printed, in LaTeX.
+    """
+
+    paper: str
+    section: str
+    equation: str
+    printed: str
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Deprecated: a custom check's *decided* result for one instance.
+
+    New checks return :class:`~theorem_check.model.checks.Refinement` or
+    :class:`~theorem_check.model.checks.MonteCarlo` (measured and predicted values; the engine decides and
+    evaluates mutants).  A check returning a Measurement keeps working, with a
+    ``TheoremCheckDeprecationWarning`` and ``decided_by: "check"``; no mutant can test it.
+
+    ``outcome`` must come from :func:`~theorem_check.model.verdicts.decide_refinement` or
+    :func:`~theorem_check.model.verdicts.decide_zscore`.  ``residuals`` / ``levels`` record the
+    refinement sequence (e.g. ``{"tol=1e-6": 3e-4, "tol=1e-10": 2e-8}``); ``predicted`` and
+    ``measured`` are for human-readable evidence ("predicted 0.35, measured 0.349 +- 0.002").
+    ``figure`` may hold data for plots (any JSON-able mapping).
+    """
+
+    outcome: Outcome
+    residuals: Mapping[str, float] = field(default_factory=dict)
+    detail: str = ""
+    predicted: Any = None
+    measured: Any = None
+    figure: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One checkable form of a claim (as printed, corrected, a reading, or a negative control).
+
+    Parameters
+    ----------
+    latex : str
+        The statement in LaTeX (for the printed form: as printed).
+    name : str
+        Short label: ``"as printed"``, ``"corrected"``, ``"reading: h = pre-activation"``,
+        ``"control: sign"``.
+    kind : str
+        One of ``"printed"``, ``"corrected"``, ``"reading"``, ``"control"``.
+    dims : DimSpace, optional
+        Sizes to draw instances from (required with ``lhs``/``rhs`` or ``check``).
+    sample : callable(rng, dims, batch) -> mapping
+        Draws a batch of instances: arrays with leading axis ``batch``.
+    lhs, rhs, scale : callable(Instance, Ctx) -> array, optional
+        See the module docstring.
+    check : callable(rng, dims) -> Measurement, optional
+        Custom numeric stage (optima, flows, Monte Carlo).
+    derivation : callable() -> Derivation, optional
+        The SymPy derivation.
+    contexts : tuple of str
+        Precisions for identities; drop ``"mp50"`` only when a side cannot run in mpmath
+        (eigen-decompositions of large matrices, ODE solvers).
+    cond : float
+        Bound on the error amplification of the instance (condition numbers), scaling floors.
+    note : str
+        Conventions or remarks shown with the statement.
+    undefined : str
+        ``"error"`` (default): a side that raises or is NaN/inf makes that instance unevaluated (a
+        statement no instance can evaluate is a broken definition, exit 2).  ``"fails"``: on an
+        instance inside the statement's domain, a side that raises a linear-algebra error
+        (singular matrix, division by zero) or is NaN/inf at the highest precision is a
+        counterexample ("undefined at ..."): "for every square A, A^{-1} A = I" is REFUTED.
+    """
+
+    latex: str
+    name: str = "as printed"
+    kind: str = "printed"
+    dims: DimSpace | None = None
+    sample: Callable[[np.random.Generator, Dims, int], Mapping[str, Any]] | None = None
+    lhs: Callable | None = None
+    rhs: Callable | None = None
+    scale: Callable | None = None
+    check: Callable[[np.random.Generator, Dims], Measurement] | None = None
+    derivation: Callable[[], Derivation] | None = None
+    contexts: tuple[str, ...] = ("float32", "float64", "mp50")
+    cond: float = 100.0
+    note: str = ""
+    undefined: str = "error"
+
+    @property
+    def is_identity(self) -> bool:
+        """True when the numeric stage compares ``lhs`` with ``rhs``."""
+        return self.lhs is not None
+
+    def validate(self, where: str) -> None:
+        """Raise ClaimDefinitionError (naming ``where``) if the statement is malformed."""
+        if self.kind not in KINDS:
+            raise ClaimDefinitionError(f"{where}: kind={self.kind!r} must be one of {KINDS}")
+        if not isinstance(self.latex, str) or not self.latex.strip():
+            raise ClaimDefinitionError(f"{where}: latex must be a non-empty string")
+        check_plain_text(self.name, f"{where} name")
+        check_plain_text(self.note, f"{where} note")
+        bad = sorted({repr(ch) for ch in self.latex + self.name + self.note if ord(ch) < 32 and ch not in "\n\t"})
+        if bad:
+            raise ClaimDefinitionError(f"{where}: text contains control characters {', '.join(bad)} "
+                                       "(a LaTeX escape such as \\f or \\b in a non-raw string?)")
+        if (self.lhs is None) != (self.rhs is None):
+            raise ClaimDefinitionError(f"{where}: lhs and rhs must be given together")
+        if self.lhs is not None and self.check is not None:
+            raise ClaimDefinitionError(f"{where}: give either lhs/rhs or check, not both")
+        if self.lhs is None and self.check is None and self.derivation is None:
+            raise ClaimDefinitionError(f"{where}: needs a verifier (lhs/rhs, check or derivation)")
+        if (self.lhs is not None or self.check is not None) and (self.dims is None or self.sample is None
+                                                                and self.lhs is not None):
+            raise ClaimDefinitionError(f"{where}: a numeric stage needs dims (and sample for lhs/rhs)")
+        if self.undefined not in ("error", "fails"):
+            raise ClaimDefinitionError(f"{where}: undefined={self.undefined!r} must be 'error' or 'fails'")
+        if self.lhs is not None and self.dims is not None and self.dims.degenerate and not self.dims.scalar:
+            raise ClaimDefinitionError(
+                f"{where}: every configuration of dims {dict(self.dims.ranges)} is degenerate (all sizes <= 1, "
+                "where matrices commute and equal their transposes): widen the ranges, or declare "
+                "DimSpace(..., scalar=True) for a statement about scalars")
+        unknown = set(self.contexts) - {"float32", "float64", "mp50"}
+        if unknown or len(self.contexts) < 2 and self.lhs is not None:
+            raise ClaimDefinitionError(f"{where}: contexts={self.contexts!r} must be >= 2 of float32, float64, mp50")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checkable statement of a paper, with its variants and negative controls.
+
+    Parameters
+    ----------
+    id : str
+        ``"<paper>.<label>"``, lower case, e.g. ``"prh.eq31"``, ``"noise.thm5_4"``.
+    title : str
+        One line.
+    source : Source
+    statement : Statement
+        The statement as printed (``kind="printed"``).
+    variants : tuple of Statement
+        Corrected forms and readings.
+    controls : tuple of Statement
+        Hand-written negative controls.  Required (at least one) when the printed statement has no
+        numeric stage; otherwise optional, since the engine's automatic mutants (sign, factor 2,
+        factor 1/2, small relative perturbation) run on every statement.
+    aliases : tuple of str
+        Bare labels (``"eq31"``) that ``theorem-check run`` accepts; several papers may share one.
+    assumptions : tuple of str
+        Shapes, invertibility, conventions, "at a global minimum", ...
+    slow : bool
+        True for simulations that run only with ``--slow`` (or when named explicitly).
+    expected : str, optional
+        The verdict the team derived for this claim when it is not PROVED/VERIFIED/ERRATUM
+        (e.g. ``"REFUTED"`` for a printed statement with no correction); the registry-wide
+        test checks the run against it.  Never set it to silence a failing check.
+    """
+
+    id: str
+    title: str
+    source: Source
+    statement: Statement
+    variants: tuple[Statement, ...] = ()
+    controls: tuple[Statement, ...] = ()
+    aliases: tuple[str, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    slow: bool = False
+    expected: str | None = None
+
+    @property
+    def paper(self) -> str:
+        """The paper key, i.e. the id's prefix."""
+        return self.id.split(".", 1)[0]
+
+    @property
+    def label(self) -> str:
+        """The id without its paper prefix (``"eq31"`` for ``"prh.eq31"``)."""
+        return self.id.split(".", 1)[1]
+
+    def statements(self) -> tuple[Statement, ...]:
+        """The printed statement followed by its variants (not the controls)."""
+        return (self.statement, *self.variants)
+
+    def validate(self) -> None:
+        """Raise ClaimDefinitionError naming the claim if anything is missing or malformed."""
+        if not isinstance(self.id, str) or not _ID_RE.match(self.id):
+            raise ClaimDefinitionError(f"claim id={self.id!r} must look like 'paper.label' (lower case, digits, _)")
+        if not self.title:
+            raise ClaimDefinitionError(f"claim {self.id}: title must be non-empty")
+        check_plain_text(self.title, f"claim {self.id} title")
+        for k, a in enumerate(self.assumptions):
+            check_plain_text(a, f"claim {self.id} assumptions[{k}]")
+        if not isinstance(self.source, Source) or not self.source.printed.strip():
+            raise ClaimDefinitionError(f"claim {self.id}: source must be a Source with the printed statement")
+        bad = sorted({repr(ch) for ch in self.title + self.source.printed + "".join(self.assumptions)
+                      if ord(ch) < 32 and ch not in "\n\t"})
+        if bad:
+            raise ClaimDefinitionError(f"claim {self.id}: text contains control characters {', '.join(bad)} "
+                                       "(a LaTeX escape such as \\f or \\b in a non-raw string?)")
+        if self.source.paper != self.paper:
+            raise ClaimDefinitionError(f"claim {self.id}: source.paper={self.source.paper!r} must match the id prefix")
+        if self.statement.kind != "printed":
+            raise ClaimDefinitionError(f"claim {self.id}: statement.kind must be 'printed'")
+        self.statement.validate(f"claim {self.id} (as printed)")
+        for v in self.variants:
+            v.validate(f"claim {self.id} variant {v.name!r}")
+            if v.kind not in ("corrected", "reading"):
+                raise ClaimDefinitionError(f"claim {self.id} variant {v.name!r}: kind must be corrected/reading")
+        for c in self.controls:
+            c.validate(f"claim {self.id} control {c.name!r}")
+            if c.kind != "control":
+                raise ClaimDefinitionError(f"claim {self.id} control {c.name!r}: kind must be 'control'")
+        numeric = self.statement.is_identity or self.statement.check is not None
+        if not self.controls and not numeric:
+            raise ClaimDefinitionError(f"claim {self.id}: needs at least one negative control (a derivation-only "
+                                       "statement has no automatic mutants)")
+        names = [s.name for s in (*self.statements(), *self.controls)]
+        if len(set(names)) != len(names):
+            raise ClaimDefinitionError(f"claim {self.id}: statement names {names} must be unique")
+
+    # notebooks
+    def _repr_latex_(self) -> str:
+        """The claim's LaTeX block (as ``theorem-check show ID --latex``; used by nbconvert to LaTeX/PDF)."""
+        from theorem_check.output.latex import claim_latex
+
+        return claim_latex(self)
+
+    def _repr_markdown_(self) -> str:
+        s = self.source
+        return (f"**{self.id}** — {self.title}  \n*{s.paper}, §{s.section}, {s.equation}*\n\n"
+                f"$${s.printed}$$")
+
+
+def perturb(statement: Statement, name: str, *, rhs: Callable | None = None, lhs: Callable | None = None,
+            predicted: Callable | None = None, latex: str | None = None, **changes) -> Statement:
+    """A negative control: ``statement`` with its ``rhs`` (or ``lhs``, or a check's prediction) passed
+    through a map.
+
+    ``rhs(value, inst, ctx) -> value'`` receives the original side's value, so that the
+    control runs through exactly the same code path as the statement.  For a custom check that
+    returns :class:`~theorem_check.model.checks.Refinement` or :class:`~theorem_check.model.checks.MonteCarlo`,
+    ``predicted(value) -> value'`` maps the prediction at every level (the measurement is untouched).
+    Other fields (e.g. a different ``check``) can be replaced through ``changes``.  The derivation is
+    dropped (a control's derivation, if any, must be passed explicitly as ``derivation=``).
+
+    Raises ClaimDefinitionError if ``rhs``/``lhs``/``predicted`` is given for a statement without that side.
+    """
+    fields: dict[str, Any] = dict(name=f"control: {name}", kind="control", derivation=None)
+    fields.update(changes)
+    if predicted is not None:
+        if statement.check is None:
+            raise ClaimDefinitionError(f"perturb({name!r}, predicted=...): statement {statement.name!r} has no "
+                                       "custom check (identities perturb rhs=/lhs=)")
+        fields["check"] = _perturbed_check(statement.check, predicted, name)
+    for side, given in (("rhs", rhs), ("lhs", lhs)):
+        if given is not None and getattr(statement, side) is None:
+            raise ClaimDefinitionError(
+                f"perturb({name!r}, {side}=...): statement {statement.name!r} has no {side} to perturb "
+                "(a derivation-only statement's control passes derivation=..., a custom check's check=...)")
+    if rhs is not None:
+        orig = statement.rhs
+        fields["rhs"] = lambda inst, ctx: rhs(orig(inst, ctx), inst, ctx)
+    if lhs is not None:
+        orig_l = statement.lhs
+        fields["lhs"] = lambda inst, ctx: lhs(orig_l(inst, ctx), inst, ctx)
+    fields["latex"] = latex or f"{statement.latex}\\quad\\text{{[perturbed: {name}]}}"
+    return dataclasses.replace(statement, **fields)
+
+
+def _perturbed_check(check: Callable, fn: Callable, name: str) -> Callable:
+    from theorem_check.model.checks import Level, MonteCarlo, Refinement
+    from theorem_check.errors import BadClaim
+
+    def perturbed(rng, dims):
+        res = check(rng, dims)
+        if isinstance(res, Refinement):
+            return dataclasses.replace(res, levels=tuple(dataclasses.replace(lv, predicted=fn(lv.predicted))
+                                                         for lv in res.levels))
+        if isinstance(res, MonteCarlo):
+            return dataclasses.replace(res, predicted=fn(res.predicted))
+        raise BadClaim(f"perturb({name!r}, predicted=...): the check returned {type(res).__name__}, which has no "
+                       "prediction to perturb (return tc.Refinement or tc.MonteCarlo)")
+
+    return perturbed
+
+
+def _map_side(statement: Statement, fn: Callable) -> dict:
+    """The fields of a control that maps the right side (identity) or the prediction (custom check)."""
+    if statement.is_identity or statement.check is None:
+        return {"rhs": lambda v, inst, ctx: fn(v)}
+    return {"predicted": lambda p: fn(np.asarray(p, dtype=object) if np.asarray(p).dtype == object else np.asarray(p))}
+
+
+def negate(statement: Statement) -> Statement:
+    """Control: the right-hand side (or a custom check's prediction) with its sign flipped."""
+    return perturb(statement, "sign", **_map_side(statement, lambda v: -v))
+
+
+def double(statement: Statement) -> Statement:
+    """Control: the right-hand side (or a custom check's prediction) multiplied by 2."""
+    return perturb(statement, "factor 2", **_map_side(statement, lambda v: 2 * v))
+
+
+def transpose(statement: Statement) -> Statement:
+    """Control: the right-hand side transposed (last two axes)."""
+    return perturb(statement, "transpose", rhs=lambda v, inst, ctx: np.swapaxes(v, -1, -2))

@@ -1,0 +1,55 @@
+"""A derivation as data: a chain of equalities (:class:`Step`) from definitions to a statement.
+
+The engine checks it (:func:`theorem_check.engine.symbolic.check_derivation`); this module only
+describes it, so that a claim can carry one without importing the engine.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import sympy as sp
+
+__all__ = ["Step", "Derivation"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One equality of a derivation.
+
+    Parameters
+    ----------
+    lhs, rhs : sympy expressions or matrices (explicit ``sympy.Matrix`` or ``MatrixExpr``)
+        The two sides; they must have the same shape.
+    why : str
+        The justification in words ("cyclicity of the trace", "eq. (21) substituted").
+    """
+
+    lhs: object
+    rhs: object
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """A derivation: steps from definitions to the statement.
+
+    Parameters
+    ----------
+    steps : sequence of Step
+    general : bool
+        True if the steps hold for every size (scalar or ``MatrixSymbol`` algebra); False if they
+        use explicit matrices of fixed sizes (then ``sizes`` says which).
+    sizes : str
+        Human-readable sizes of explicit matrices, e.g. ``"D=2, d=(2,3,2)"``.
+    domain : mapping Symbol -> callable(random.Random) -> number, optional
+        How to draw exact values of free symbols for the random-point test (default: positive
+        rationals for positive/real symbols, integers 2..9 for integer symbols).
+    """
+
+    steps: Sequence[Step]
+    general: bool = True
+    sizes: str = ""
+    domain: Mapping[sp.Symbol, Callable[[random.Random], object]] = field(default_factory=dict)

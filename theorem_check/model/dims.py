@@ -1,0 +1,174 @@
+"""Spaces of dimensions (sizes, depths, widths) that a claim's instances are drawn from.
+
+A :class:`DimSpace` maps names to inclusive integer ranges, with an optional constraint
+(``where``) and an optional ``normalize`` that puts a configuration into canonical form
+(e.g. widths beyond the depth set to their minimum).  The engine draws configurations with
+:meth:`DimSpace.draw`, walks them in order of size with :meth:`DimSpace.ordered` and shrinks
+counterexamples with :meth:`DimSpace.smaller`.
+
+>>> space = DimSpace({"m": (1, 4), "n": (1, 4)}, where=lambda d: d["m"] != d["n"])
+>>> space.draw(np.random.default_rng(0)) in list(space.ordered())
+True
+>>> next(space.ordered())
+{'m': 1, 'n': 2}
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Mapping
+
+import numpy as np
+
+from theorem_check.errors import ClaimDefinitionError, InvalidArgument
+
+__all__ = ["DimSpace"]
+
+Dims = dict[str, int]
+
+MAX_CONFIGURATIONS = 250_000
+"""Largest product of range sizes a :class:`DimSpace` accepts (configurations are enumerated)."""
+
+
+@dataclass(frozen=True)
+class DimSpace:
+    """Integer dimensions with inclusive ranges.
+
+    Parameters
+    ----------
+    ranges : mapping name -> (lo, hi)
+        Inclusive bounds, ``0 <= lo <= hi``.
+    where : callable(dims) -> bool, optional
+        Constraint a configuration must satisfy (e.g. "widths all differ").
+    normalize : callable(dims) -> dims, optional
+        Canonical form applied before ``where`` (e.g. unused widths set to ``lo``).
+    scalar : bool
+        Declare that the statement is about scalars (or 1x1 objects) on purpose.  Without it, a space
+        every configuration of which is *degenerate* (every size <= 1, where matrices commute, equal
+        their transposes and vectors equal matrices) is refused when an identity (``lhs``/``rhs``)
+        using it registers.  Custom checks draw their own data and may use any space.
+
+    Raises
+    ------
+    ClaimDefinitionError
+        If a range is malformed (not two integers ``0 <= lo <= hi``), the space has more than
+        :data:`MAX_CONFIGURATIONS` configurations, or no configuration satisfies ``where``.
+    """
+
+    ranges: Mapping[str, tuple[int, int]]
+    where: Callable[[Dims], bool] | None = None
+    normalize: Callable[[Dims], Dims] | None = None
+    scalar: bool = False
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self):
+        for name, rng in self.ranges.items():
+            if not (isinstance(rng, tuple) and len(rng) == 2
+                    and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in rng)
+                    and 0 <= rng[0] <= rng[1]):
+                raise ClaimDefinitionError(f"dims range {name}={rng!r} must be a tuple (lo, hi) of integers "
+                                           "with 0 <= lo <= hi")
+        total = 1
+        for lo, hi in self.ranges.values():
+            total *= int(hi) - int(lo) + 1
+        if total > MAX_CONFIGURATIONS:
+            raise ClaimDefinitionError(f"DimSpace({dict(self.ranges)!r}) has {total:.3g} configurations, more than "
+                                       f"{MAX_CONFIGURATIONS:,} (they are enumerated to draw and shrink): narrow the "
+                                       "ranges, or tie dimensions together in `sample`")
+        if next(self._valid(), None) is None:   # stops at the first valid configuration: _all() stays lazy
+            raise ClaimDefinitionError(f"DimSpace({dict(self.ranges)!r}) has no configuration satisfying its constraint")
+
+    def _ok(self, d: Dims) -> bool:
+        return all(self.ranges[k][0] <= v <= self.ranges[k][1] for k, v in d.items()) and (
+            self.where is None or bool(self.where(d))
+        )
+
+    def _norm(self, d: Dims) -> Dims:
+        return dict(self.normalize(dict(d))) if self.normalize else dict(d)
+
+    def _valid(self) -> Iterator[Dims]:
+        """The valid configurations, distinct after ``normalize``, in enumeration order (lazily)."""
+        names = list(self.ranges)
+        seen = set()
+        for values in itertools.product(*(range(int(lo), int(hi) + 1) for lo, hi in self.ranges.values())):
+            d = self._norm(dict(zip(names, values)))
+            key = tuple(sorted(d.items()))
+            if key not in seen and self._ok(d):
+                seen.add(key)
+                yield d
+
+    def _all(self) -> list[Dims]:
+        """Every valid configuration, smallest total size first; enumerated on first use and cached
+        (not at construction: importing the catalogue stays cheap, and the worker fork server
+        enumerates the spaces once for all workers, see ``theorem_check.execution.workers``)."""
+        if "all" not in self._cache:
+            out = list(self._valid())
+            out.sort(key=lambda d: (sum(d.values()), tuple(d.values())))
+            self._cache["all"] = out
+        return self._cache["all"]
+
+    def warm(self) -> "DimSpace":
+        """Enumerate and cache the configurations and the generic one now; returns ``self``."""
+        self._all()
+        self.generic()
+        return self
+
+    def ordered(self) -> Iterator[Dims]:
+        """Every valid configuration, smallest total size first."""
+        return iter(self._all())
+
+    def generic(self) -> Dims:
+        """The most generic configuration: every size >= 2, as many distinct sizes as the space allows,
+        then as many sizes >= 3, then the smallest total (DESIGN.md, "Trust model": instances always include
+        it, so that statements true only at size 1 or only for equal sizes are not verified by luck)."""
+        if "generic" not in self._cache:
+            def key(d: Dims):
+                v = list(d.values())
+                return (sum(x >= 2 for x in v), len(set(v)), sum(x >= 3 for x in v), -sum(v))
+
+            self._cache["generic"] = max(self._all(), key=key)
+        return dict(self._cache["generic"])
+
+    @property
+    def degenerate(self) -> bool:
+        """True when every configuration has every size <= 1 (see ``scalar``)."""
+        configs = self._cache["all"] if "all" in self._cache else self._valid()   # lazily: stops at a size >= 2
+        return all(max(d.values(), default=0) <= 1 for d in configs)
+
+    def configurations(self, rng: np.random.Generator, k: int) -> list[Dims]:
+        """``k`` configurations: :meth:`generic` first, then others drawn uniformly without replacement
+        (fewer when the space has fewer than ``k``)."""
+        first = self.generic()
+        rest = [d for d in self._all() if d != first]
+        take = min(max(k - 1, 0), len(rest))
+        idx = rng.choice(len(rest), size=take, replace=False) if take else []
+        return [first] + [dict(rest[int(i)]) for i in idx]
+
+    def draw(self, rng: np.random.Generator) -> Dims:
+        """A uniformly random valid configuration."""
+        options = self._all()
+        return dict(options[int(rng.integers(len(options)))])
+
+    def validate(self, dims: Mapping[str, int]) -> Dims:
+        """Return ``dims`` if valid for this space, else raise InvalidArgument naming the value."""
+        d = {k: int(v) for k, v in dims.items()}
+        if set(d) != set(self.ranges):
+            raise InvalidArgument(f"dims={dims!r} must have exactly the keys {sorted(self.ranges)}")
+        for k, v in d.items():
+            if v < 0:
+                raise InvalidArgument(f"{k}={v!r} must be >= 0")
+        if not self._ok(d):
+            raise InvalidArgument(f"dims={dims!r} must lie in {dict(self.ranges)} and satisfy the claim's constraint")
+        return d
+
+    def smaller(self, dims: Dims) -> Iterator[Dims]:
+        """Valid configurations strictly smaller than ``dims`` in total size, smallest first."""
+        total = sum(dims.values())
+        return (d for d in self._all() if sum(d.values()) < total)
+
+    def strategy(self):
+        """Hypothesis strategy over the valid configurations (shrinks towards the smallest)."""
+        from hypothesis import strategies as st
+
+        return st.sampled_from(self._all())

@@ -1,0 +1,167 @@
+"""Verdicts and the refinement decision rule (DESIGN.md, "Verdicts").
+
+The rule never compares a residual with a hand-tuned tolerance.  It compares *how the residual
+moves* when the computation is refined with what a true statement must do:
+
+* a level ``k`` of refinement comes with a **floor** ``f_k``: the error a true statement's
+  residual may still have at that level (``eps * n * kappa`` for working precision, the
+  optimiser tolerance, ``h**p`` for a step size, ``1/sqrt(N)`` for a sample size);
+* with ``rho = f_first / f_last`` the predicted refinement factor, a residual sequence
+  ``r_first ... r_last``
+
+  - **HOLDS** if ``r_last <= f_last`` (already at the floor), or it fell at least at half the
+    predicted rate in log scale: ``r_last <= r_first / sqrt(rho)`` *and* ``r_last <= sqrt(f_last)``;
+  - **FAILS** if it stalled: ``r_last >= r_first / 2``, or (three levels or more) over the last
+    refinement ``r_last >= r_prev / 2``, while ``r_last > f_last * sqrt(rho)`` (far above anything
+    a true statement can leave at the last level).  The second form matters when the coarsest
+    level carries its own error (an optimiser stopped early): ``1.3 -> 0.5 -> 0.5`` stalled;
+  - is **GREY** otherwise (INCONCLUSIVE at claim level).
+
+Guarantee (identities, precision refinement float64 -> mpmath 50 digits): ``rho ~ 1e33``;
+a true identity whose instance has condition number ``kappa`` and size ``n`` leaves a residual
+``O(n kappa eps)`` at each level, so it can only be called FAILS if ``n kappa >~ 1e16``, which the
+samplers exclude (they cap ``kappa``); a false identity whose exact residual is ``r* > 1e-33``
+stalls at ``r*`` and is called FAILS.  Only a false statement whose exact gap is below ``1e-33``
+relative could be called HOLDS.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Sequence
+
+from theorem_check.errors import InvalidArgument
+
+__all__ = ["Verdict", "Outcome", "decide_refinement", "decide_zscore", "combine_outcomes", "z_critical"]
+
+
+class Verdict(str, enum.Enum):
+    """Claim-level verdicts of DESIGN.md.  ``Verdict.PROVED.ok`` is True for passing ones."""
+
+    PROVED = "PROVED"
+    VERIFIED = "VERIFIED"
+    REFUTED = "REFUTED"
+    ERRATUM = "ERRATUM"
+    ILL_POSED = "ILL-POSED"
+    INCONCLUSIVE = "INCONCLUSIVE"
+
+    @property
+    def ok(self) -> bool:
+        """True for PROVED and VERIFIED (exit code 0)."""
+        return self in (Verdict.PROVED, Verdict.VERIFIED)
+
+    @property
+    def fails(self) -> bool:
+        """True for REFUTED and ILL-POSED (the statement, as given, is wrong)."""
+        return self in (Verdict.REFUTED, Verdict.ILL_POSED)
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return self.value
+
+
+class Outcome(str, enum.Enum):
+    """Per-instance outcome of the refinement rule."""
+
+    HOLDS = "holds"
+    FAILS = "fails"
+    GREY = "grey"
+
+
+def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Outcome:
+    """Decide one instance from residuals measured at increasingly refined levels.
+
+    Parameters
+    ----------
+    residuals : sequence of float, length >= 2
+        Relative residuals ``r_k >= 0``, coarsest level first.
+    floors : sequence of float, same length
+        What a true statement's residual may still be at each level (strictly decreasing).
+
+    Returns
+    -------
+    Outcome
+        HOLDS, FAILS or GREY by the rule in the module docstring.  NaN residuals are GREY.
+
+    Raises
+    ------
+    InvalidArgument
+        (a ``ValueError``) if the sequences are shorter than 2, differ in length, floors do not
+        decrease or are not positive, or a residual is negative (a residual is a relative *gap*,
+        never signed: a signed value would let a sign-flipped prediction pass).
+
+    >>> decide_refinement([3e-15, 2e-48], [2.2e-16, 1e-49])   # a true identity
+    <Outcome.HOLDS: 'holds'>
+    >>> decide_refinement([0.41, 0.41], [2.2e-16, 1e-49])      # a false one
+    <Outcome.FAILS: 'fails'>
+    >>> decide_refinement([1.27, 0.5, 0.5], [1e-3, 1e-8, 1e-11])   # coarse optimiser, then stalled
+    <Outcome.FAILS: 'fails'>
+    """
+    if len(residuals) < 2 or len(residuals) != len(floors):
+        raise InvalidArgument(f"residuals={list(residuals)!r} and floors={list(floors)!r} must have the same "
+                              "length >= 2")
+    if not all(a > b for a, b in zip(floors, floors[1:])) or not float(floors[-1]) > 0:
+        raise InvalidArgument(f"floors={list(floors)!r} must be positive and decrease strictly")
+    neg = [float(r) for r in residuals if float(r) < 0]
+    if neg:
+        raise InvalidArgument(f"residuals={list(residuals)!r} must be >= 0 (relative gaps, never signed; "
+                              f"got {neg[0]!r})")
+    r_first, r_last = float(residuals[0]), float(residuals[-1])
+    f_first, f_last = float(floors[0]), float(floors[-1])
+    if math.isnan(r_first) or math.isnan(r_last):
+        return Outcome.GREY
+    rho = f_first / f_last
+    if r_last <= f_last:
+        return Outcome.HOLDS
+    if r_last <= r_first / math.sqrt(rho) and r_last <= math.sqrt(f_last):
+        return Outcome.HOLDS
+    stalled = r_last >= r_first / 2 or (len(residuals) > 2 and r_last >= float(residuals[-2]) / 2)
+    if stalled and r_last > f_last * math.sqrt(rho):
+        return Outcome.FAILS
+    return Outcome.GREY
+
+
+def decide_zscore(estimate: float, predicted: float, stderr: float, *, alpha: float = 1e-6) -> Outcome:
+    """Decide a Monte Carlo comparison by a two-sided z-test with false-alarm rate ``alpha``.
+
+    HOLDS when ``|estimate - predicted| / stderr`` is below the ``1 - alpha/2`` normal quantile
+    (``z = 4.89`` for the default ``alpha = 1e-6``: a true prediction is called FAILS with
+    probability ``alpha``); FAILS when it exceeds twice that (the gap is resolved far beyond
+    noise); GREY between.  ``stderr`` must be finite and > 0 (InvalidArgument otherwise).
+
+    >>> decide_zscore(1.02, 1.0, 0.01)
+    <Outcome.HOLDS: 'holds'>
+    >>> decide_zscore(2.0, 1.0, 0.01)
+    <Outcome.FAILS: 'fails'>
+    """
+    from scipy.stats import norm
+
+    if not (stderr > 0 and math.isfinite(stderr)):
+        raise InvalidArgument(f"stderr={stderr!r} must be a finite number > 0")
+    if not (math.isfinite(estimate) and math.isfinite(predicted)):
+        raise InvalidArgument(f"estimate={estimate!r} and predicted={predicted!r} must be finite")
+    z_crit = z_critical(alpha)
+    z = abs(estimate - predicted) / stderr
+    if z <= z_crit:
+        return Outcome.HOLDS
+    if z > 2 * z_crit:
+        return Outcome.FAILS
+    return Outcome.GREY
+
+
+def combine_outcomes(outcomes: Sequence[Outcome]) -> Outcome:
+    """All instances HOLD -> HOLDS; any FAILS -> FAILS; otherwise GREY."""
+    if any(o is Outcome.FAILS for o in outcomes):
+        return Outcome.FAILS
+    if outcomes and all(o is Outcome.HOLDS for o in outcomes):
+        return Outcome.HOLDS
+    return Outcome.GREY
+
+
+def z_critical(alpha: float = 1e-6) -> float:
+    """The two-sided normal quantile ``z`` with ``P(|Z| > z) = alpha`` (4.89 for ``alpha = 1e-6``)."""
+    from scipy.stats import norm
+
+    if not 0 < alpha < 1:
+        raise InvalidArgument(f"alpha={alpha!r} must lie in (0, 1)")
+    return float(norm.isf(alpha / 2))

@@ -1,0 +1,254 @@
+"""Batched linear algebra and matrix functions of a precision context (a mixin of :class:`~theorem_check.numerics.precision.Ctx`).
+
+Every operation acts on the last two axes of a batch; at float32/float64 it is NumPy/SciPy, at mp50 mpmath
+(or python-flint's arb balls, :mod:`theorem_check.numerics.arb`), one code path per operation.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+from theorem_check.errors import ShapeMismatch
+from theorem_check.numerics.arb import arb_det, arb_expm, arb_inv, arb_solve
+
+__all__ = ["LinalgOps", "is_complex"]
+
+
+def is_complex(x) -> bool:
+    """True for a complex NumPy array or an object array holding at least one ``mpc``."""
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        return any(isinstance(v, (mpmath.mpc, complex)) for v in arr.flat)
+    return np.iscomplexobj(arr)
+
+
+class LinalgOps:
+    """Linear algebra over the last two axes, batched; mixed into :class:`~theorem_check.numerics.precision.Ctx`
+    (which provides ``is_mp``, ``dtype``, ``eye``, ``asarray``)."""
+
+    # -- linear algebra (last two axes, batched) -----------------------------------------
+    def _batched(self, fn, *arrays):
+        a0 = arrays[0]
+        lead = a0.shape[:-2]
+        if not lead:
+            return fn(*arrays)
+        outs = [fn(*(a[idx] for a in arrays)) for idx in np.ndindex(*lead)]
+        out = np.empty(lead, dtype=object) if np.ndim(outs[0]) == 0 else None
+        if out is not None:
+            for k, idx in enumerate(np.ndindex(*lead)):
+                out[idx] = outs[k]
+            return out
+        stacked = np.stack(outs)
+        return stacked.reshape(lead + stacked.shape[1:])
+
+    @staticmethod
+    def _to_mp(a):
+        return mpmath.matrix(a.tolist())
+
+    @staticmethod
+    def _from_mp(m):
+        return np.array(m.tolist(), dtype=object)
+
+    def inv(self, a: np.ndarray) -> np.ndarray:
+        """Matrix inverse over the last two axes.  Singular input raises ``ZeroDivisionError``
+        (mpmath) or ``numpy.linalg.LinAlgError``.
+
+        At mp50: ``arb_mat.inv`` / ``acb_mat.inv`` midpoints when :data:`USE_ARB`; a matrix that arb
+        cannot invert at working precision goes to ``mpmath.inverse`` (its value or its error).
+        """
+        if not self.is_mp:
+            return np.linalg.inv(a)
+
+        def one(m):
+            out = arb_inv(m)
+            return out if out is not None else self._from_mp(mpmath.inverse(self._to_mp(m)))
+
+        return self._batched(one, a)
+
+    def solve(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Solve ``a x = b`` over the last two axes (``b`` a matrix).
+
+        At mp50: ``arb_mat.solve`` / ``acb_mat.solve`` midpoints when :data:`USE_ARB` and ``a`` is
+        square, else (or when arb finds ``a`` singular at working precision) ``mpmath.lu_solve``.
+        """
+        if not self.is_mp:
+            return np.linalg.solve(a, b)
+
+        def one(m, r):
+            out = arb_solve(m, r)
+            if out is not None:
+                return out
+            mm = self._to_mp(m)
+            cols = [mpmath.lu_solve(mm, mpmath.matrix(r[:, j].tolist())) for j in range(r.shape[1])]
+            return np.array([[c[i] for c in cols] for i in range(r.shape[0])], dtype=object)
+
+        return self._batched(one, a, b)
+
+    def det(self, a: np.ndarray):
+        """Determinant over the last two axes: ``(..., n, n) -> (...)``.
+
+        At mp50: the midpoint of ``arb_mat.det`` / ``acb_mat.det`` when :data:`USE_ARB` and the ball
+        excludes zero, else ``mpmath.det``.
+        """
+        if not self.is_mp:
+            return np.linalg.det(a)
+
+        def one(m):
+            out = arb_det(m)
+            return out if out is not None else mpmath.det(self._to_mp(m))
+
+        return self._batched(one, a)
+
+    def eigvalsh(self, a: np.ndarray) -> np.ndarray:
+        """Ascending eigenvalues of symmetric matrices: ``(..., n, n) -> (..., n)``."""
+        if not self.is_mp:
+            return np.linalg.eigvalsh(a)
+
+        def one(m):
+            ev = mpmath.eigsy(self._to_mp(m), eigvals_only=True)
+            return np.array(sorted(ev[i] for i in range(ev.rows)), dtype=object)
+
+        return self._batched(one, a)
+
+    def _batched_tuple(self, fn, a: np.ndarray, k: int):
+        """``fn(matrix) -> k arrays`` applied per batch element, each stacked back to ``lead + shape``."""
+        lead = a.shape[:-2]
+        if not lead:
+            return tuple(fn(a))
+        outs = [fn(a[idx]) for idx in np.ndindex(*lead)]
+        return tuple(np.stack([o[i] for o in outs]).reshape(lead + np.shape(outs[0][i])) for i in range(k))
+
+    @staticmethod
+    def _square(a, what: str):
+        a = np.asarray(a)
+        if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+            raise ShapeMismatch(f"{what} needs square matrices (..., n, n), got shape {a.shape}")
+        return a
+
+    def _float_loop(self, fn, a):
+        """A SciPy matrix function applied per matrix, cast back to this context's real or complex dtype."""
+        lead = a.shape[:-2]
+        outs = [np.asarray(fn(a[idx])) for idx in np.ndindex(*lead)] if lead else [np.asarray(fn(a))]
+        cplx = any(np.iscomplexobj(o) and np.any(o.imag != 0) for o in outs) or np.iscomplexobj(a)
+        dt = self.complex_dtype if cplx else self.dtype
+        outs = [o.astype(dt) if cplx else np.real(o).astype(dt) for o in outs]
+        return np.stack(outs).reshape(a.shape) if lead else outs[0]
+
+    def cholesky(self, a: np.ndarray) -> np.ndarray:
+        """Lower-triangular Cholesky factor ``L`` with ``L L^H = A`` of SPD (Hermitian PD) matrices.
+
+        ``(..., n, n) -> (..., n, n)``.  A matrix that is not positive definite raises
+        ``numpy.linalg.LinAlgError`` (float) or ``ValueError`` (mpmath).
+        """
+        a = self._square(a, "cholesky")
+        if not self.is_mp:
+            return np.linalg.cholesky(a)
+        a = self._hermitian_from_lower(a)
+        return self._batched(lambda m: self._from_mp(mpmath.cholesky(self._to_mp(m))), a)
+
+    def _hermitian_from_lower(self, a):
+        """The Hermitian matrix whose lower triangle is that of ``a`` (NumPy's ``UPLO='L'`` reading)."""
+        return self.tril(a) + self.H(self.tril(a, -1))
+
+    def expm(self, a: np.ndarray) -> np.ndarray:
+        """Matrix exponential ``sum_k A^k / k!`` of square matrices, ``(..., n, n) -> (..., n, n)``
+        (``scipy.linalg.expm``; at mp50 ``arb_mat.exp`` / ``acb_mat.exp`` midpoints when :data:`USE_ARB`,
+        else ``mpmath.expm``)."""
+        a = self._square(a, "expm")
+        if not self.is_mp:
+            from scipy.linalg import expm  # batched over leading axes since SciPy 1.9
+
+            return expm(a).astype(self.complex_dtype if np.iscomplexobj(a) else self.dtype)
+
+        def one(m):
+            out = arb_expm(m)
+            return out if out is not None else self._from_mp(mpmath.expm(self._to_mp(m)))
+
+        return self._batched(one, a)
+
+    def logm(self, a: np.ndarray) -> np.ndarray:
+        """Principal matrix logarithm (``expm(logm(A)) = A``; eigenvalues of the log in the strip
+        ``|Im| < pi``), ``(..., n, n) -> (..., n, n)``.
+
+        Real for matrices with no eigenvalue on the closed negative real axis (e.g. SPD), complex
+        otherwise (``scipy.linalg.logm``; ``mpmath.logm`` at mp50).  Singular input raises or is inf.
+        """
+        a = self._square(a, "logm")
+        if not self.is_mp:
+            import warnings
+
+            from scipy.linalg import logm
+
+            def one(m):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return logm(m)
+
+            return self._float_loop(one, a)
+        return self._batched(lambda m: self._from_mp(mpmath.logm(self._to_mp(m))), a)
+
+    def sqrtm(self, a: np.ndarray) -> np.ndarray:
+        """Principal matrix square root ``S`` with ``S @ S = A`` (eigenvalues with positive real part),
+        ``(..., n, n) -> (..., n, n)``: symmetric positive definite for SPD input
+        (``scipy.linalg.sqrtm``; ``mpmath.sqrtm`` at mp50)."""
+        a = self._square(a, "sqrtm")
+        if not self.is_mp:
+            import warnings
+
+            from scipy.linalg import sqrtm
+
+            def one(m):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return sqrtm(m)
+
+            return self._float_loop(one, a)
+        return self._batched(lambda m: self._from_mp(mpmath.sqrtm(self._to_mp(m))), a)
+
+    def eigh(self, a: np.ndarray):
+        """Eigen-decomposition of symmetric (Hermitian) matrices: ``(w, V)`` with ``A = V diag(w) V^H``.
+
+        ``w`` of shape ``(..., n)``, ascending; ``V`` of shape ``(..., n, n)``, orthonormal
+        eigenvectors as columns (each determined up to sign/phase).  Only the lower triangle of ``A``
+        is read (as NumPy does).  ``numpy.linalg.eigh``;
+        ``mpmath.eigsy`` (real) / ``mpmath.eighe`` (complex) at mp50.
+        """
+        a = self._square(a, "eigh")
+        if not self.is_mp:
+            return np.linalg.eigh(a)
+        cplx = is_complex(a)
+        a = self._hermitian_from_lower(a)
+
+        def one(m):
+            ev, q = (mpmath.eighe if cplx else mpmath.eigsy)(self._to_mp(m))
+            w = [ev[i] for i in range(ev.rows)]
+            order = sorted(range(len(w)), key=lambda i: w[i])
+            qa = self._from_mp(q)
+            return np.array([w[i] for i in order], dtype=object), qa[:, order]
+
+        return self._batched_tuple(one, a, 2)
+
+    def svd(self, a: np.ndarray):
+        """Reduced singular value decomposition ``(U, s, Vt)`` with ``A = U diag(s) Vt``.
+
+        For ``A`` of shape ``(..., m, n)`` and ``k = min(m, n)``: ``U (..., m, k)``, ``s (..., k)``
+        descending and nonnegative, ``Vt (..., k, n)`` (singular vectors up to sign/phase).
+        ``numpy.linalg.svd(full_matrices=False)``; ``mpmath.svd_r`` / ``svd_c`` at mp50.
+        """
+        a = np.asarray(a)
+        if a.ndim < 2:
+            raise ShapeMismatch(f"svd needs matrices (..., m, n), got shape {a.shape}")
+        if not self.is_mp:
+            return np.linalg.svd(a, full_matrices=False)
+        cplx = is_complex(a)
+
+        def one(m):
+            u, s, vt = (mpmath.svd_c if cplx else mpmath.svd_r)(self._to_mp(m), full_matrices=False,
+                                                               compute_uv=True)
+            sv = [s[i] for i in range(s.rows)]
+            order = sorted(range(len(sv)), key=lambda i: -sv[i])
+            return (self._from_mp(u)[:, order], np.array([sv[i] for i in order], dtype=object),
+                    self._from_mp(vt)[order, :])
+
+        return self._batched_tuple(one, a, 3)

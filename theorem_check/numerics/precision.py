@@ -1,0 +1,459 @@
+"""Working-precision contexts: the same residual code evaluated at float32, float64 and mpmath.
+
+A statement's two sides are written once against a context ``ctx`` (``ctx.inv``, ``ctx.sqrt``,
+``@``, ``+``, ...) and the engine evaluates them at several working precisions on the *same*
+instance.  A true identity's residual follows the precision down (about ``eps`` of the
+context times a size/conditioning factor); a false one stalls at a level set by the
+mathematics.  That is the refinement rule of DESIGN.md ("Verdicts").
+
+Arrays carry a leading batch axis: shape ``(batch, ...)``.  Matrix functions act on the last
+two axes.  In the mpmath context arrays are NumPy ``object`` arrays of ``mpmath.mpf``; NumPy's
+``@``, ``+``, ``*``, ``.swapaxes``, ``np.trace`` and ``np.sum`` work on them unchanged.
+Complex arrays are ``complex64`` at float32, ``complex128`` at float64 and object arrays of
+``mpmath.mpc`` at mp50 (``ctx.asarray`` of a complex array); :meth:`Ctx.norm` is ``sqrt(sum |z|^2)``.
+
+Besides linear algebra, a context offers elementwise functions (``sin`` ... ``softplus``), stable
+reductions (``softmax``, ``logsumexp``), structure (``kron``, ``vec``/``unvec``, ``diag``, ``tril``,
+``hadamard``), matrix functions (``cholesky``, ``expm``, ``logm``, ``sqrtm``, ``eigh``, ``svd``) and a
+derivative oracle (``grad``, ``jacobian``, ``hessian``, ``directional``, ``sym_grad``; see
+:mod:`theorem_check.numerics.derivatives`), all with the same meaning at every precision.
+
+At mp50, ``inv``, ``solve``, ``det`` and ``expm`` run through python-flint's ball arithmetic
+(``arb_mat`` / ``acb_mat``, at mpmath's working precision ``mpmath.mp.prec``) when python-flint is
+importable: the inputs are converted exactly, the ball midpoints come back as ``mpf``/``mpc``
+(values agree with mpmath's to ~1e-48 relative; 4-80x faster with the conversions, ``expm``
+20-50x; 1x1 ``inv``, ``solve`` and ``det`` stay in mpmath; docs/design-decisions.md, item 42).
+A matrix whose ball arb cannot invert (singular to working precision), a determinant ball that
+contains zero, non-finite entries or a non-square system take the mpmath path, with today's values
+and errors.  ``USE_ARB`` (module attribute) is the one switch; the environment variable
+``THEOREM_CHECK_ARB=0`` turns it off at import.  Only these operations use balls, and only their
+midpoints are kept: a residual is not a rigorous bound.
+
+>>> import numpy as np
+>>> A = np.array([[[2.0, 1.0], [1.0, 3.0]]])          # batch of one 2x2 matrix
+>>> for ctx in (FLOAT32, FLOAT64, MP50):
+...     X = ctx.asarray(A)
+...     r = ctx.norm(X @ ctx.inv(X) - ctx.eye(2))
+...     assert float(r[0]) < 10 * ctx.eps
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from theorem_check.errors import ShapeMismatch
+from theorem_check.numerics.arb import ARB_ENV, USE_ARB
+from theorem_check.numerics.linalg import LinalgOps, is_complex
+
+__all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "CONTEXTS", "to_float", "USE_ARB", "ARB_ENV"]
+
+
+def _vectorize(fn):
+    return np.vectorize(fn, otypes=[object])
+
+
+def _mp_scalar(v):
+    """One entry as ``mpf`` (real) or ``mpc`` (complex), at the current mpmath precision."""
+    if isinstance(v, mpmath.mpc):
+        return mpmath.mpc(v)
+    if isinstance(v, (complex, np.complexfloating)):
+        return mpmath.mpc(complex(v))
+    if isinstance(v, np.floating):
+        return mpmath.mpf(float(v))
+    if isinstance(v, np.integer):
+        return mpmath.mpf(int(v))
+    return mpmath.mpf(v)
+
+
+
+
+def _abs2(v):
+    """``|v|^2`` of one mpmath entry (real for ``mpc``)."""
+    if isinstance(v, (mpmath.mpc, complex)):
+        return v.real * v.real + v.imag * v.imag
+    return v * v
+
+
+@dataclass(frozen=True)
+class Ctx(LinalgOps):
+    """A working precision.
+
+    Attributes
+    ----------
+    name : str
+        ``"float32"``, ``"float64"`` or ``"mp50"``.
+    eps : float
+        Unit round-off of the context (``np.finfo(dtype).eps``, or ``10**(1-dps)`` for mpmath).
+    dps : int
+        Decimal digits, for mpmath contexts (0 for NumPy floats).
+    """
+
+    name: str
+    eps: float
+    dps: int = 0
+
+    # -- construction -------------------------------------------------------------------
+    @property
+    def is_mp(self) -> bool:
+        """True for the mpmath (object-array) context."""
+        return self.dps > 0
+
+    @property
+    def dtype(self):
+        """The NumPy dtype of arrays in this context (``object`` for mpmath)."""
+        return {"float32": np.float32, "float64": np.float64}.get(self.name, object)
+
+    @property
+    def complex_dtype(self):
+        """The dtype of complex arrays: ``complex64`` (float32), ``complex128`` (float64), ``object`` (mpc)."""
+        return {"float32": np.complex64, "float64": np.complex128}.get(self.name, object)
+
+    def asarray(self, x) -> np.ndarray:
+        """Convert ``x`` (an array-like of reals or complex numbers) to this context's arrays.
+
+        Reals become ``dtype`` (``mpf`` entries at mp50), complex input (a complex ndarray, Python
+        ``complex`` or ``mpc`` entries) becomes ``complex_dtype`` (``mpc`` entries at mp50).  The
+        conversion is exact where the target holds the value (float64 -> mp50 always is).
+        """
+        if self.is_mp:
+            arr = np.asarray(x)
+            if not arr.size:
+                return arr.astype(object)
+            if arr.dtype != object:
+                arr = arr.astype(np.complex128 if np.iscomplexobj(arr) else np.float64)
+            return _vectorize(_mp_scalar)(arr)
+        arr = np.asarray(x)
+        if arr.dtype == object:
+            arr = arr.astype(np.complex128 if is_complex(arr) else np.float64)
+        return np.asarray(arr, dtype=self.complex_dtype if np.iscomplexobj(arr) else self.dtype)
+
+    def scalar(self, x):
+        """A scalar constant of this context (``mpf``/``mpc`` or a NumPy real/complex scalar)."""
+        if self.is_mp:
+            return _mp_scalar(x)
+        if isinstance(x, (complex, np.complexfloating)):
+            return self.complex_dtype(x)
+        return self.dtype(x)
+
+    @property
+    def pi(self):
+        """The constant pi in this context (at mp50: at the current mpmath precision)."""
+        return +mpmath.mp.pi if self.is_mp else self.dtype(np.pi)
+
+    @contextlib.contextmanager
+    def active(self):
+        """Context manager setting mpmath's working precision while the sides are evaluated."""
+        if self.is_mp:
+            with mpmath.workdps(self.dps):
+                yield self
+        else:
+            with np.errstate(all="ignore"):
+                yield self
+
+    # -- constructors --------------------------------------------------------------------
+    def eye(self, n: int) -> np.ndarray:
+        """Identity of size ``n`` (broadcastable against a batch)."""
+        return self.asarray(np.eye(n))
+
+    def zeros(self, shape) -> np.ndarray:
+        """Zeros of ``shape`` in this context."""
+        return self.asarray(np.zeros(shape))
+
+    # -- elementwise ---------------------------------------------------------------------
+    # Each acts entrywise on any shape (real or complex); at mp50 through the mpmath function of
+    # the same name, at float32/float64 through NumPy/SciPy, keeping the dtype.
+    def _map(self, mp_fn, np_fn, x):
+        return _vectorize(mp_fn)(x) if self.is_mp else np_fn(x)
+
+    def sqrt(self, x):
+        """Elementwise square root (principal branch; a negative real is NaN at float, ``mpc`` at mp50)."""
+        return self._map(mpmath.sqrt, np.sqrt, x)
+
+    def exp(self, x):
+        """Elementwise exponential."""
+        return self._map(mpmath.exp, np.exp, x)
+
+    def log(self, x):
+        """Elementwise natural logarithm (principal branch)."""
+        return self._map(mpmath.log, np.log, x)
+
+    def log1p(self, x):
+        """Elementwise ``log(1 + x)``, accurate for small ``|x|``."""
+        return self._map(mpmath.log1p, np.log1p, x)
+
+    def expm1(self, x):
+        """Elementwise ``exp(x) - 1``, accurate for small ``|x|``."""
+        return self._map(mpmath.expm1, np.expm1, x)
+
+    def sin(self, x):
+        """Elementwise sine (radians)."""
+        return self._map(mpmath.sin, np.sin, x)
+
+    def cos(self, x):
+        """Elementwise cosine (radians)."""
+        return self._map(mpmath.cos, np.cos, x)
+
+    def tan(self, x):
+        """Elementwise tangent (radians)."""
+        return self._map(mpmath.tan, np.tan, x)
+
+    def tanh(self, x):
+        """Elementwise hyperbolic tangent."""
+        return self._map(mpmath.tanh, np.tanh, x)
+
+    def sigmoid(self, x):
+        """Elementwise logistic function ``1 / (1 + exp(-x))`` (``scipy.special.expit`` for real floats)."""
+        if self.is_mp:
+            return _vectorize(lambda v: 1 / (1 + mpmath.exp(-v)))(x)
+        if np.iscomplexobj(x):
+            return 1 / (1 + np.exp(-x))
+        from scipy.special import expit
+
+        return expit(x)
+
+    def softplus(self, x):
+        """Elementwise ``log(1 + exp(x))``, without overflow (``logaddexp(0, x)`` for real floats)."""
+        if self.is_mp:
+            return _vectorize(lambda v: mpmath.log1p(mpmath.exp(v)))(x)
+        if np.iscomplexobj(x):
+            return np.log1p(np.exp(x))
+        return np.logaddexp(0, x)
+
+    def abs(self, x):
+        """Elementwise absolute value (the modulus ``|z|``, real, for complex entries)."""
+        return _vectorize(abs)(x) if self.is_mp else np.abs(x)
+
+    def power(self, x, p):
+        """Elementwise ``x**p``; ``p`` a scalar or an array broadcasting against ``x``."""
+        if not self.is_mp:
+            return np.power(x, p)
+        if np.ndim(p) == 0:
+            return _vectorize(lambda v: mpmath.power(v, p))(x)
+        return _vectorize(mpmath.power)(x, p)
+
+    def hadamard(self, a, b):
+        """Hadamard (entrywise) product ``a * b`` (NumPy broadcasting)."""
+        return a * b
+
+    def hadamard_power(self, a, p):
+        """Hadamard power: entrywise ``a**p`` (same as :meth:`power`)."""
+        return self.power(a, p)
+
+    # -- complex numbers -------------------------------------------------------------------
+    def conj(self, x):
+        """Entrywise complex conjugate (the identity on real arrays)."""
+        return np.conj(x) if not self.is_mp else _vectorize(lambda v: v.conjugate())(x)
+
+    def real(self, x):
+        """Entrywise real part, a real array of this context."""
+        return np.real(x) if not self.is_mp else _vectorize(lambda v: mpmath.mpf(v.real))(x)
+
+    def imag(self, x):
+        """Entrywise imaginary part, a real array of this context (zeros for real input)."""
+        if not self.is_mp:
+            return np.imag(x) if np.iscomplexobj(x) else np.zeros_like(x)
+        return _vectorize(lambda v: mpmath.mpf(v.imag))(x)
+
+    def H(self, x):
+        """Conjugate transpose of the last two axes: ``(..., m, n) -> (..., n, m)``."""
+        return self.conj(np.swapaxes(x, -1, -2))
+
+    # -- reductions along an axis ----------------------------------------------------------
+    def _shift(self, x, axis):
+        """The maximum along ``axis`` (keepdims; of the real part for complex input), 0 where not finite."""
+        xr = self.real(x) if is_complex(x) else x
+        m = np.max(xr, axis=axis, keepdims=True)
+        if self.is_mp:
+            return _vectorize(lambda v: v if mpmath.isfinite(v) else mpmath.mpf(0))(m)
+        return np.where(np.isfinite(m), m, 0).astype(m.dtype)
+
+    def softmax(self, x, axis: int = -1):
+        """``exp(x) / sum(exp(x))`` along ``axis`` (shifted by the maximum: no overflow in any context).
+
+        Same shape as ``x``; entries along ``axis`` are positive and sum to 1.
+        """
+        e = self.exp(x - self._shift(x, axis))
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+    def logsumexp(self, x, axis: int = -1):
+        """``log(sum(exp(x)))`` along ``axis`` (that axis removed), shifted by the maximum (stable)."""
+        m = self._shift(x, axis)
+        out = self.log(np.sum(self.exp(x - m), axis=axis, keepdims=True)) + m
+        return np.squeeze(out, axis=axis)
+
+    # -- structure (last two axes; leading axes are batch) ---------------------------------
+    def kron(self, a, b):
+        """Batched Kronecker product of the last two axes: ``(..., m, n), (..., p, q) -> (..., m*p, n*q)``.
+
+        Block ``(i, j)`` of the result is ``a[..., i, j] * b`` (``numpy.kron`` per batch element).
+        """
+        a, b = np.asarray(a), np.asarray(b)
+        if a.ndim < 2 or b.ndim < 2:
+            raise ShapeMismatch(f"kron needs matrices (..., m, n), got shapes {a.shape} and {b.shape}")
+        m, n = a.shape[-2:]
+        p, q = b.shape[-2:]
+        out = a[..., :, None, :, None] * b[..., None, :, None, :]
+        return out.reshape(out.shape[:-4] + (m * p, n * q))
+
+    def vec(self, a):
+        """Column-major vectorisation: ``(..., m, n) -> (..., m*n, 1)`` (columns stacked).
+
+        ``vec(A X B) = (B^T kron A) vec(X)`` (Magnus & Neudecker; Matrix Cookbook eq. 520).
+        """
+        a = np.asarray(a)
+        if a.ndim < 2:
+            raise ShapeMismatch(f"vec needs matrices (..., m, n), got shape {a.shape}")
+        m, n = a.shape[-2:]
+        return np.swapaxes(a, -1, -2).reshape(a.shape[:-2] + (m * n, 1))
+
+    def unvec(self, v, m: int, n: int):
+        """Inverse of :meth:`vec`: ``(..., m*n, 1)`` (or flat ``(batch, m*n)``) ``-> (..., m, n)``.
+
+        A 2-d array ``(b, m*n)`` is read as ``b`` flat vectors (the batch convention).
+
+        Raises ShapeMismatch if the last axes do not hold ``m*n`` entries.
+        """
+        v = np.asarray(v)
+        mn = m * n
+        if v.ndim >= 3 and v.shape[-2:] == (mn, 1):
+            lead = v.shape[:-2]
+        elif v.ndim >= 1 and v.shape[-1] == mn:          # (batch, m*n): flat vectors
+            lead = v.shape[:-1]
+        elif v.shape == (mn, 1):
+            lead = ()
+        else:
+            raise ShapeMismatch(f"unvec(v, m={m}, n={n}) needs v of shape (..., {m * n}, 1), got {v.shape}")
+        return np.swapaxes(v.reshape(lead + (n, m)), -1, -2)
+
+    def diag(self, v):
+        """Diagonal matrices from vectors: ``(..., n) -> (..., n, n)``."""
+        v = np.asarray(v)
+        if v.ndim < 1:
+            raise ShapeMismatch(f"diag needs vectors (..., n), got shape {v.shape}")
+        n = v.shape[-1]
+        out = self.zeros(v.shape + (n,)) if v.dtype == object or self.is_mp else np.zeros(v.shape + (n,), v.dtype)
+        idx = np.arange(n)
+        out[..., idx, idx] = v
+        return out
+
+    def diag_part(self, a):
+        """The diagonal of square matrices: ``(..., n, n) -> (..., n)``."""
+        a = np.asarray(a)
+        if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+            raise ShapeMismatch(f"diag_part needs square matrices (..., n, n), got shape {a.shape}")
+        return np.diagonal(a, axis1=-2, axis2=-1).copy()
+
+    def _tri(self, a, k: int, lower: bool):
+        a = np.asarray(a)
+        if a.ndim < 2:
+            raise ShapeMismatch(f"{'tril' if lower else 'triu'} needs matrices (..., m, n), got shape {a.shape}")
+        m, n = a.shape[-2:]
+        mask = np.tri(m, n, k, dtype=bool) if lower else ~np.tri(m, n, k - 1, dtype=bool)
+        zero = mpmath.mpf(0) if a.dtype == object else a.dtype.type(0)
+        out = np.where(mask, a, zero)
+        return out.astype(object) if a.dtype == object else out
+
+    def tril(self, a, k: int = 0):
+        """Lower triangle of the last two axes: entries ``(i, j)`` with ``j - i <= k`` kept, others 0."""
+        return self._tri(a, k, True)
+
+    def triu(self, a, k: int = 0):
+        """Upper triangle of the last two axes: entries ``(i, j)`` with ``j - i >= k`` kept, others 0."""
+        return self._tri(a, k, False)
+
+    # -- reductions ----------------------------------------------------------------------
+    @staticmethod
+    def T(x: np.ndarray) -> np.ndarray:
+        """Transpose of the last two axes (``(..., m, n) -> (..., n, m)``)."""
+        return np.swapaxes(x, -1, -2)
+
+    def trace(self, x: np.ndarray):
+        """Trace over the last two axes: ``(..., n, n) -> (...)``."""
+        return np.trace(x, axis1=-2, axis2=-1)
+
+    def sum_sq(self, x: np.ndarray, *, batch_axes: int = 1):
+        """Sum of squared moduli ``sum |x|^2`` over every axis but the first ``batch_axes``: ``(b, ...) -> (b,)``.
+
+        Real for complex input (``|z|^2 = re^2 + im^2``, not ``z*z``), in every context.
+        """
+        x = np.asarray(x)
+        if x.dtype == object:
+            sq = _vectorize(_abs2)(x) if x.size else x
+        elif np.iscomplexobj(x):
+            sq = x.real * x.real + x.imag * x.imag
+        else:
+            sq = x * x
+        axes = tuple(range(batch_axes, x.ndim))
+        return np.sum(sq, axis=axes) if axes else sq
+
+    def norm(self, x: np.ndarray, *, batch_axes: int = 1):
+        """Frobenius norm ``sqrt(sum |x|^2)`` over every axis but the first ``batch_axes``: ``(b, ...) -> (b,)``."""
+        return self.sqrt(self.sum_sq(x, batch_axes=batch_axes))
+
+    # -- derivative oracle (theorem_check.numerics.derivatives) -------------------------------------
+    def grad(self, f, X):
+        """Gradient ``G_ij = df/dX_ij`` of a batched scalar ``f: (batch, *shape) -> (batch,)``; same shape
+        as ``X``.  See :func:`theorem_check.numerics.derivatives.grad`."""
+        from theorem_check.numerics import derivatives
+
+        return derivatives.grad(self, f, X)
+
+    def jacobian(self, F, x, *, order: str = "C"):
+        """Jacobian ``J_ij = dF_i/dx_j``, shape ``(batch, prod(out), prod(in))``.
+        See :func:`theorem_check.numerics.derivatives.jacobian`."""
+        from theorem_check.numerics import derivatives
+
+        return derivatives.jacobian(self, F, x, order=order)
+
+    def hessian(self, f, x, *, order: str = "C"):
+        """Hessian ``H_ij = d^2 f / dx_i dx_j`` of a batched scalar ``f``, shape ``(batch, prod(in), prod(in))``.
+        See :func:`theorem_check.numerics.derivatives.hessian`."""
+        from theorem_check.numerics import derivatives
+
+        return derivatives.hessian(self, f, x, order=order)
+
+    def directional(self, F, X, V):
+        """Directional derivative ``d/dt F(X + t V)`` at ``t = 0``, shape of ``F``'s output.
+        See :func:`theorem_check.numerics.derivatives.directional`."""
+        from theorem_check.numerics import derivatives
+
+        return derivatives.directional(self, F, X, V)
+
+    def sym_grad(self, f, X):
+        """Gradient of ``f`` on the symmetric matrices at symmetric ``X`` (``(G + G^T)/2``, arXiv:1911.06491).
+        See :func:`theorem_check.numerics.derivatives.sym_grad`."""
+        from theorem_check.numerics import derivatives
+
+        return derivatives.sym_grad(self, f, X)
+
+
+FLOAT32 = Ctx("float32", float(np.finfo(np.float32).eps))
+"""Single precision, eps = 2**-23."""
+FLOAT64 = Ctx("float64", float(np.finfo(np.float64).eps))
+"""Double precision, eps = 2**-52."""
+MP50 = Ctx("mp50", 1e-49, dps=50)
+"""mpmath with 50 significant decimal digits."""
+CONTEXTS = {c.name: c for c in (FLOAT32, FLOAT64, MP50)}
+"""All contexts by name."""
+
+
+def to_float(x: Any) -> np.ndarray:
+    """Convert a context array (float32/float64/object-of-mpf) to float64 for reporting."""
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        return np.vectorize(_real_float, otypes=[np.float64])(arr) if arr.size else arr.astype(np.float64)
+    if np.iscomplexobj(arr):
+        return np.where(arr.imag == 0, arr.real, np.nan).astype(np.float64)
+    return arr.astype(np.float64)
+
+
+def _real_float(v) -> float:
+    """``float(v)``; a complex value (``mpc``, e.g. ``log`` of a negative number) is NaN unless real."""
+    if isinstance(v, (mpmath.mpc, complex)):
+        return float(v.real) if v.imag == 0 else float("nan")
+    return float(v)

@@ -1,0 +1,1 @@
+"""Plugins for other tools: pytest (``--tc-pack``)."""

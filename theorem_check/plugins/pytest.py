@@ -1,0 +1,301 @@
+"""The pytest plugin: a claim pack's claims as tests, one per claim (entry point ``pytest11``).
+
+Installed with the package (``[project.entry-points.pytest11]``), it does nothing until a pack is
+named, so a project's own test run is unchanged.  Name packs on the command line or in the
+project's ``pyproject.toml`` (the rootdir's)::
+
+    python -m pytest --tc-pack my_claims.py --tc-pack more_claims.py --tc-seed 3
+
+    [tool.theorem_check]
+    packs = ["claims/my_claims.py"]   # relative to the rootdir
+    seed = 0                          # optional; --tc-seed wins
+    trials = 16                       # optional; --tc-trials wins
+
+Each claim becomes the item ``<pack path>::<claim id>`` (``-k``, ``-x``, ``--lf``, ``-n``
+from pytest-xdist work as for any test).  A claim passes when it is PROVED or VERIFIED, or, when
+it declares ``expected=`` (``"erratum"``, ``"REFUTED"``, any verdict name, case-insensitive),
+when it gets exactly that verdict.  A failure shows the verdict, the evidence of every statement,
+the smallest counterexample, the seed and the command that reproduces it.  Every item carries
+the marker ``theorem_check`` (``-m theorem_check`` selects the claims), slow claims also
+``theorem_check_slow``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tomllib
+from pathlib import Path
+
+import pytest
+
+__all__ = ["ClaimFailure", "PackFile", "ClaimItem", "expected_verdict", "configured_packs"]
+
+_DEFAULT_SEED = 0
+_DEFAULT_TRIALS = 16
+_PACKS_KEY = pytest.StashKey[list]()
+_RUN_KEY = pytest.StashKey[tuple]()  # (seed, trials)
+_LOADED_KEY = pytest.StashKey[dict]()  # pack path -> its claims: a pack imports once per session
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--tc-pack FILE`` (repeatable), ``--tc-seed S``, ``--tc-trials N``."""
+    group = parser.getgroup("theorem_check", "theorem-check claim packs")
+    group.addoption("--tc-pack", action="append", default=[], dest="tc_packs", metavar="FILE.py",
+                    help="Run this theorem-check claim pack as tests, one per claim (repeatable; also "
+                         "[tool.theorem_check] packs = [...] in pyproject.toml).")
+    group.addoption("--tc-seed", type=_nonneg_int("--tc-seed"), default=None, dest="tc_seed", metavar="S",
+                    help=f"Seed of the claims' random instances (default {_DEFAULT_SEED}; same seed, same verdicts).")
+    group.addoption("--tc-trials", type=_positive_int("--tc-trials"), default=None, dest="tc_trials", metavar="N",
+                    help=f"Random instances per statement (default {_DEFAULT_TRIALS}).")
+
+
+def _int_option(name: str, lo: int, hi: int):
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise pytest.UsageError(f"{name}={text!r} must be an integer") from None
+        if not lo <= value <= hi:
+            raise pytest.UsageError(f"{name}={value!r} must be between {lo} and {hi}")
+        return value
+
+    return convert
+
+
+def _nonneg_int(name):
+    return _int_option(name, 0, 2**32 - 1)
+
+
+def _positive_int(name):
+    return _int_option(name, 1, 10_000)
+
+
+def _tool_config(rootpath: Path) -> dict:
+    """``[tool.theorem_check]`` of ``rootpath/pyproject.toml`` ({} when absent)."""
+    path = rootpath / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+        raise pytest.UsageError(f"{path}: cannot read [tool.theorem_check]: {exc}") from None
+    section = data.get("tool", {}).get("theorem_check", {})
+    if not isinstance(section, dict):
+        raise pytest.UsageError(f"{path}: [tool.theorem_check] must be a table")
+    return section
+
+
+def configured_packs(config: pytest.Config) -> list[Path]:
+    """The packs to run: ``--tc-pack`` (relative to the invocation directory) then the config's
+    ``packs`` (relative to the rootdir), resolved, without duplicates.
+
+    Raises pytest.UsageError naming the option or key for a missing file or a malformed value.
+    """
+    out: dict[Path, None] = {}
+    for raw in config.getoption("tc_packs") or []:
+        p = (Path(config.invocation_params.dir) / raw).resolve()
+        if not p.is_file():
+            raise pytest.UsageError(f"--tc-pack={raw!r} must be an existing .py file")
+        out.setdefault(p, None)
+    section = _tool_config(config.rootpath)
+    packs = section.get("packs", [])
+    if not isinstance(packs, list) or not all(isinstance(x, str) for x in packs):
+        raise pytest.UsageError(f"[tool.theorem_check] packs={packs!r} must be a list of paths")
+    for raw in packs:
+        p = (config.rootpath / raw).resolve()
+        if not p.is_file():
+            raise pytest.UsageError(f"[tool.theorem_check] packs: {raw!r} must be an existing .py file "
+                                    f"(relative to {config.rootpath})")
+        out.setdefault(p, None)
+    return list(out)
+
+
+def _setting(config: pytest.Config, name: str, default: int, lo: int) -> int:
+    value = config.getoption(f"tc_{name}")
+    if value is not None:
+        return value
+    raw = _tool_config(config.rootpath).get(name, default)
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < lo:
+        raise pytest.UsageError(f"[tool.theorem_check] {name}={raw!r} must be an integer >= {lo}")
+    return raw
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Resolve the packs once; register the markers; validate THEOREM_CHECK_BUDGET when packs run."""
+    packs = configured_packs(config)
+    config.stash[_PACKS_KEY] = packs
+    config.stash[_LOADED_KEY] = {}
+    config.addinivalue_line("markers", "theorem_check: a theorem-check claim (from --tc-pack)")
+    config.addinivalue_line("markers", "theorem_check_slow: a slow theorem-check claim (a simulation)")
+    if packs:
+        from theorem_check.errors import InvalidArgument
+        from theorem_check.validation import check_budget
+
+        try:
+            check_budget()
+        except InvalidArgument as exc:
+            raise pytest.UsageError(str(exc)) from None
+        config.stash[_RUN_KEY] = (_setting(config, "seed", _DEFAULT_SEED, 0),
+                                  _setting(config, "trials", _DEFAULT_TRIALS, 1))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Drop the packs' claims from the registry, so that a later session in this process may load them."""
+    loaded = config.stash.get(_LOADED_KEY, {})
+    if loaded:
+        from theorem_check.authoring.registry import REGISTRY
+
+        for claims in loaded.values():
+            for c in claims:
+                REGISTRY.unregister(c.id)
+        loaded.clear()
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config):
+    """A pack is collected by this plugin only (never imported a second time as a test module)."""
+    packs = config.stash.get(_PACKS_KEY, [])
+    if packs and collection_path.resolve() in packs:
+        return True
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    """Collect every pack's claims and append them to the items (before -k, -m, --lf and xdist see them)."""
+    packs = config.stash.get(_PACKS_KEY, [])
+    for path in packs:
+        collector = PackFile.from_parent(session, path=path)
+        ihook = collector.ihook
+        ihook.pytest_collectstart(collector=collector)
+        rep = ihook.pytest_make_collect_report(collector=collector)
+        ihook.pytest_collectreport(report=rep)
+        if rep.passed:
+            items.extend(x for x in rep.result if isinstance(x, pytest.Item))
+
+
+def expected_verdict(claim):
+    """The :class:`~theorem_check.model.verdicts.Verdict` a claim declares with ``expected=``, or None.
+
+    Case-insensitive (``"erratum"``, ``"ERRATUM"``, ``"ill-posed"``).  Raises
+    ClaimDefinitionError naming the claim for a value that is not a verdict.
+    """
+    from theorem_check.errors import ClaimDefinitionError
+    from theorem_check.model.verdicts import Verdict
+
+    raw = claim.expected
+    if raw is None:
+        return None
+    key = str(raw).strip().upper().replace("_", "-")
+    for v in Verdict:
+        if v.value == key:
+            return v
+    raise ClaimDefinitionError(f"claim {claim.id}: expected={raw!r} must be a verdict "
+                               f"({', '.join(v.value for v in Verdict)}, any case)")
+
+
+class PackFile(pytest.File):
+    """A claim pack (a ``.py`` file calling ``tc.register``): one :class:`ClaimItem` per claim."""
+
+    def collect(self):
+        """Import the pack once per process (:func:`theorem_check.load_pack`) and yield its claims."""
+        from theorem_check.errors import TheoremCheckError
+        from theorem_check.authoring.registry import REGISTRY, load_pack
+
+        path = Path(self.path).resolve()
+        loaded = self.config.stash[_LOADED_KEY]
+        claims = loaded.get(path)
+        if claims is None or any(c.id not in REGISTRY for c in claims):
+            try:
+                claims = load_pack(path)
+            except TheoremCheckError as exc:
+                raise self.CollectError(str(exc)) from None
+            loaded[path] = claims
+        for claim in claims:
+            try:
+                expected_verdict(claim)
+            except TheoremCheckError as exc:
+                raise self.CollectError(str(exc)) from None
+            item = ClaimItem.from_parent(self, name=claim.id, claim=claim)
+            item.add_marker("theorem_check")
+            if claim.slow:
+                item.add_marker("theorem_check_slow")
+            yield item
+
+
+class ClaimFailure(AssertionError):
+    """A claim whose verdict is not the one it should get; carries the :class:`ClaimResult`."""
+
+    def __init__(self, result, expected, seed: int, trials: int, pack: Path) -> None:
+        super().__init__(f"{result.id}: {result.verdict.value}")
+        self.result, self.expected, self.seed, self.trials, self.pack = result, expected, seed, trials, pack
+
+
+class ClaimItem(pytest.Item):
+    """One claim as a test: runs it with the session's seed and trials, passes on the right verdict."""
+
+    def __init__(self, *, claim, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.claim = claim
+
+    def runtest(self) -> None:
+        """Run the claim (:func:`theorem_check.run_claim`); raise ClaimFailure unless it passes."""
+        from theorem_check.engine.runner import run_claim
+
+        seed, trials = self.config.stash[_RUN_KEY]
+        result = run_claim(self.claim, seed=seed, trials=trials)
+        expected = expected_verdict(self.claim)
+        broken = any(st.numeric is not None and st.numeric.unevaluated for st in (result.printed, *result.variants))
+        ok = (result.verdict is expected) if expected is not None else result.verdict.ok
+        self.user_properties.append(("verdict", result.verdict.value))
+        self.user_properties.append(("seed", seed))
+        if broken or not ok:
+            raise ClaimFailure(result, expected, seed, trials, Path(self.path))
+
+    def repr_failure(self, excinfo, style=None):
+        """The verdict, each statement's evidence, the smallest counterexample, the seed, a rerun command."""
+        exc = excinfo.value
+        if not isinstance(exc, ClaimFailure):
+            return super().repr_failure(excinfo, style=style)
+        return failure_text(exc)
+
+    def reportinfo(self):
+        """(path, line, description) shown in the report header."""
+        return self.path, None, f"claim {self.claim.id}"
+
+
+def _counterexample_lines(st) -> list[str]:
+    num = st.numeric
+    if num is None:
+        return []
+    out = []
+    if num.ill_posed:
+        out.append(f"      ill-posed at {num.ill_posed}")
+    c = num.counterexample
+    if c is not None:
+        res = ", ".join(f"{k} {v:.3g}" for k, v in c.residuals.items())
+        out.append(f"      smallest counterexample: dims {dict(c.dims)}, instance seed {c.seed}"
+                   + (f", residual {res}" if res else "") + (f"; {c.detail}" if c.detail else ""))
+    if num.unevaluated:
+        out.append(f"      could not be evaluated on any instance: {num.unevaluated}")
+    return out
+
+
+def failure_text(exc: ClaimFailure) -> str:
+    """The text pytest shows for a failed claim (also used by the tests)."""
+    r = exc.result
+    want = exc.expected.value if exc.expected is not None else "PROVED or VERIFIED"
+    lines = [f"claim {r.id}: {r.verdict.value}, expected {want}  (seed {exc.seed}, trials {exc.trials})",
+             f"  {r.claim.title}",
+             f"  source: {r.claim.source.paper}, section {r.claim.source.section}, {r.claim.source.equation}"]
+    for st in (r.printed, *r.variants):
+        lines.append(f"  [{st.kind}] {st.name}: {st.verdict.value}")
+        lines.append(f"      evidence: {st.evidence}")
+        lines += _counterexample_lines(st)
+    pack = str(exc.pack)
+    try:  # relative to the working directory when the pack is below it
+        pack = str(exc.pack.relative_to(Path.cwd()))
+    except ValueError:
+        pass
+    cmd = ["theorem-check", "run", r.id, "--pack", pack, "--seed", str(exc.seed), "--trials", str(exc.trials)]
+    lines.append(f"  reproduce: {shlex.join(cmd)}")
+    return "\n".join(lines)
