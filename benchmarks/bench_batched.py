@@ -20,8 +20,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from theorem_check import FLOAT64, Statement, dln, sampling  # noqa: E402
-from theorem_check.library.dln import dln_dims  # noqa: E402
 from theorem_check.engine.numeric import evaluate_identity  # noqa: E402
+from theorem_check.library.dln import dln_dims  # noqa: E402
 
 
 def sample(rng, d, batch):

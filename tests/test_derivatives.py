@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import theorem_check as tc
-from theorem_check.numerics import derivative_floors, derivatives, sampling
 from theorem_check.errors import InvalidArgument, ShapeMismatch
+from theorem_check.numerics import derivative_floors, sampling
 from theorem_check.numerics.precision import FLOAT32, FLOAT64, MP50, to_float
 from theorem_check.numerics.sampling import gaussian
 
@@ -203,7 +203,8 @@ def test_engine_verifies_true_and_refutes_wrong_derivatives(claim, seed):
         assert c.verdict is tc.Verdict.REFUTED, (c.name, c.evidence)
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 
 @settings(max_examples=20, deadline=None)

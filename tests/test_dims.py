@@ -65,8 +65,8 @@ def test_configurations_are_enumerated_lazily_but_an_empty_space_is_refused_at_o
     the full list is built on first use; a constraint nothing satisfies still raises at once."""
     import pytest as _pytest
 
-    from theorem_check.model.dims import DimSpace
     from theorem_check.errors import ClaimDefinitionError
+    from theorem_check.model.dims import DimSpace
 
     calls = []
     space = DimSpace({"a": (0, 40), "b": (0, 40)}, where=lambda d: calls.append(1) or True)

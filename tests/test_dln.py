@@ -1,7 +1,8 @@
 """Shared deep-linear-network math against plain references (finite differences, loops)."""
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from theorem_check import dln, sampling
 from theorem_check.library.dln import dln_dims

@@ -3,7 +3,8 @@ mpmath agreement, Lanczos against the dense spectrum, aligned moments and weight
 
 import mpmath as mp
 import numpy as np
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from theorem_check import dln, sampling
 

@@ -5,10 +5,11 @@ without changing the results or their order."""
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from theorem_check.execution import durations
 from theorem_check.errors import InvalidArgument
+from theorem_check.execution import durations
 
 
 def test_record_and_load_round_trip(tmp_path, monkeypatch):
@@ -80,7 +81,7 @@ def test_run_tasks_orders_by_cost_data_and_records_it(tmp_path, monkeypatch):
 
     def fake_run(self, tasks, *, timeouts, on_done, keep, order):
         seen["order"] = list(order)
-        outs = [workers.Outcome("ok", result=None, seconds=0.5 + i) for i in range(len(tasks))]
+        outs = [workers.TaskOutcome("ok", result=None, seconds=0.5 + i) for i in range(len(tasks))]
         for i in order:
             on_done(i, outs[i])
         return outs

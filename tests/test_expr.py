@@ -5,7 +5,8 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from theorem_check import expr as ex
 from theorem_check.errors import ShapeMismatch

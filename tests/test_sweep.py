@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from theorem_check.execution import sweep
 from theorem_check.errors import InvalidArgument
+from theorem_check.execution import sweep
 from theorem_check.model.verdicts import Verdict
 
 PACK = '''

@@ -136,7 +136,7 @@ class _Clock:
 
 def test_progress_elapsed_eta_and_clear():
     clock, buf = _Clock(), io.StringIO()
-    p = terminal.Progress(stream=buf, width=80, clock=clock)
+    p = terminal.Progress(stream=buf, width=80, clock=clock, tty=True)
     p(0, 4, "prh.eq31")
     assert "[1/4]   0% 0:00 elapsed, ETA --:--  prh.eq31" in buf.getvalue()
     clock.t += 10.0
@@ -148,7 +148,7 @@ def test_progress_elapsed_eta_and_clear():
 
 def test_progress_cut_to_width_and_disabled():
     buf = io.StringIO()
-    p = terminal.Progress(3, stream=buf, width=30)
+    p = terminal.Progress(3, stream=buf, width=30, tty=True)
     p.update(0, "x" * 100)
     assert max(len(s) for s in buf.getvalue().split("\r")) <= 29
     off = io.StringIO()
@@ -160,7 +160,7 @@ def test_progress_cut_to_width_and_disabled():
 
 def test_progress_refresh_thread_stops():
     buf = io.StringIO()
-    with terminal.Progress(2, stream=buf, refresh=0.01) as p:
+    with terminal.Progress(2, stream=buf, refresh=0.01, tty=True) as p:
         p.update(0, "a")
         import time
 
@@ -358,3 +358,16 @@ def test_help_lists_exit_codes_verdicts_budget(capsys, command):
     assert code == 0
     for word in ("Exit codes:", "INCONCLUSIVE", "ILL-POSED", "THEOREM_CHECK_BUDGET", "NO_COLOR", "--color"):
         assert word in text, word
+
+
+def test_progress_without_a_terminal_writes_plain_lines():
+    """Non-terminal mode (a log, CI): whole lines, at most one per tenth of the work plus the end, no \\r."""
+    buf = io.StringIO()
+    p = terminal.Progress(30, stream=buf, width=80, tty=False)
+    for k in range(31):
+        p(k, 30, "prh.eq31")
+    p.clear()
+    out = buf.getvalue()
+    assert "\r" not in out
+    lines = out.splitlines()
+    assert 2 <= len(lines) <= 12 and lines[-1].startswith("theorem-check: [30/30] 100%")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -13,8 +12,7 @@ from hypothesis import strategies as st
 
 import theorem_check as tc
 from theorem_check import sampling
-from theorem_check.errors import BadClaim, ClaimDefinitionError, InvalidArgument
-from theorem_check.model.verdicts import Outcome
+from theorem_check.errors import ClaimDefinitionError, InvalidArgument
 
 SQ = tc.DimSpace({"n": (1, 4)})
 

@@ -3,7 +3,8 @@
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement, decide_zscore
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from theorem_check.cli import dims as cli_dims
-from theorem_check.execution import workers
-from theorem_check.output import progress
 from theorem_check.errors import InvalidArgument
+from theorem_check.execution import workers
+from theorem_check.model.options import RunOptions
+from theorem_check.output import terminal
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -222,11 +222,11 @@ def test_bad_worker_options_are_one_line_exit_2(tmp_path, capsys, pack_paper, ar
 
 
 def test_parse_dims():
-    assert cli_dims.parse_dims("D=10, d0=2048") == {"D": 10, "d0": 2048}
-    assert cli_dims.parse_dims("") == {} and cli_dims.parse_dims(None) == {}
+    assert RunOptions.parse_dims("D=10, d0=2048") == {"D": 10, "d0": 2048}
+    assert RunOptions.parse_dims("") == {} and RunOptions.parse_dims(None) == {}
     for bad in ("D", "D=x", "D=-2", "=3", "D=1,D=2", "D=1e3"):
         with pytest.raises(InvalidArgument):
-            cli_dims.parse_dims(bad)
+            RunOptions.parse_dims(bad)
 
 
 def test_defaults_and_timeouts():
@@ -241,20 +241,22 @@ def test_progress_lines(capsys):
     import io
 
     s = io.StringIO()
-    pr = progress.Progress(20, stream=s, tty=False)
+    pr = terminal.Progress(20, stream=s, tty=False)
     for k in range(1, 21):
         pr.update(k, "x")
+    pr.close()
     lines = s.getvalue().splitlines()
-    assert 2 <= len(lines) <= 11 and lines[-1].startswith("theorem-check: 20/20 (100%)") and "ETA" in lines[-1]
+    assert 2 <= len(lines) <= 11 and lines[-1].startswith("theorem-check: [20/20] 100%") and "ETA" in lines[-1]
+    assert all(ln.startswith("theorem-check: [") for ln in lines)
     s = io.StringIO()
-    progress.Progress(5, stream=s, tty=False, enabled=False).update(1)
+    terminal.Progress(5, stream=s, tty=False, enabled=False).update(1)
     assert s.getvalue() == ""
 
 
 def test_pool_api(tmp_path):
     """WorkerPool directly: results in task order, a hang is a timeout, the next task still runs."""
     pack = make_pack(tmp_path, body="time.sleep(1000)", paper="tinypool")
-    tasks = [workers.Task("tinypool.bad"), workers.Task("tinypool.ok"), workers.Task("tinypool.ok", seed=1)]
+    tasks = [workers.Task("tinypool.bad"), workers.Task("tinypool.ok"), workers.Task("tinypool.ok", RunOptions(seed=1))]
     with workers.WorkerPool(2, packs=[pack]) as pool:
         outs = pool.run(tasks, timeouts=[2, 60, 60])
     assert [o.kind for o in outs] == ["timeout", "ok", "ok"]

@@ -8,27 +8,52 @@ lives in the submodules.  See ``docs/writing-claims.md`` for a worked example.
 ['ERRATUM', 'ILL_POSED', 'INCONCLUSIVE']
 """
 
-from theorem_check._version import __version__
 from theorem_check import _compat
+from theorem_check._version import __version__
 
 _compat.install()
 
 from theorem_check import expr
-from theorem_check.numerics import sampling
-from theorem_check.library import dln
-from theorem_check.model.checks import Level, MonteCarlo, Refinement
-from theorem_check.model.claims import Claim, Instance, Measurement, Source, Statement, double, negate, perturb, transpose
-from theorem_check.model.dims import DimSpace
-from theorem_check.library.dln import dln_dims
-from theorem_check.errors import (BadClaim, ClaimDefinitionError, InvalidArgument, PackError, ShapeMismatch, TheoremCheckError,
-                     UnknownClaim)
-from theorem_check.engine.numeric import TheoremCheckDeprecationWarning
-from theorem_check.numerics.precision import CONTEXTS, FLOAT32, FLOAT64, MP50, Ctx
 from theorem_check.authoring.registry import REGISTRY, load_builtin, load_pack, register, resolve
-from theorem_check.engine.runner import ClaimResult, MutantResult, RunResult, StatementResult, run_claim, run_claims, run_statement
 from theorem_check.authoring.shortforms import erratum, gradient, identity
+from theorem_check.engine.runner import (
+    ClaimResult,
+    MutantResult,
+    RunResult,
+    StatementResult,
+    run_claim,
+    run_claims,
+    run_statement,
+)
 from theorem_check.engine.symbolic import Derivation, Step, check_derivation
+from theorem_check.errors import (
+    BadClaim,
+    ClaimDefinitionError,
+    InvalidArgument,
+    PackError,
+    ShapeMismatch,
+    TheoremCheckDeprecationWarning,
+    TheoremCheckError,
+    UnknownClaim,
+)
+from theorem_check.library import dln
+from theorem_check.library.dln import dln_dims
+from theorem_check.model.checks import Level, MonteCarlo, Refinement
+from theorem_check.model.claims import (
+    Claim,
+    Instance,
+    Measurement,
+    Source,
+    Statement,
+    double,
+    negate,
+    perturb,
+    transpose,
+)
+from theorem_check.model.dims import DimSpace
 from theorem_check.model.verdicts import Outcome, Verdict, decide_refinement, decide_zscore
+from theorem_check.numerics import sampling
+from theorem_check.numerics.precision import CONTEXTS, FLOAT32, FLOAT64, MP50, Ctx
 
 __all__ = [
     "__version__",

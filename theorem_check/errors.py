@@ -8,7 +8,7 @@ callers who do not know this package can still catch them.  A refuted claim is a
 
 from __future__ import annotations
 
-__all__ = [
+__all__ = ["TheoremCheckDeprecationWarning", 
     "TheoremCheckError",
     "InvalidArgument",
     "UnknownClaim",
@@ -57,3 +57,7 @@ class BadClaim(TheoremCheckError, TypeError):
     can resolve.  The message names the claim (or statement), the side or level, and what it returned.
     The run goes on; the CLI reports these after the table and exits with code 2 (bad input).
     """
+
+
+class TheoremCheckDeprecationWarning(FutureWarning):
+    """A deprecated part of the public claim API was used (shown by default, unlike DeprecationWarning)."""

@@ -18,7 +18,7 @@ import theorem_check as tc
 from theorem_check import dln, sampling
 
 from . import training as sims
-from .model import LOSS, _GTOLS, _net_space, _src, _widths
+from .model import _GTOLS, LOSS, _net_space, _src, _widths
 
 
 # =======================================================================================

@@ -8,7 +8,6 @@ Model and conventions: :mod:`derivations.cascade.model`.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 import theorem_check as tc
@@ -17,7 +16,6 @@ from theorem_check import dln, sampling
 from . import model as th
 from . import training as sims
 from .model import ALIGNED, LOSS, _fmt, _src
-
 
 # =======================================================================================
 # n = 3: hysteresis under gradient flow (up-sweep leaves the branch at beta_det; down-sweep stays at 0)

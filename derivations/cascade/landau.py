@@ -8,7 +8,6 @@ Model and conventions: :mod:`derivations.cascade.model`.
 
 from __future__ import annotations
 
-
 import numpy as np
 import sympy as sp
 

@@ -223,7 +223,7 @@ def predicted_hessian_spectrum(n: int, dims: Sequence[int], sigma, kappa, eta_in
     B = beta_sector * beta
 
     def eig2(a11, a22, a12):
-        tr, det = a11 + a22, a11 * a22 - a12 * a12
+        tr, _det = a11 + a22, a11 * a22 - a12 * a12
         disc = sqrt((a11 - a22) ** 2 + 4 * a12 * a12)
         return [(tr - disc) / 2, (tr + disc) / 2]
 

@@ -9,7 +9,6 @@ Model and conventions: :mod:`derivations.cascade.model`.
 
 from __future__ import annotations
 
-
 import numpy as np
 import sympy as sp
 
@@ -25,7 +24,7 @@ from .model import LOSS, _fmt, _net_space, _sqrt, _src, _widths
 # Non-aligned covariances: the onset (where W = 0 stops being a minimum) and the later thresholds
 # =======================================================================================
 def _onset_sample(rng, d, batch):
-    w, n = _widths(d), d["n"]
+    w, _n = _widths(d), d["n"]
     return {"Sxx": sampling.spd(rng, w[0], cond=8.0, batch=batch), "Syx": rng.standard_normal((batch, w[-1], w[0])),
             "beta": float(rng.uniform(0.1, 1.5)), "w": w}
 

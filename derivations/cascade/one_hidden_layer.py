@@ -18,7 +18,7 @@ import theorem_check as tc
 
 from . import model as th
 from . import training as sims
-from .model import ALIGNED, LOSS, _aligned_problem, _fmt, _GTOLS, _src
+from .model import _GTOLS, ALIGNED, LOSS, _aligned_problem, _fmt, _src
 
 
 # =======================================================================================

@@ -19,7 +19,6 @@ from . import model as th
 from . import training as sims
 from .model import LOSS, _fmt, _src
 
-
 # =======================================================================================
 # The review's "what would settle it": Sigma_xx = 1, Sigma_yx = diag(0.95, 0.55), beta = 0.60, n = 2
 # =======================================================================================

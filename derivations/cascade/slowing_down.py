@@ -8,7 +8,6 @@ Model and conventions: :mod:`derivations.cascade.model`.
 
 from __future__ import annotations
 
-
 import numpy as np
 import sympy as sp
 
@@ -27,7 +26,6 @@ def _slowing_derivation():
     a, b, kap, eta, beta, s0, t = sp.symbols("a b kappa eta beta s_0 t", positive=True)
     L = kap * a ** 2 * b ** 2 - 2 * eta * a * b + beta * (a ** 2 + b ** 2)   # one direction, two layers
     ds = (-sp.diff(L, a)) * b + a * (-sp.diff(L, b))                        # d(ab)/dt under gradient flow
-    s = sp.Function("s")
     sol = s0 / (1 + 4 * kap * s0 * t)
     return tc.Derivation([
         tc.Step(sp.expand(ds.subs(b, a)), sp.expand(4 * a ** 2 * (eta - beta - kap * a ** 2)),

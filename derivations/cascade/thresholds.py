@@ -18,7 +18,6 @@ import theorem_check as tc
 from . import model as th
 from .model import ALIGNED, _src
 
-
 # =======================================================================================
 # n >= 3: bifurcation (eq. 25) and level crossing (eq. 26), closed forms in n, eta, kappa
 # =======================================================================================

@@ -13,10 +13,22 @@ import theorem_check as tc
 from theorem_check import sampling
 
 from . import model as M
-from .model import (F64, FP_DIMS, MF_DIMS, claim, control, mf, mf_eig, mf_nu, sample_mf, variant, _lam_arr,
-                    _mf_instance, _orbit)
+from .model import (
+    F64,
+    FP_DIMS,
+    MF_DIMS,
+    _lam_arr,
+    _mf_instance,
+    _orbit,
+    claim,
+    control,
+    mf,
+    mf_eig,
+    mf_nu,
+    sample_mf,
+    variant,
+)
 from .sec4_3_noise_equilibrium import LAMS, _eA
-
 
 # ==============================================================================================
 # proof of Theorem 4.3: eigenvalues of e^{lA} A e^{lA}, the decomposition I(lambda), its derivative

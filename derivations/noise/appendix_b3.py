@@ -8,7 +8,7 @@ from scipy.stats import norm
 import theorem_check as tc
 
 from . import model as M
-from .model import F64, claim, control, mf_eig, mf_nu, variant, _drift_at, _mf_instance, _orbit_point, _root, _sigma2
+from .model import F64, _drift_at, _mf_instance, _orbit_point, _root, _sigma2, claim, control, mf_eig, mf_nu, variant
 
 SUB = 16
 """Random theta* per check instance (each evaluated at the lambda* of ``LAMS_B``): a statement false on a

@@ -7,8 +7,25 @@ import numpy as np
 import theorem_check as tc
 
 from . import model as M
-from .model import (ETA, F64, FP_DIMS, MF_DIMS, S_BATCH, claim, control, counted, exp_A, mf, mf_eig, mf_nu, sample_mf,
-                    sample_si, variant, _orbit, _orbit_point)
+from .model import (
+    ETA,
+    F64,
+    FP_DIMS,
+    MF_DIMS,
+    S_BATCH,
+    _orbit,
+    _orbit_point,
+    claim,
+    control,
+    counted,
+    exp_A,
+    mf,
+    mf_eig,
+    mf_nu,
+    sample_mf,
+    sample_si,
+    variant,
+)
 from .sec4_3_noise_equilibrium import _p4_check
 
 S = S_BATCH

@@ -14,7 +14,6 @@ from . import model as M
 from .model import claim, sample_gmin, variant
 from .sec5_3_deep_linear import T54_DIMS, _t54_normalize, _t54_weights
 
-
 # ----------------------------------------------------------------------------------------------
 # the proof's eqs. 127-130 evaluated at the true equilibrium (the corrected eq. 18)
 # ----------------------------------------------------------------------------------------------

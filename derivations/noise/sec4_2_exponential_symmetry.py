@@ -13,8 +13,7 @@ import sympy as sp
 import theorem_check as tc
 
 from . import model as M
-from .model import (GAMMA, MF_DIMS, S_BATCH, claim, control, mf, mf_eig, mf_nu, sample_mf, sample_si, variant,
-                    _sigma2)
+from .model import GAMMA, MF_DIMS, S_BATCH, _sigma2, claim, control, mf, mf_eig, mf_nu, sample_mf, sample_si, variant
 
 S = S_BATCH
 

@@ -17,8 +17,30 @@ from scipy.optimize import brentq
 import theorem_check as tc
 
 from . import model as M
-from .model import (F64, FP_DIMS, GAMMA, MF_DIMS, S_BATCH, XTOLS, claim, control, counted, exp_A, mf, mf_absA, mf_eig,
-                    mf_nu, sample_mf, variant, _drift_at, _mf_instance, _orbit, _orbit_point, _root, _sigma2)
+from .model import (
+    F64,
+    FP_DIMS,
+    GAMMA,
+    MF_DIMS,
+    S_BATCH,
+    XTOLS,
+    _drift_at,
+    _mf_instance,
+    _orbit,
+    _orbit_point,
+    _root,
+    _sigma2,
+    claim,
+    control,
+    counted,
+    exp_A,
+    mf,
+    mf_absA,
+    mf_eig,
+    mf_nu,
+    sample_mf,
+    variant,
+)
 
 S = S_BATCH
 

@@ -15,8 +15,20 @@ import theorem_check as tc
 from theorem_check import sampling
 
 from . import model as M
-from .model import (MF_DIMS, S_BATCH, SI_DIMS, DLN3_DIMS, claim, control, mf, sample_dln_pair, sample_mf, sample_si,
-                    variant, _sigma2)
+from .model import (
+    DLN3_DIMS,
+    MF_DIMS,
+    S_BATCH,
+    SI_DIMS,
+    _sigma2,
+    claim,
+    control,
+    mf,
+    sample_dln_pair,
+    sample_mf,
+    sample_si,
+    variant,
+)
 
 S = S_BATCH
 

@@ -18,8 +18,19 @@ import theorem_check as tc
 from theorem_check import sampling
 
 from . import model as M
-from .model import (GAMMA, MF_DIMS, S_BATCH, SIGMA2, claim, control, sample_gmin, sample_mf, variant, _roots,
-                    _svd_factors)
+from .model import (
+    GAMMA,
+    MF_DIMS,
+    S_BATCH,
+    SIGMA2,
+    _roots,
+    _svd_factors,
+    claim,
+    control,
+    sample_gmin,
+    sample_mf,
+    variant,
+)
 
 S = S_BATCH
 
@@ -233,7 +244,6 @@ def _eq14_point(inst, ctx, iso_form=False):
     rx, rxi, re, rei = _roots(inst, ctx)
     L, sp_, R = _svd_factors(inst, ctx, inst.sp.shape[-1])
     tx, te = M.tr(rx @ rx), M.tr(re @ re)
-    d = inst.KU[0].shape[-1]
     F = M.T(M.cayley(inst.KU[0], ctx)[:, :, :sp_.shape[-1]])              # r x d, orthonormal rows
     Up = (L * ctx.sqrt(sp_)[:, None, :]) @ F                               # sqrt(Sbar_e) U
     Wp = M.T(F) @ (ctx.sqrt(sp_)[:, :, None] * R)                          # W sqrt(Sbar_x)
@@ -295,7 +305,7 @@ def sample_iso(rng, d, batch):
 def _iso_point(inst, ctx, ratio=True):
     """U, W with U W = V (rank r) and W W^T / d_x = U^T U / d_y (ratio=False: W W^T = U^T U)."""
     b = inst.KL.shape[0]
-    dy, dx, d = inst.KL.shape[-1], inst.KR.shape[-1], inst.KF.shape[-1]
+    dy, dx, _d = inst.KL.shape[-1], inst.KR.shape[-1], inst.KF.shape[-1]
     r = inst.sp.shape[-1]
     L = M.cayley(inst.KL, ctx)[:, :, :r]
     R = M.T(M.cayley(inst.KR, ctx)[:, :, :r])

@@ -111,7 +111,7 @@ def _blocks_lhs(inst, ctx):
 def _blocks_rhs(inst, ctx, f=1):
     """Printed: Wxx^TW^T + 2 gamma I and x_j^2 sum_i u_i u_i^T + 2 gamma I (f = 2: the data terms doubled)."""
     U, W, X, g = inst.U, inst.W, inst.X, inst.gamma
-    dy, d, dx = U.shape[1], U.shape[2], W.shape[2]
+    dy, d, _dx = U.shape[1], U.shape[2], W.shape[2]
     h = np.moveaxis(W @ X, -1, 1)                                          # (b, n, d)
     I = np.eye(d)
     bu = f * h[..., :, None] * h[..., None, :] + 2 * g * I                 # (b, n, d, d)
@@ -182,7 +182,7 @@ def _S_init(inst, ctx, var_U, var_W):
 
 def _S_end(inst, ctx):
     """S at the noise-equilibrium global minimum U W = I, W W^T = U^T U (d >= d_x)."""
-    dx, d = inst.KL.shape[-1], inst.KF.shape[-1]
+    dx, _d = inst.KL.shape[-1], inst.KF.shape[-1]
     L = M.cayley(inst.KL, ctx)
     F = M.T(M.cayley(inst.KF, ctx)[:, :, :dx])
     U, W = L @ F, M.T(F) @ M.T(L)

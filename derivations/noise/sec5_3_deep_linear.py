@@ -14,7 +14,7 @@ import theorem_check as tc
 from theorem_check import dln
 
 from . import model as M
-from .model import DLN3_DIMS, SIGMA2, claim, control, sample_dln_pair, sample_gmin, variant, _roots, _svd_factors
+from .model import DLN3_DIMS, SIGMA2, _roots, _svd_factors, claim, control, sample_dln_pair, sample_gmin, variant
 
 
 def _fro2(a):

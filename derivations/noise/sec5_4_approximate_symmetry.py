@@ -69,7 +69,7 @@ def _e21_check(mode):
         P = 2 * h * h
         kap = rng.uniform(0.3, 1.5, P)
         zeta = 5.0
-        inst = tc.Instance(X=X[None], Y=Y[None], K=K[None], mu=np.zeros((1, h)))
+        _inst = tc.Instance(X=X[None], Y=Y[None], K=K[None], mu=np.zeros((1, h)))
         if mode == "reading":                                     # theta* minimises l_1 and l_2: grad l_2(theta*) = 0
             V = Y @ X.T @ np.linalg.inv(X @ X.T)
             W = rng.standard_normal((h, dx)) + 2 * np.eye(h)

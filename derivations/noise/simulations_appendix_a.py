@@ -15,8 +15,7 @@ import theorem_check as tc
 
 from .. import simulation as sc
 from .model import PAPER
-from .simulators import MFProblem, run_mf, _child, _thin
-
+from .simulators import MFProblem, _child, _thin, run_mf
 
 # ---------------------------------------------------------------------------------------------
 # Figure 8 (Appendix A.3): convergence to the noise equilibrium across eta, width and batch size

@@ -12,8 +12,7 @@ import theorem_check as tc
 
 from .. import simulation as sc
 from .model import PAPER
-from .simulators import (MFProblem, balance_terms, population_gradients, run_mf, _T, _child, _thin)
-
+from .simulators import _T, MFProblem, _child, _thin, balance_terms, population_gradients, run_mf
 
 # ---------------------------------------------------------------------------------------------
 # Figure 2: SGD reaches the noise balance of Theorem 5.2; GD conserves W W^T - U^T U (eq. 11)

@@ -15,7 +15,6 @@ from .. import simulation as sc
 from .model import PAPER
 from .simulators import _child
 
-
 # ---------------------------------------------------------------------------------------------
 # Eq. 15 / Figure 4: progressive flattening of a rank-1 factorisation, Kaiming vs Xavier, warm-up
 # ---------------------------------------------------------------------------------------------

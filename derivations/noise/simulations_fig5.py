@@ -15,7 +15,6 @@ from .. import simulation as sc
 from .model import PAPER
 from .simulators import _child
 
-
 # ---------------------------------------------------------------------------------------------
 # Theorem 5.4 / Figure 5: layer norms of a deep linear network at the noise equilibrium
 # ---------------------------------------------------------------------------------------------

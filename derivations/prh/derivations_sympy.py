@@ -278,7 +278,7 @@ def thm1() -> Derivation:
     X = kappa Y gives (At^T At)^2 = kappa R^T R with R = Bt At, and R^T R is free of M^O, M^I, Z.
     """
     k = sp.Symbol("kappa", positive=True)
-    At, Bt = _ms("At", 3, 2), _ms("Bt", 2, 3)
+    At, _Bt = _ms("At", 3, 2), _ms("Bt", 2, 3)
     n = 2
     O, P, V, Se, S = (_ms(s, n, n) for s in ("M^O", "P", "V^*", "Sigma_eps", "Sigma_u^{1/2}"))
     BA = O.I * V * P.I

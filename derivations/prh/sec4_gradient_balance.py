@@ -16,8 +16,21 @@ from theorem_check import ShapeMismatch, dln
 
 from . import derivations_sympy as Y
 from . import model as M
-from .checks import (_G0, _Glam, _check_conform, _fmt, _inst64, _levels_refinement, _pair_normalised,
-                     _scalar_levels, _second_moments, _single_net, _tr, dS_dlam, two_terms)
+from .checks import (
+    _G0,
+    _check_conform,
+    _fmt,
+    _Glam,
+    _inst64,
+    _levels_refinement,
+    _pair_normalised,
+    _scalar_levels,
+    _second_moments,
+    _single_net,
+    _tr,
+    dS_dlam,
+    two_terms,
+)
 from .model import _SETUP, _TRANSFORM, _chk, _ident, _src
 
 

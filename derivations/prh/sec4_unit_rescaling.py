@@ -17,8 +17,21 @@ from theorem_check import Refinement, ShapeMismatch, dln
 from . import derivations_sympy as Y
 from . import gauge
 from . import model as M
-from .checks import (OPT_RESOLUTION, _G0, _check_conform, _fmt, _inst64, _levels_refinement, _nonvanishing,
-                     _scalar_levels, _second_moments, _single_net, _tr, dS_dlam, two_terms)
+from .checks import (
+    _G0,
+    OPT_RESOLUTION,
+    _check_conform,
+    _fmt,
+    _inst64,
+    _levels_refinement,
+    _nonvanishing,
+    _scalar_levels,
+    _second_moments,
+    _single_net,
+    _tr,
+    dS_dlam,
+    two_terms,
+)
 from .model import _SETUP, _chk, _ident, _src
 
 
@@ -26,7 +39,6 @@ from .model import _SETUP, _chk, _ident, _src
 # eqs. (34)-(35): rescaling of unit j
 # ---------------------------------------------------------------------------------------
 def _unit_T(inst, ctx):
-    d = inst.T.shape[-1]
     P = np.zeros(inst.T.shape)
     P[:, inst.j, inst.j] = 1.0
     return ctx.asarray(P)
@@ -314,6 +326,7 @@ def check_unique_iff():
     exact to ``eps S``, ``f'' = 4 (alpha e^{-2 lam} + beta e^{2 lam})``).
     """
     import scipy.optimize as so
+
     from theorem_check import FLOAT64
 
     def check(rng, d):

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import theorem_check as tc
-from theorem_check import dln, sampling
 from derivations.cascade import model as th
+from theorem_check import dln, sampling
 
 tc.load_builtin()
 ROOT = Path(__file__).resolve().parents[2]
@@ -224,7 +225,7 @@ def test_check_results_are_refinements_not_decisions():
     """No cascade check returns a decided tc.Measurement (deprecated, no mutant can test it); the cheap ones
     are called directly here (the registry test runs them all)."""
     for cid in ("cascade.bifurcation", "cascade.level_crossing", "cascade.top_r", "cascade.top_r_kappa"):
-        for st in _claims()[cid].statements():
+        for st in _claims()[cid].statements():  # noqa: F402 - a statement, not the strategies module
             if st.check is None:
                 continue
             out = st.check(np.random.default_rng(0), dict(st.dims.generic()))

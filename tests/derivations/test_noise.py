@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import theorem_check as tc
 from theorem_check import REGISTRY, Verdict, dln, load_builtin, run_claim, run_statement, sampling
@@ -143,8 +144,8 @@ T54 = REGISTRY.get("noise.thm5_4")
 @given(seed=sampling.seeds(), dims=T54.statement.dims.strategy())
 def test_thm5_4_corrected_is_equilibrium_printed_is_not(seed, dims):
     """The corrected eq. 18 zeroes every pair's drift; the printed one does unless Tr Sx = Tr Se = d."""
-    from derivations.noise.sec5_3_deep_linear import _t54_lhs, _t54_scale
     from derivations.noise.model import sample_gmin
+    from derivations.noise.sec5_3_deep_linear import _t54_lhs, _t54_scale
     raw = sample_gmin(np.random.default_rng(seed), dims, 1)
     inst = tc.Instance({k: (tc.FLOAT64.asarray(v) if isinstance(v, np.ndarray) else
                             [tc.FLOAT64.asarray(x) for x in v] if isinstance(v, list) else v) for k, v in raw.items()})
@@ -231,7 +232,7 @@ def test_every_statement_is_decided_by_the_engine(claim):
     with warnings.catch_warnings():
         warnings.simplefilter("error", tc.TheoremCheckDeprecationWarning)
         r = run_claim(claim, seed=1, trials=2)
-    for st in [r.printed] + list(r.variants):
+    for st in [r.printed] + list(r.variants):  # noqa: F402 - a statement, not the strategies module
         assert st.decided_by == "engine", f"{claim.id} ({st.name}) decided by its own check"
 
 
@@ -249,8 +250,9 @@ def test_eq9_sign_flipped_prediction_is_refuted(cid, name):
 
 
 def _eq9_terms_at_root(dims, seed):
+    from derivations.noise.model import GAMMA as G
+    from derivations.noise.model import _drift_at, _mf_instance, _orbit_point, _root
     from derivations.noise.sec4_3_noise_equilibrium import _eq9_relation
-    from derivations.noise.model import GAMMA as G, _drift_at, _mf_instance, _orbit_point, _root
     inst = _mf_instance(np.random.default_rng(seed), dims)
     lam = _root(lambda l: _drift_at(inst, l, G), 1e-12)
     return _eq9_relation(4, 1, half=True)(_orbit_point(inst, lam), inst)
@@ -310,7 +312,7 @@ def test_thm_e1_seed7_decided_and_well_conditioned():
 def test_high_precision_stage_runs(cid):
     """Issue 10: these ran at float32/float64 only (sensitivity ~1e-7); now the mp50 rung resolves 1e-14."""
     c = REGISTRY.get(cid)
-    for st in _statements(c):
+    for st in _statements(c):  # noqa: F402 - a statement, not the strategies module
         assert st.contexts is None or "mp50" in st.contexts, st.name
     r = run_claim(c, seed=0, trials=4)
     for st in [r.printed] + list(r.variants):
@@ -327,7 +329,7 @@ def test_eq19_symbolic_steps_and_their_mutants_never_error():
     for seed in range(0, 30, 3):
         r = check_derivation(d, seed=seed, time_limit=20)
         assert r.closed, [s.method for s in r.steps]
-        for st in d.steps:
+        for st in d.steps:  # noqa: F402 - a statement, not the strategies module
             for bad in (2 * st.rhs, st.rhs + 1):
                 m = check_step(tc.Step(st.lhs, bad, "mutant"), seed=seed, domain=d.domain, time_limit=20)
                 assert not m.closed and m.method == "counterexample", m.method

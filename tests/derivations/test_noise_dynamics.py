@@ -15,8 +15,15 @@ from hypothesis import strategies as st
 
 import theorem_check as tc
 from derivations import simulation as sc
-from derivations.noise.simulators import (MFProblem, balance_terms, equilibrium_norms, layer_norms,
-                                          output_balance_terms, per_sample_grads, printed_norms)
+from derivations.noise.simulators import (
+    MFProblem,
+    balance_terms,
+    equilibrium_norms,
+    layer_norms,
+    output_balance_terms,
+    per_sample_grads,
+    printed_norms,
+)
 from theorem_check import dln
 
 

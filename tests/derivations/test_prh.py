@@ -8,17 +8,16 @@ conditioning.
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import theorem_check as tc
+from derivations.prh import checks as C
+from derivations.prh import gauge, sec2_entropy, sec4_global_minimum, sec4_unit_rescaling
+from derivations.prh import model as M
 from theorem_check import FLOAT64, MP50, Verdict, dln, load_builtin, run_claim, run_statement
 from theorem_check.engine.evaluate import evaluate_result
 from theorem_check.engine.numeric import derive_seed
-
-from derivations.prh import checks as C
-from derivations.prh import gauge
-from derivations.prh import model as M
-from derivations.prh import sec2_entropy, sec4_global_minimum, sec4_unit_rescaling
 
 load_builtin()
 PRH = {c.id: c for c in tc.REGISTRY.by_paper("prh")}
@@ -81,7 +80,7 @@ def test_pinned_verdicts_at_seed_0(cid):
     assert tuple(v.verdict for v in r.variants) == variants, [(v.name, v.verdict.value) for v in r.variants]
     # issue 10: the engine decides every statement (no decided tc.Measurement), and no mutant of a
     # statement that holds survives
-    for st in (r.printed, *r.variants):
+    for st in (r.printed, *r.variants):  # noqa: F402 - a statement, not the strategies module
         assert st.decided_by == "engine", (cid, st.name)
         assert not [m.name for m in st.mutants if m.survived], (cid, st.name)
 

@@ -4,10 +4,19 @@ import re
 import subprocess
 
 import pytest
-from hypothesis import Phase, given, settings, strategies as st
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
 
-from theorem_check.output.latex import (claim_latex, control_words, escape, fmt_sci, math, provide_macros, text,
-                                 text_control_words)
+from theorem_check.output.latex import (
+    claim_latex,
+    control_words,
+    escape,
+    fmt_sci,
+    math,
+    provide_macros,
+    text,
+    text_control_words,
+)
 
 from .conftest import needs_latex
 
@@ -147,7 +156,7 @@ def test_builtin_step_labels_are_plain_text():
     for c in REGISTRY:
         if c.paper not in ("prh", "noise", "cascade"):
             continue
-        for st in c.statements():
+        for st in c.statements():  # noqa: F402 - a statement, not the strategies module
             if st.derivation is not None:
                 for k, step in enumerate(st.derivation().steps, 1):
                     check_plain_text(step.why, f"claim {c.id} {st.name!r} step {k} why")

@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from theorem_check import REGISTRY, RunResult, run_claims
-from theorem_check.output.report import NoLatexEngine, render_report, write_report
-from theorem_check.output.latex import escape
 from theorem_check.engine.runner import versions
+from theorem_check.output.latex import escape
+from theorem_check.output.report import NoLatexEngine, render_report, write_report
 
 from .conftest import HAVE_PDFTOTEXT, PACKS, ROOT, builtin_claims, cached_results, needs_latex
 

@@ -14,8 +14,8 @@ import traceback
 from pathlib import Path
 from typing import Iterable
 
-from theorem_check.model.claims import Claim
 from theorem_check.errors import ClaimDefinitionError, PackError, UnknownClaim
+from theorem_check.model.claims import Claim
 from theorem_check.validation import did_you_mean, shorten
 
 __all__ = ["Registry", "REGISTRY", "register", "load_builtin", "load_pack", "resolve"]

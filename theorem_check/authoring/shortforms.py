@@ -35,11 +35,21 @@ import numpy as np
 import sympy as sp
 
 from theorem_check import expr as ex
+from theorem_check.authoring.spec import (
+    DEFAULT_SIZE,
+    MAX_OPS,
+    SCALAR_STRUCTURES,
+    STRUCTURES,
+    Side,
+    Spec,
+    build_spec,
+    make_side,
+    sampler,
+)
+from theorem_check.engine.symbolic import Derivation, Step, has_fractional_matpow, simplifies_to_zero
+from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
 from theorem_check.model.claims import Claim, Instance, Source, Statement, double, negate, perturb
 from theorem_check.model.dims import DimSpace
-from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
-from theorem_check.engine.symbolic import Derivation, Step, has_fractional_matpow, simplifies_to_zero
-from theorem_check.authoring.spec import DEFAULT_SIZE, MAX_OPS, SCALAR_STRUCTURES, STRUCTURES, Side, Spec, make_side, sampler, build_spec
 
 __all__ = ["identity", "gradient", "erratum", "derived_controls", "structure_of", "STRUCTURES", "SCALAR_STRUCTURES",
            "DEFAULT_SIZE"]

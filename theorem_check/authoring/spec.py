@@ -10,8 +10,8 @@ import numpy as np
 import sympy as sp
 
 from theorem_check import expr as ex
-from theorem_check.model.claims import Instance
 from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
+from theorem_check.model.claims import Instance
 from theorem_check.numerics.sampling import antisymmetric, invertible, spd, symmetric
 
 __all__ = ["DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES", "STRUCTURES", "Side", "Spec", "make_side", "sampler", "build_spec"]

@@ -7,8 +7,8 @@ import textwrap
 import click
 
 from theorem_check.authoring.registry import REGISTRY, resolve
-from theorem_check.output import terminal
 from theorem_check.cli.options import color_option, load_claims, plural
+from theorem_check.output import terminal
 
 __all__ = ["list_cmd", "show", "describe", "list_lines", "LIST_COLUMNS"]
 

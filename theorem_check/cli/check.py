@@ -22,6 +22,7 @@ import click
 
 from theorem_check.cli.options import EPILOG, deprecations_noted, plural, report_broken, result_table
 from theorem_check.errors import InvalidArgument
+from theorem_check.model.options import RunOptions
 
 __all__ = ["check", "build_claim", "parse_shape", "parse_assume", "parse_size"]
 
@@ -209,9 +210,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
       theorem-check check "grad(log(det(X)), X) = X**-1" --shape X=n,n --assume X=spd
       theorem-check check "(A*B).T = A.T*B.T" --shape A=m,k --shape B=k,n      # ILL-POSED, exit 1
     """
+    from theorem_check.engine.runner import run_claims
     from theorem_check.errors import InvalidArgument
     from theorem_check.output.json_record import dumps, run_record
-    from theorem_check.engine.runner import run_claims
 
     shapes, structure, sizes = parse_options(shape, assume, size)
     if from_latex:
@@ -225,7 +226,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         click.echo(f"theorem-check: note: {', '.join(scalars)} {'has' if len(scalars) == 1 else 'have'} no --shape: "
                    f"taken as real scalar{'s' if len(scalars) > 1 else ''}", err=True)
     with deprecations_noted():
-        result = run_claims([claim], seed=seed, trials=trials, controls=controls)
+        result = run_claims([claim], options=RunOptions(seed=seed, trials=trials, controls=controls))
     if as_json:
         rec = {**run_record(result, kind="check"), "statement": statement,
                "shapes": {k: list(v) for k, v in shapes.items()}, "assume": dict(structure),

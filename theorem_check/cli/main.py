@@ -6,16 +6,14 @@ ILL-POSED or INCONCLUSIVE; 2 for usage errors and bad input (one line on stderr,
 
 from __future__ import annotations
 
-from __future__ import annotations
-
 import sys
 
 import click
 
 from theorem_check._version import __version__
+from theorem_check.cli.options import EPILOG, check_environment, color_option, use_colour
 from theorem_check.errors import TheoremCheckError
 from theorem_check.output import terminal
-from theorem_check.cli.options import EPILOG, check_environment, color_option, use_colour
 
 __all__ = ["main", "cli", "color_option", "use_colour", "check_environment", "EPILOG"]
 

@@ -11,19 +11,14 @@ import textwrap
 import click
 
 from theorem_check.authoring.registry import REGISTRY, load_builtin, load_pack, resolve
+from theorem_check.model.verdicts import VERDICTS
 from theorem_check.output import terminal
 
-__all__ = ["EPILOG", "color_option", "use_colour", "check_environment", "load_claims", "start_workers_early", "FiniteSeconds", "worker_options", "select_claims", "progress_fn", "clear_progress", "result_table", "deprecations_noted", "report_broken", "end_progress_line", "exit_reason", "plural", "prepare_out_dir"]
+__all__ = ["EPILOG", "color_option", "use_colour", "check_environment", "load_claims", "start_workers_early",
+           "FiniteSeconds", "worker_options", "select_claims", "progress_fn", "clear_progress", "result_table",
+           "deprecations_noted", "report_broken", "exit_reason", "plural", "prepare_out_dir"]
 
-EPILOG = """\b
-Verdicts:
-  PROVED        the SymPy derivation closes for all sizes and the numerics agree
-  VERIFIED      numeric (or fixed-size symbolic) evidence only
-  REFUTED       a counterexample far above the precision floor, shrunk
-  ERRATUM       as printed it fails; a corrected form holds
-  ILL-POSED     as printed the shapes do not conform
-  INCONCLUSIVE  grey-zone residuals, or a simulation out of budget
-\b
+EPILOG = "\b\nVerdicts:\n" + "".join(f"  {v.value:<14}{info.meaning}\n" for v, info in VERDICTS.items()) + """\b
 Exit codes:
   0  every claim run is PROVED or VERIFIED
   1  some claim is REFUTED, ERRATUM, ILL-POSED or INCONCLUSIVE (findings,
@@ -190,7 +185,7 @@ def deprecations_noted():
     """Collect the deprecated-API warnings of a run into one stderr note (not one warning per statement)."""
     import warnings
 
-    from theorem_check.engine.numeric import TheoremCheckDeprecationWarning
+    from theorem_check.errors import TheoremCheckDeprecationWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TheoremCheckDeprecationWarning)
@@ -211,12 +206,6 @@ def report_broken(result) -> None:
     if broken:
         more = f" (and {len(broken) - 1} more statements)" if len(broken) > 1 else ""
         click.echo(f"theorem-check: error: {broken[0]}{more}", err=True)
-
-
-def end_progress_line(shown: bool) -> None:
-    """End a progress line (carriage-return updates on stderr) so that the next output starts clean."""
-    if shown:
-        click.echo("\r" + " " * 60 + "\r", err=True, nl=False)
 
 
 def exit_reason(result) -> None:

@@ -6,7 +6,25 @@ import sys
 
 import click
 
-from theorem_check.cli.options import EPILOG, color_option, check_environment, load_claims, start_workers_early, worker_options, select_claims, progress_fn, clear_progress, deprecations_noted, report_broken, end_progress_line, exit_reason, plural, prepare_out_dir
+from theorem_check.cli.options import (
+    EPILOG,
+    check_environment,
+    clear_progress,
+    color_option,
+    deprecations_noted,
+    exit_reason,
+    load_claims,
+    plural,
+    prepare_out_dir,
+    progress_fn,
+    report_broken,
+    select_claims,
+    start_workers_early,
+    worker_options,
+)
+from theorem_check.errors import InvalidArgument
+from theorem_check.output import terminal
+from theorem_check.output.report.choice import FORMATS, resolve_format
 
 __all__ = ["report"]
 
@@ -17,8 +35,8 @@ __all__ = ["report"]
 @click.option("--all", "all_", is_flag=True, help="Report every claim.")
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory.")
 @click.option("--pdf", is_flag=True, help="Also compile DIR/report.pdf with latexmk (needs TeX Live); = --format pdf.")
-@click.option("--format", "fmt", type=click.Choice(["tex", "pdf", "md"]), default=None,
-              help="tex (default): DIR/report.tex; pdf: also compile it; md: DIR/report.md (Markdown, $...$ math).")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
+              help="; ".join(f"{k}: {v}" for k, v in FORMATS.items()) + " [default: tex]")
 @click.option("--compact", is_flag=True, help="Summary table and one box per erratum only (the pages a review needs).")
 @click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
               help="Random instances per statement (custom checks run trials/8).")
@@ -42,11 +60,13 @@ def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, con
         raise click.ClickException(f"reports need the [report] extra: pip install '.[report]' from the "
                                    f"checkout, or pip install 'theorem-check[report]' ({exc})")
     from theorem_check.execution.workers import run_claims_parallel
+    from theorem_check.model.options import RunOptions
 
     check_environment()
-    if pdf and fmt not in (None, "pdf"):
-        raise click.UsageError(f"--pdf and --format {fmt} contradict each other")
-    fmt = fmt or ("pdf" if pdf else "tex")
+    try:
+        fmt = resolve_format(fmt, pdf)
+    except InvalidArgument:
+        raise click.UsageError(f"--pdf and --format {fmt} contradict each other") from None
     if fmt == "pdf":
         check_pdf_engine()  # fail in one line before running anything
     prepare_out_dir(out_dir)
@@ -57,7 +77,7 @@ def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, con
     progress = progress_fn(show_progress)
     try:
         with deprecations_noted():
-            result = run_claims_parallel(claims, seed=seed, trials=trials, controls=controls, jobs=jobs,
+            result = run_claims_parallel(claims, options=RunOptions(seed=seed, trials=trials, controls=controls), jobs=jobs,
                                          timeout=timeout, packs=packs, progress=progress, skipped_slow=skipped)
     finally:
         clear_progress(progress)
@@ -65,16 +85,18 @@ def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, con
     if old and not quiet:
         click.echo(f"theorem-check: {out_dir}: removed {plural(len(old), 'file')} of an older report", err=True)
 
-    def stage(name, k, n):
-        if show_progress:
-            label = f"figures {k + 1}/{n}" if name == "figures" else "LaTeX (latexmk, several passes)"
-            click.echo(f"\r[report] {label:<50}", err=True, nl=False)
+    bar = terminal.Progress(stream=sys.stderr, enabled=show_progress)
+
+    def stage(name, k, n):  # the report's stages on the same progress display as the claims
+        bar(k, n, "report: figures" if name == "figures" else "report: LaTeX (latexmk, several passes)")
 
     import shlex
 
     rerun = shlex.join(["theorem-check", "report", *sys.argv[2:]]) if sys.argv[1:2] == ["report"] else None
-    path = write_report(result, out_dir, fmt=fmt, compact=compact, rerun=rerun, progress=stage)
-    end_progress_line(show_progress)
+    try:
+        path = write_report(result, out_dir, fmt=fmt, compact=compact, rerun=rerun, progress=stage)
+    finally:
+        bar.clear()
     click.echo(str(path))
     report_broken(result)
     exit_reason(result)

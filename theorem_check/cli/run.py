@@ -6,8 +6,23 @@ import sys
 
 import click
 
+from theorem_check.cli.options import (
+    EPILOG,
+    check_environment,
+    clear_progress,
+    color_option,
+    deprecations_noted,
+    load_claims,
+    plural,
+    progress_fn,
+    report_broken,
+    result_table,
+    select_claims,
+    start_workers_early,
+    use_colour,
+    worker_options,
+)
 from theorem_check.output import terminal
-from theorem_check.cli.options import EPILOG, color_option, use_colour, check_environment, load_claims, start_workers_early, worker_options, select_claims, progress_fn, clear_progress, result_table, deprecations_noted, report_broken, plural
 
 __all__ = ["run"]
 
@@ -34,23 +49,22 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, qu
 
     IDS are claim ids (prh.eq31) or bare labels (eq31), which run every paper's match.
     """
-    from theorem_check.output.json_record import dumps, run_record
-    from theorem_check.cli.dims import check_dims, parse_dims
     from theorem_check.execution.workers import run_claims_parallel
+    from theorem_check.model.options import RunOptions
+    from theorem_check.output.json_record import dumps, run_record
 
     check_environment()
-    dims = parse_dims(dims_text)
+    options = RunOptions(seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=RunOptions.parse_dims(dims_text))
     start_workers_early(jobs)
     pack_claims = load_claims(packs, timeout)
     claims, skipped = select_claims(ids, paper, all_, pack_claims, slow=slow)
-    check_dims(claims, dims)
+    options.check_claims(claims)
     show_progress = not quiet and not as_json and sys.stderr.isatty()
     progress = progress_fn(show_progress)
     try:
         with deprecations_noted():  # workers send their warnings back; they are re-issued here
-            result = run_claims_parallel(claims, seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims,
-                                         jobs=jobs, timeout=timeout, packs=packs, progress=progress,
-                                         skipped_slow=skipped)
+            result = run_claims_parallel(claims, options=options, jobs=jobs, timeout=timeout, packs=packs,
+                                         progress=progress, skipped_slow=skipped)
     finally:
         clear_progress(progress)
     if as_json:

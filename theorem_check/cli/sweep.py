@@ -6,7 +6,8 @@ import sys
 
 import click
 
-from theorem_check.cli.options import load_claims, start_workers_early, worker_options, select_claims, report_broken
+from theorem_check.cli.options import load_claims, report_broken, select_claims, start_workers_early, worker_options
+from theorem_check.output import terminal
 
 __all__ = ["sweep"]
 
@@ -33,16 +34,15 @@ def sweep(ids, seeds_text, paper, all_, trials, slow, controls, packs, scheduler
     Exit code 1 when any verdict changes across seeds, or (with --controls) a control is not
     refuted on some seed.
     """
-    from theorem_check.output.json_record import dumps
     from theorem_check.execution.sweep import format_sweep, parse_seeds, run_sweep, sweep_record
-    from theorem_check.output.progress import Progress
+    from theorem_check.output.json_record import dumps
 
     seeds = parse_seeds(seeds_text)
     if scheduler == "local":
         start_workers_early(jobs)
     pack_claims = load_claims(packs, timeout)
     claims, skipped = select_claims(ids, paper, all_, pack_claims, slow=slow)
-    bar = Progress(len(claims) * len(seeds), enabled=not quiet)
+    bar = terminal.Progress(len(claims) * len(seeds), enabled=not quiet)
     try:
         res = run_sweep(claims, seeds, trials=trials, controls=controls, jobs=jobs, timeout=timeout, packs=packs,
                         scheduler=scheduler, progress=lambda k, n, label: bar.update(k, label), skipped_slow=skipped)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from theorem_check.model.claims import Statement
-from theorem_check.errors import ShapeMismatch
 from theorem_check.engine.numeric import InstanceResult, evaluate_instances
+from theorem_check.errors import ShapeMismatch
+from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 
 __all__ = ["FuzzResult", "fuzz_statement"]

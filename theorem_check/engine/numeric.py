@@ -26,11 +26,17 @@ from typing import Any, Mapping
 import numpy as np
 
 from theorem_check.engine.evaluate import evaluate_result
-from theorem_check.model.claims import Instance, Measurement, Statement
-from theorem_check.errors import BadClaim, InvalidArgument, ShapeMismatch, TheoremCheckError
 from theorem_check.engine.mutants import LADDER, SideStats, refinement_mutant_outcomes, side_stats, stats_residual
-from theorem_check.numerics.precision import CONTEXTS, Ctx, to_float
+from theorem_check.errors import (
+    BadClaim,
+    InvalidArgument,
+    ShapeMismatch,
+    TheoremCheckDeprecationWarning,
+    TheoremCheckError,
+)
+from theorem_check.model.claims import Instance, Measurement, Statement
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
+from theorem_check.numerics.precision import CONTEXTS, Ctx, to_float
 
 __all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "run_numeric", "derive_seed",
            "TheoremCheckDeprecationWarning", "IDENTITY_DELTA"]
@@ -39,8 +45,6 @@ IDENTITY_DELTA = 1e-6
 """The small relative mutant of identities: right side times ``1 + 1e-6``."""
 
 
-class TheoremCheckDeprecationWarning(FutureWarning):
-    """A deprecated part of the public claim API was used (shown by default, unlike DeprecationWarning)."""
 
 _SHRINK_SECONDS = 8.0
 

@@ -32,10 +32,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from theorem_check.model.claims import Claim, Statement
 from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
-from theorem_check.errors import InvalidArgument
+from theorem_check.model.claims import Claim, Statement
+from theorem_check.model.options import RunOptions
 from theorem_check.model.verdicts import Outcome, Verdict
 
 __all__ = ["StatementResult", "ClaimResult", "RunResult", "MutantResult", "run_statement", "run_claim", "run_claims",
@@ -179,13 +179,12 @@ def versions() -> dict:
     import sympy
 
     from theorem_check._version import __version__
-
-    from theorem_check.numerics import precision
+    from theorem_check.numerics import arb
 
     out = {"theorem_check": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
            "numpy": numpy.__version__, "scipy": scipy.__version__, "sympy": sympy.__version__,
            "mpmath": mpmath.__version__, "hypothesis": hypothesis.__version__}
-    if precision.USE_ARB:   # the mp50 rung's inv/solve/det/expm ran in python-flint's arb (design decision 42)
+    if arb.USE_ARB:   # the mp50 rung's inv/solve/det/expm ran in python-flint's arb (design decision 42)
         import flint
 
         out["python-flint"] = flint.__version__
@@ -307,20 +306,21 @@ def _dims_for(statement: Statement, dims: dict | None) -> dict | None:
 
 
 def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool = False, fuzz: int = 0,
-              dims: dict | None = None) -> ClaimResult:
+              dims: dict | None = None, options: RunOptions | None = None) -> ClaimResult:
     """Run a claim's printed statement, its variants, and (``controls=True``) its negative controls.
 
     ``dims`` (``{"d1": 2048}``) runs every statement that has those dimensions at those sizes (the others
-    of its configuration generic).  Raises InvalidArgument when a name is a dimension of no statement
-    of the claim, or a value is not an integer >= 0.
+    of its configuration generic).  ``options`` (a :class:`~theorem_check.model.options.RunOptions`)
+    replaces the keyword options when given (the CLI and the workers pass one).  Raises InvalidArgument
+    when an option is out of range, a name is a dimension of no statement of the claim, or a size is not
+    an integer >= 0.
     """
     t0 = time.perf_counter()
-    if dims:
-        known = {k for s in (*claim.statements(), *claim.controls) if s.dims is not None for k in s.dims.ranges}
-        unknown = sorted(set(dims) - known)
-        if unknown:
-            raise InvalidArgument(f"dims name={unknown[0]!r} is not a dimension of claim {claim.id} "
-                                  f"(its dimensions: {', '.join(sorted(known)) or 'none'})")
+    if options is None:
+        options = RunOptions(seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims or ())
+    options.check_claim(claim)
+    seed, trials, controls, fuzz, dims = (options.seed, options.trials, options.controls, options.fuzz,
+                                          options.dims_dict() or None)
     runs = [run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials, fuzz=fuzz,
                           dims=_dims_for(s, dims))
             for s in claim.statements()]
@@ -339,8 +339,11 @@ def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool =
 
 def run_claims(claims: Iterable[Claim], *, seed: int = 0, trials: int = 16, controls: bool = False, fuzz: int = 0,
                progress: Callable[[int, int, Claim], None] | None = None, skipped_slow: tuple[str, ...] = (),
-               dims: dict | None = None) -> RunResult:
-    """Run several claims in order; ``progress(k, n, claim)`` is called before each."""
+               dims: dict | None = None, options: RunOptions | None = None) -> RunResult:
+    """Run several claims in order; ``progress(k, n, claim)`` is called before each.  ``options`` replaces
+    the keyword options when given."""
+    if options is None:
+        options = RunOptions(seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims or ())
     claims = list(claims)
     t0 = time.perf_counter()
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -348,5 +351,11 @@ def run_claims(claims: Iterable[Claim], *, seed: int = 0, trials: int = 16, cont
     for k, c in enumerate(claims):
         if progress:
             progress(k, len(claims), c)
-        out.append(run_claim(c, seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims))
-    return RunResult(tuple(out), seed, trials, versions(), started, time.perf_counter() - t0, skipped_slow)
+        out.append(run_claim(c, options=options))
+    return run_result(out, options, started, time.perf_counter() - t0, skipped_slow)
+
+
+def run_result(results, options: RunOptions, started: str, seconds: float,
+               skipped_slow: tuple[str, ...] = ()) -> RunResult:
+    """The :class:`RunResult` of a run (the one place it is built: in process, on workers, in sweeps)."""
+    return RunResult(tuple(results), options.seed, options.trials, versions(), started, seconds, skipped_slow)

@@ -59,8 +59,8 @@ import sys
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Callable
 
 import sympy as sp
 

@@ -8,8 +8,8 @@ import time
 from typing import Callable, Sequence
 
 from theorem_check.errors import PackError
-from theorem_check.execution.tasks import CATALOGUE_TIMEOUT, DEFAULT_IMPORT_TIMEOUT, died, pack_files
 from theorem_check.execution.pool import context
+from theorem_check.execution.tasks import CATALOGUE_TIMEOUT, DEFAULT_IMPORT_TIMEOUT, died, pack_files
 
 __all__ = ["check_packs"]
 

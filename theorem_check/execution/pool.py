@@ -13,7 +13,18 @@ from multiprocessing.connection import wait as _wait
 from typing import Callable, Sequence
 
 from theorem_check.errors import InvalidArgument, PackError
-from theorem_check.execution.tasks import BLAS_VARS, CATALOGUE_TIMEOUT, DEFAULT_IMPORT_TIMEOUT, Outcome, START_METHOD, Task, died, fmt_seconds, pack_files, run_capturing
+from theorem_check.execution.tasks import (
+    BLAS_VARS,
+    CATALOGUE_TIMEOUT,
+    DEFAULT_IMPORT_TIMEOUT,
+    START_METHOD,
+    Task,
+    TaskOutcome,
+    died,
+    fmt_seconds,
+    pack_files,
+    run_capturing,
+)
 
 __all__ = ["WorkerPool", "context", "start_method_ready"]
 
@@ -173,9 +184,9 @@ class WorkerPool:
         self._workers.remove(w)
 
     def run(self, tasks: Sequence[Task], *, timeouts: Sequence[float | None] | None = None,
-            on_done: Callable[[int, Outcome], None] | None = None, keep: bool = True,
-            order: Sequence[int] | None = None) -> list[Outcome]:
-        """Execute ``tasks``; returns one :class:`Outcome` per task, in the tasks' order.
+            on_done: Callable[[int, TaskOutcome], None] | None = None, keep: bool = True,
+            order: Sequence[int] | None = None) -> list[TaskOutcome]:
+        """Execute ``tasks``; returns one :class:`TaskOutcome` per task, in the tasks' order.
 
         ``order`` (a permutation of ``range(len(tasks))``) is the order tasks are handed to idle
         workers (default: as given); :func:`run_tasks` passes the longest first
@@ -192,11 +203,11 @@ class WorkerPool:
         elif sorted(order) != list(range(n)):
             raise InvalidArgument(f"order={list(order)[:8]!r}... must be a permutation of the {n} task indices")
         pending = deque(order)
-        out: list[Outcome | None] = [None] * n
+        out: list[TaskOutcome | None] = [None] * n
         t_start: dict[int, float] = {}
         remaining = n
 
-        def finish(i: int, o: Outcome) -> None:
+        def finish(i: int, o: TaskOutcome) -> None:
             nonlocal remaining
             out[i] = o if keep else None
             remaining -= 1
@@ -244,8 +255,8 @@ class WorkerPool:
                 if msg is not None:
                     kind, i = msg[0], msg[1]
                     secs = time.monotonic() - t_start[i]
-                    finish(i, Outcome("ok", result=msg[2], seconds=secs, warnings=msg[3]) if kind == "ok"
-                           else Outcome("error", message=msg[2], seconds=secs))
+                    finish(i, TaskOutcome("ok", result=msg[2], seconds=secs, warnings=msg[3]) if kind == "ok"
+                           else TaskOutcome("error", message=msg[2], seconds=secs))
                     w.task, w.deadline = None, None
                     if kind != "ok":
                         w.proc.join(5)
@@ -261,7 +272,7 @@ class WorkerPool:
                     raise PackError(f"worker died while importing the catalogue and packs ({died(code)})")
                 if w.task is not None:
                     i = w.task
-                    finish(i, Outcome("died", message=died(code), seconds=time.monotonic() - t_start[i]))
+                    finish(i, TaskOutcome("died", message=died(code), seconds=time.monotonic() - t_start[i]))
                 self._retire(w)
                 if pending:
                     self._spawn()
@@ -274,7 +285,7 @@ class WorkerPool:
                                         "(a pack that hangs at import? raise --timeout if it is just slow)")
                     i = w.task
                     self._retire(w)
-                    finish(i, Outcome("timeout", message=f"timed out after {fmt_seconds(timeouts[i])}",
+                    finish(i, TaskOutcome("timeout", message=f"timed out after {fmt_seconds(timeouts[i])}",
                                       seconds=now - t_start[i]))
                     if pending:
                         self._spawn()

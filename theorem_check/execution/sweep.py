@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from theorem_check.errors import InvalidArgument
+from theorem_check.model.options import RunOptions
 from theorem_check.model.verdicts import Verdict
 
 __all__ = ["StatementRun", "SeedRun", "ClaimSweep", "SweepResult", "parse_seeds", "summarise",
@@ -338,7 +339,7 @@ def run_sweep(claims: Sequence, seeds: Sequence[int], *, trials: int = 16, contr
         raise InvalidArgument(f"scheduler={scheduler!r} must be 'local', 'dask' or a scheduler address tcp://HOST:PORT")
     timeout = DEFAULT_TIMEOUT if timeout is None else timeout
     pairs = [(c, s) for c in claims for s in seeds]
-    tasks = [Task(c.id, s, trials, controls) for c, s in pairs]
+    tasks = [Task(c.id, RunOptions(seed=s, trials=trials, controls=controls)) for c, s in pairs]
     limits = [timeout_for(c, timeout) for c, _ in pairs]
     runs: list[SeedRun | None] = [None] * len(tasks)
     t0 = time.perf_counter()

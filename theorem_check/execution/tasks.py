@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from theorem_check.model.options import RunOptions
 
-__all__ = ["BLAS_VARS", "CATALOGUE_TIMEOUT", "ClaimTimeout", "DEFAULT_IMPORT_TIMEOUT", "DEFAULT_TIMEOUT", "Outcome", "SLOW_TIMEOUT_FACTOR", "START_METHOD", "Task", "default_jobs", "died", "failed_result", "fmt_seconds", "pack_files", "reissue_warnings", "run_capturing", "run_task", "timeout_for"]
+__all__ = ["BLAS_VARS", "CATALOGUE_TIMEOUT", "ClaimTimeout", "DEFAULT_IMPORT_TIMEOUT", "DEFAULT_TIMEOUT", "TaskOutcome", "SLOW_TIMEOUT_FACTOR", "START_METHOD", "Task", "default_jobs", "died", "failed_result", "fmt_seconds", "pack_files", "reissue_warnings", "run_capturing", "run_task", "timeout_for"]
 
 
 DEFAULT_TIMEOUT = 120.0
@@ -47,22 +48,23 @@ def default_jobs() -> int:
 
 @dataclass(frozen=True)
 class Task:
-    """One unit of work: run claim ``claim_id`` with these options (picklable; no Claim inside).
+    """One unit of work: run claim ``claim_id`` with ``options`` (picklable; no Claim inside).
 
-    ``dims`` is a partial or full override of the claim's sizes (``run --dims``), passed to
-    :func:`~theorem_check.engine.runner.run_claim` as ``dims=`` when not empty.
+    ``options`` is the run's :class:`~theorem_check.model.options.RunOptions`, validated once where
+    it was built; the worker passes it to :func:`~theorem_check.engine.runner.run_claim` unchanged.
     """
 
     claim_id: str
-    seed: int = 0
-    trials: int = 16
-    controls: bool = False
-    fuzz: int = 0
-    dims: tuple[tuple[str, int], ...] = ()
+    options: RunOptions = RunOptions()
+
+    @property
+    def seed(self) -> int:
+        """The run seed (``options.seed``)."""
+        return self.options.seed
 
 
 @dataclass(frozen=True)
-class Outcome:
+class TaskOutcome:
     """What came back for one task: ``kind`` is ``"ok"`` (``result`` is a
     :class:`~theorem_check.engine.runner.ClaimResult` whose ``claim`` is the claim id), ``"timeout"``,
     ``"died"`` or ``"error"`` (``message`` says what happened; ``seconds`` the wall time)."""
@@ -106,10 +108,7 @@ def run_task(task: Task):
     from theorem_check.engine.runner import run_claim
 
     claim = REGISTRY.get(task.claim_id)
-    kwargs = dict(seed=task.seed, trials=task.trials, controls=task.controls, fuzz=task.fuzz)
-    if task.dims:
-        kwargs["dims"] = dict(task.dims)
-    result = run_claim(claim, **kwargs)
+    result = run_claim(claim, options=task.options)
     return dataclasses.replace(result, claim=claim.id)
 
 
@@ -126,7 +125,7 @@ def run_capturing(task: Task):
                                         w.lineno) for w in caught))
 
 
-def reissue_warnings(outcomes: Iterable[Outcome]) -> None:
+def reissue_warnings(outcomes: Iterable[TaskOutcome]) -> None:
     """Issue again, in this process and in task order, the warnings the tasks issued."""
     import importlib
     import warnings

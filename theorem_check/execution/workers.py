@@ -37,18 +37,34 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from theorem_check.errors import InvalidArgument
-from theorem_check.execution.tasks import ClaimTimeout, DEFAULT_IMPORT_TIMEOUT, DEFAULT_TIMEOUT, Outcome, Task, default_jobs, failed_result, fmt_seconds, pack_files, reissue_warnings, run_capturing, timeout_for
 from theorem_check.execution.packs import check_packs
 from theorem_check.execution.pool import WorkerPool, start_method_ready
-from theorem_check.execution.tasks import SLOW_TIMEOUT_FACTOR, START_METHOD, run_task
+from theorem_check.execution.tasks import (
+    DEFAULT_IMPORT_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    SLOW_TIMEOUT_FACTOR,
+    START_METHOD,
+    ClaimTimeout,
+    Task,
+    TaskOutcome,
+    default_jobs,
+    failed_result,
+    fmt_seconds,
+    pack_files,
+    reissue_warnings,
+    run_capturing,
+    run_task,
+    timeout_for,
+)
+from theorem_check.model.options import RunOptions
 
 __all__ = ["DEFAULT_TIMEOUT", "SLOW_TIMEOUT_FACTOR", "DEFAULT_IMPORT_TIMEOUT", "START_METHOD", "Task",
-           "Outcome", "WorkerPool", "ClaimTimeout", "default_jobs", "timeout_for", "pack_files", "check_packs",
+           "TaskOutcome", "WorkerPool", "ClaimTimeout", "default_jobs", "timeout_for", "pack_files", "check_packs",
            "run_claims_parallel", "run_task", "run_tasks", "run_isolated", "outcome_result", "failed_result",
            "reissue_warnings", "start_method_ready"]
 
 
-def _in_process(task: Task, limit: float | None) -> Outcome:
+def _in_process(task: Task, limit: float | None) -> TaskOutcome:
     t0 = time.perf_counter()
     use_alarm = (limit is not None and hasattr(signal, "setitimer")
                  and threading.current_thread() is threading.main_thread()
@@ -62,18 +78,18 @@ def _in_process(task: Task, limit: float | None) -> Outcome:
         signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         result, warns = run_capturing(task)
-        return Outcome("ok", result=result, seconds=time.perf_counter() - t0, warnings=warns)
+        return TaskOutcome("ok", result=result, seconds=time.perf_counter() - t0, warnings=warns)
     except ClaimTimeout:
-        return Outcome("timeout", message=f"timed out after {fmt_seconds(limit)}", seconds=time.perf_counter() - t0)
+        return TaskOutcome("timeout", message=f"timed out after {fmt_seconds(limit)}", seconds=time.perf_counter() - t0)
     except KeyboardInterrupt:
         raise
     except SystemExit as exc:  # as in a worker: claim code does not decide the run's exit status
-        return Outcome("error", message=f"SystemExit: sys.exit({exc.code!r}) in claim code",
+        return TaskOutcome("error", message=f"SystemExit: sys.exit({exc.code!r}) in claim code",
                        seconds=time.perf_counter() - t0)
     except Exception as exc:  # noqa: BLE001 - the same result as in a worker (MemoryError included)
         if os.environ.get("THEOREM_CHECK_DEBUG"):
             raise
-        return Outcome("error", message=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
+        return TaskOutcome("error", message=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - t0)
     finally:
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -81,8 +97,8 @@ def _in_process(task: Task, limit: float | None) -> Outcome:
 
 
 def run_tasks(tasks: Sequence[Task], *, jobs: int, timeouts: Sequence[float | None], packs: Sequence[str] = (),
-              on_done: Callable[[int, Outcome], None] | None = None,
-              import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT, keep: bool = True) -> list[Outcome]:
+              on_done: Callable[[int, TaskOutcome], None] | None = None,
+              import_timeout: float | None = DEFAULT_IMPORT_TIMEOUT, keep: bool = True) -> list[TaskOutcome]:
     """Execute tasks in process (``jobs == 1``, in the given order) or on a :class:`WorkerPool`
     (longest first by the cost data of :mod:`theorem_check.execution.durations`); outcomes in the tasks'
     order either way (see :meth:`WorkerPool.run` for ``on_done`` and ``keep``).  Each task's
@@ -91,7 +107,7 @@ def run_tasks(tasks: Sequence[Task], *, jobs: int, timeouts: Sequence[float | No
 
     seconds: dict[str, float] = {}
 
-    def done(i: int, o: Outcome) -> None:
+    def done(i: int, o: TaskOutcome) -> None:
         seconds[tasks[i].claim_id] = max(seconds.get(tasks[i].claim_id, 0.0), o.seconds)
         if on_done:
             on_done(i, o)
@@ -114,7 +130,7 @@ def run_tasks(tasks: Sequence[Task], *, jobs: int, timeouts: Sequence[float | No
 _LOCAL_POOL: "WorkerPool | None" = None
 
 
-def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -> Outcome:
+def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -> TaskOutcome:
     """Run one task in a worker process kept for this process (used inside Dask workers).
 
     The worker is reused across calls with the same packs and replaced after a timeout or a
@@ -144,7 +160,7 @@ def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -
 _loaded_here: set[str] = set()
 
 
-def outcome_result(claim, task: Task, o: Outcome):
+def outcome_result(claim, task: Task, o: TaskOutcome):
     """The ClaimResult of an outcome, with ``claim`` attached (INCONCLUSIVE for a failure)."""
     if o.kind == "ok":
         return dataclasses.replace(o.result, claim=claim)
@@ -153,7 +169,8 @@ def outcome_result(claim, task: Task, o: Outcome):
 
 
 def run_claims_parallel(claims: Iterable, *, seed: int = 0, trials: int = 16, controls: bool = False, fuzz: int = 0,
-                        dims: Mapping[str, int] | None = None, jobs: int | None = None,
+                        dims: Mapping[str, int] | None = None, options: RunOptions | None = None,
+                        jobs: int | None = None,
                         timeout: float | None = DEFAULT_TIMEOUT, packs: Sequence[str] = (),
                         progress: Callable[[int, int, object], None] | None = None,
                         skipped_slow: tuple[str, ...] = ()):
@@ -163,17 +180,19 @@ def run_claims_parallel(claims: Iterable, *, seed: int = 0, trials: int = 16, co
     claim that exceeds its time limit (:func:`timeout_for`) or kills its worker is INCONCLUSIVE
     with evidence saying so.  ``packs`` are the pack files the claims come from (workers import
     them).  ``progress(k, n, claim)`` is called with ``k = 0`` first, then as each claim finishes
-    (``k`` claims done, ``claim`` the one that just finished).
-    Returns a :class:`~theorem_check.engine.runner.RunResult`.
+    (``k`` claims done, ``claim`` the one that just finished).  ``options`` replaces the keyword run
+    options when given.  Returns a :class:`~theorem_check.engine.runner.RunResult`.
     """
-    from theorem_check.engine.runner import RunResult, versions
+    from theorem_check.engine.runner import run_result
 
+    if options is None:
+        options = RunOptions(seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims or ())
     claims = list(claims)
     jobs = default_jobs() if jobs is None else int(jobs)
     if jobs < 1:
         raise InvalidArgument(f"jobs={jobs!r} must be >= 1")
-    dims_t = tuple(sorted((dims or {}).items()))
-    tasks = [Task(c.id, seed, trials, controls, fuzz, dims_t) for c in claims]
+    options.check_claims(claims)
+    tasks = [Task(c.id, options) for c in claims]
     t0 = time.perf_counter()
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     done = 0
@@ -190,7 +209,7 @@ def run_claims_parallel(claims: Iterable, *, seed: int = 0, trials: int = 16, co
                      on_done=on_done, import_timeout=timeout or None)
     reissue_warnings(outs)
     results = tuple(outcome_result(c, t, o) for c, t, o in zip(claims, tasks, outs))
-    return RunResult(results, seed, trials, versions(), started, time.perf_counter() - t0, skipped_slow)
+    return run_result(results, options, started, time.perf_counter() - t0, skipped_slow)
 
 
 # ---------------------------------------------------------------------------------------------

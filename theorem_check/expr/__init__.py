@@ -46,8 +46,32 @@ Conventions
 
 from __future__ import annotations
 
-from theorem_check.expr.nodes import Cholesky, Expm, ExprError, Grad, Hessian, Jacobian, LogSumExp, Logm, ParseError, Softmax, Sqrtm, Tril, Triu, Vec, expm1, grad, hessian, is_matrix, jacobian, log1p, need_matrix, sigmoid, softplus  # noqa: F401
 from theorem_check.expr.compile import Env, Recipe, compile_expr, evaluate, side  # noqa: F401
+from theorem_check.expr.nodes import (  # noqa: F401
+    Cholesky,
+    Expm,
+    ExprError,
+    Grad,
+    Hessian,
+    Jacobian,
+    Logm,
+    LogSumExp,
+    ParseError,
+    Softmax,
+    Sqrtm,
+    Tril,
+    Triu,
+    Vec,
+    expm1,
+    grad,
+    hessian,
+    is_matrix,
+    jacobian,
+    log1p,
+    need_matrix,
+    sigmoid,
+    softplus,
+)
 from theorem_check.expr.parse import FUNCTIONS, names_in, parse, parse_statement, size_symbol  # noqa: F401
 
 __all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "Vec", "Grad", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "jacobian", "hessian", "compile_expr", "evaluate", "side", "parse", "parse_statement", "FUNCTIONS", "is_matrix"]

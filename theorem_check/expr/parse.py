@@ -8,11 +8,32 @@ import tokenize
 from typing import Any, Mapping
 
 import sympy as sp
-from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 from sympy.matrices.exceptions import ShapeError
+from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 
 from theorem_check.errors import InvalidArgument, ShapeMismatch
-from theorem_check.expr.nodes import Cholesky, Expm, ExprError, LogSumExp, Logm, ParseError, Softmax, Sqrtm, Tril, Triu, Vec, expm1, grad, hessian, is_matrix, jacobian, log1p, need_matrix, sigmoid, softplus
+from theorem_check.expr.nodes import (
+    Cholesky,
+    Expm,
+    ExprError,
+    Logm,
+    LogSumExp,
+    ParseError,
+    Softmax,
+    Sqrtm,
+    Tril,
+    Triu,
+    Vec,
+    expm1,
+    grad,
+    hessian,
+    is_matrix,
+    jacobian,
+    log1p,
+    need_matrix,
+    sigmoid,
+    softplus,
+)
 
 __all__ = ["FUNCTIONS", "names_in", "parse", "parse_statement", "size_symbol"]
 

@@ -22,7 +22,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from theorem_check.model.dims import DimSpace, Dims
+from theorem_check.model.dims import Dims, DimSpace
 
 __all__ = ["dln_dims", "T", "product", "prefix_products", "suffix_products", "end_to_end", "representations",
            "population_loss", "population_gradients", "per_sample_gradients",

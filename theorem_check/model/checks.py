@@ -29,15 +29,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-import numpy as np
-
 from theorem_check.errors import BadClaim
+from theorem_check.numerics.precision import CONTEXTS
 
 __all__ = ["Level", "Refinement", "MonteCarlo", "PRECISION_EPS"]
 
-PRECISION_EPS = {"float32": float(np.finfo(np.float32).eps), "float64": float(np.finfo(np.float64).eps),
-                 "mp50": 1e-49}
-"""Unit round-off of each working precision a level may declare."""
+PRECISION_EPS = {name: ctx.eps for name, ctx in CONTEXTS.items()}
+"""Unit round-off of each working precision a level may declare: the precision contexts' own ``eps``
+(:data:`~theorem_check.numerics.precision.CONTEXTS`, the one table of precisions)."""
 
 
 @dataclass(frozen=True)

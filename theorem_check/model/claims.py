@@ -34,9 +34,9 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from theorem_check.model.dims import DimSpace, Dims
 from theorem_check.errors import ClaimDefinitionError
 from theorem_check.model.derivation import Derivation
+from theorem_check.model.dims import Dims, DimSpace
 from theorem_check.model.verdicts import Outcome
 
 __all__ = ["Source", "Statement", "Claim", "Measurement", "Instance", "perturb", "negate", "double", "transpose"]
@@ -208,9 +208,11 @@ class Statement:
                 f"{where}: every configuration of dims {dict(self.dims.ranges)} is degenerate (all sizes <= 1, "
                 "where matrices commute and equal their transposes): widen the ranges, or declare "
                 "DimSpace(..., scalar=True) for a statement about scalars")
-        unknown = set(self.contexts) - {"float32", "float64", "mp50"}
+        from theorem_check.numerics.precision import CONTEXTS
+
+        unknown = set(self.contexts) - set(CONTEXTS)
         if unknown or len(self.contexts) < 2 and self.lhs is not None:
-            raise ClaimDefinitionError(f"{where}: contexts={self.contexts!r} must be >= 2 of float32, float64, mp50")
+            raise ClaimDefinitionError(f"{where}: contexts={self.contexts!r} must be >= 2 of {', '.join(CONTEXTS)}")
 
 
 @dataclass(frozen=True)
@@ -356,8 +358,8 @@ def perturb(statement: Statement, name: str, *, rhs: Callable | None = None, lhs
 
 
 def _perturbed_check(check: Callable, fn: Callable, name: str) -> Callable:
-    from theorem_check.model.checks import Level, MonteCarlo, Refinement
     from theorem_check.errors import BadClaim
+    from theorem_check.model.checks import MonteCarlo, Refinement
 
     def perturbed(rng, dims):
         res = check(rng, dims)

@@ -29,15 +29,21 @@ from __future__ import annotations
 
 import enum
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 from theorem_check.errors import InvalidArgument
 
-__all__ = ["Verdict", "Outcome", "decide_refinement", "decide_zscore", "combine_outcomes", "z_critical"]
+__all__ = ["Verdict", "VerdictInfo", "VERDICTS", "Outcome", "decide_refinement", "decide_zscore", "combine_outcomes", "z_critical"]
 
 
 class Verdict(str, enum.Enum):
-    """Claim-level verdicts of DESIGN.md.  ``Verdict.PROVED.ok`` is True for passing ones."""
+    """Claim-level verdicts of DESIGN.md.  ``Verdict.PROVED.ok`` is True for passing ones.
+
+    Everything else known about a verdict (its meaning, colours, whether it passes or fails) is one
+    row of :data:`VERDICTS`; the CLI epilog, the terminal colours, the report's colours and legend
+    read that table.
+    """
 
     PROVED = "PROVED"
     VERIFIED = "VERIFIED"
@@ -47,17 +53,61 @@ class Verdict(str, enum.Enum):
     INCONCLUSIVE = "INCONCLUSIVE"
 
     @property
+    def info(self) -> "VerdictInfo":
+        """This verdict's row of :data:`VERDICTS`."""
+        return VERDICTS[self]
+
+    @property
     def ok(self) -> bool:
         """True for PROVED and VERIFIED (exit code 0)."""
-        return self in (Verdict.PROVED, Verdict.VERIFIED)
+        return VERDICTS[self].ok
 
     @property
     def fails(self) -> bool:
         """True for REFUTED and ILL-POSED (the statement, as given, is wrong)."""
-        return self in (Verdict.REFUTED, Verdict.ILL_POSED)
+        return VERDICTS[self].fails
 
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.value
+
+
+@dataclass(frozen=True)
+class VerdictInfo:
+    """One row of the verdict table.
+
+    Attributes
+    ----------
+    meaning : str
+        One line for ``--help`` and the report's legend.
+    ok : bool
+        The claim passes (exit code 0).
+    fails : bool
+        The statement as given is wrong (a control with this verdict is refuted).
+    terminal : str
+        Click colour name of the verdict on a terminal.
+    hex : str
+        RGB colour of the verdict in LaTeX reports (``\\definecolor{v-<key>}{HTML}{hex}``).
+    """
+
+    meaning: str
+    ok: bool
+    fails: bool
+    terminal: str
+    hex: str
+
+
+VERDICTS: dict[Verdict, VerdictInfo] = {
+    Verdict.PROVED: VerdictInfo("the SymPy derivation closes for all sizes and the numerics agree", True, False,
+                                "green", "1B7837"),
+    Verdict.VERIFIED: VerdictInfo("numeric (or fixed-size symbolic) evidence only", True, False, "green", "4D9221"),
+    Verdict.REFUTED: VerdictInfo("a counterexample far above the precision floor, shrunk", False, True, "red", "B2182B"),
+    Verdict.ERRATUM: VerdictInfo("as printed it fails; a corrected form holds", False, False, "yellow", "C46200"),
+    Verdict.ILL_POSED: VerdictInfo("as printed the shapes do not conform", False, True, "red", "B2182B"),
+    Verdict.INCONCLUSIVE: VerdictInfo("grey-zone residuals, or a simulation out of budget", False, False, "magenta",
+                                      "7B3294"),
+}
+"""The verdict table: one row per :class:`Verdict` (checked complete at import)."""
+assert set(VERDICTS) == set(Verdict), "every Verdict needs a row in VERDICTS"
 
 
 class Outcome(str, enum.Enum):
@@ -134,7 +184,6 @@ def decide_zscore(estimate: float, predicted: float, stderr: float, *, alpha: fl
     >>> decide_zscore(2.0, 1.0, 0.01)
     <Outcome.FAILS: 'fails'>
     """
-    from scipy.stats import norm
 
     if not (stderr > 0 and math.isfinite(stderr)):
         raise InvalidArgument(f"stderr={stderr!r} must be a finite number > 0")

@@ -62,8 +62,8 @@ from typing import Callable
 
 import numpy as np
 
-from theorem_check.validation import check_int, check_positive_int
 from theorem_check.errors import InvalidArgument
+from theorem_check.validation import check_int, check_positive_int
 
 __all__ = [
     "Exact",

@@ -15,10 +15,9 @@ from __future__ import annotations
 import sys
 from typing import Iterable, Sequence
 
+from theorem_check.engine.runner import ClaimResult, run_claim
 from theorem_check.model.claims import Claim
 from theorem_check.output.latex import dims_text, prose_dicts, statement_title
-from theorem_check.engine.runner import ClaimResult, run_claim
-from theorem_check.model.verdicts import Verdict
 
 __all__ = ["errata_candidates", "render_errata", "generate", "main"]
 

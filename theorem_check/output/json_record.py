@@ -18,8 +18,8 @@ import math
 from pathlib import Path
 from typing import Any, Iterable
 
-from theorem_check.model.claims import Claim
 from theorem_check.engine.runner import ClaimResult, RunResult, StatementResult
+from theorem_check.model.claims import Claim
 
 __all__ = ["SCHEMA_VERSION", "KINDS", "claim_record", "run_record", "list_record", "show_record", "dumps",
            "statement_record", "result_record", "header", "schema", "SCHEMA_PATH"]

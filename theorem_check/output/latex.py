@@ -12,9 +12,23 @@ import re
 from typing import TYPE_CHECKING
 
 from theorem_check.expr.printing import SYMBOL_NAMES, expr_latex, retex, symbol_latex, sympy_latex
-from theorem_check.output.tex import (BREAK_TOKEN, MACRO_ARGS, MACRO_MEANINGS, MATH_ENVS, MathTex, Tex, control_words,
-                                      display, escape, fmt_sci, math, provide_macros, text, text_control_words,
-                                      top_level_tokens)
+from theorem_check.output.tex import (
+    BREAK_TOKEN,
+    MACRO_ARGS,
+    MACRO_MEANINGS,
+    MATH_ENVS,
+    MathTex,
+    Tex,
+    control_words,
+    display,
+    escape,
+    fmt_sci,
+    math,
+    provide_macros,
+    text,
+    text_control_words,
+    top_level_tokens,
+)
 
 if TYPE_CHECKING:  # no runtime import: claims imports latex lazily for _repr_latex_
     from theorem_check.model.claims import Claim
@@ -253,10 +267,8 @@ def break_math(tex: str, budget: float = 72.0) -> str:
         toks = BREAK_TOKEN.findall(tex)
         points = _split_points(toks)
         lines, start = [], 0
-        cur_w = 0.0
         last_ok = None
         for p in points + [len(toks)]:
-            seg = "".join(toks[start:p])
             if math_width("".join(toks[start:p])) > budget and last_ok is not None and last_ok > start:
                 lines.append("".join(toks[start:last_ok]))
                 start = last_ok

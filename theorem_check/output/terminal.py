@@ -31,7 +31,7 @@ import time
 import unicodedata
 from typing import IO, Sequence
 
-
+from theorem_check.model.verdicts import VERDICTS
 from theorem_check.validation import MAX_ARG_CHARS, did_you_mean, shorten
 
 __all__ = ["COLOUR_MODES", "VERDICT_COLOURS", "colour_enabled", "style", "style_verdict", "Progress",
@@ -41,9 +41,8 @@ __all__ = ["COLOUR_MODES", "VERDICT_COLOURS", "colour_enabled", "style", "style_
 COLOUR_MODES = ("auto", "always", "never")
 """Values of ``--color``."""
 
-VERDICT_COLOURS = {"PROVED": "green", "VERIFIED": "green", "ERRATUM": "yellow", "REFUTED": "red",
-                   "ILL-POSED": "red", "INCONCLUSIVE": "magenta"}
-"""Foreground colour per verdict (click colour names)."""
+VERDICT_COLOURS = {v.value: info.terminal for v, info in VERDICTS.items()}
+"""Foreground colour per verdict (click colour names), from :data:`~theorem_check.model.verdicts.VERDICTS`."""
 
 
 # --- colour -------------------------------------------------------------------------------------
@@ -109,7 +108,9 @@ def format_seconds(seconds: float) -> str:
 
 
 class Progress:
-    """One self-overwriting progress line on a stream (stderr): count, percent, elapsed, ETA, label.
+    """The progress display: one self-overwriting line on a terminal (count, percent, elapsed, ETA,
+    label); on anything else (a log file, CI), a plain ``theorem-check: ...`` line at every tenth of
+    the work, every 30 s, and at the end.
 
     Use it as the ``progress(k, n, item)`` callback of :func:`theorem_check.engine.runner.run_claims`
     (``k`` items done, ``item`` about to run), or call :meth:`update` directly; call :meth:`clear`
@@ -124,19 +125,29 @@ class Progress:
     stream : text stream, default ``sys.stderr``
     enabled : bool, default True
         A disabled Progress does nothing (pass ``not quiet and stream.isatty()``).
-    refresh : float, default 0 (no thread)
+    refresh : float, default 0 (no thread; terminal mode only)
+    tty : bool, optional
+        Terminal mode; default ``stream.isatty()``.
 
     >>> import io; buf = io.StringIO()
-    >>> p = Progress(3, stream=buf, width=60); p.update(0, "prh.eq31"); p.clear()
+    >>> p = Progress(3, stream=buf, width=60, tty=True); p.update(0, "prh.eq31"); p.clear()
     >>> buf.getvalue().startswith("\\r[1/3]")
     True
     """
 
     def __init__(self, total: int | None = None, *, stream: IO | None = None, enabled: bool = True,
-                 refresh: float = 0.0, width: int | None = None, clock=time.monotonic) -> None:
+                 refresh: float = 0.0, width: int | None = None, clock=time.monotonic,
+                 tty: bool | None = None) -> None:
         self.total = total
         self.stream = sys.stderr if stream is None else stream
         self.enabled = bool(enabled)
+        if tty is None:
+            try:
+                tty = bool(self.stream.isatty())
+            except (AttributeError, ValueError):
+                tty = False
+        self.tty = tty
+        self._last_step, self._last_line = -1, float("-inf")
         self.width = width
         self._clock = clock
         self.t0 = clock()
@@ -146,7 +157,7 @@ class Progress:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
-        if self.enabled and refresh > 0:
+        if self.enabled and refresh > 0 and self.tty:
             self._thread = threading.Thread(target=self._tick, args=(refresh,), daemon=True)
             self._thread.start()
 
@@ -178,6 +189,9 @@ class Progress:
     def _draw(self) -> None:
         if not self.enabled:
             return
+        if not self.tty:
+            self._log_line()
+            return
         with self._lock:
             text = self.line()
             pad = " " * max(0, self._shown - len(text))
@@ -188,6 +202,23 @@ class Progress:
                 self.enabled = False
                 return
             self._shown = len(text)
+
+    def _log_line(self) -> None:
+        """Non-terminal mode: a plain line when a tenth of the work is done, every 30 s, and once at the end."""
+        n, k = self.total, self._done
+        final = bool(n) and k >= n
+        step = 10 * k // n if n else k
+        now = self._clock()
+        if final and self._last_step == "end":
+            return
+        if not final and step == self._last_step and now - self._last_line < 30:
+            return
+        self._last_step, self._last_line = ("end" if final else step), now
+        try:
+            self.stream.write(f"theorem-check: {self.line(now)}\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.enabled = False
 
     def _tick(self, every: float) -> None:
         while not self._stop.wait(every):

@@ -35,7 +35,6 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-
 __all__ = ["Tex", "MathTex", "escape", "text", "math", "display", "fmt_sci", "control_words", "text_control_words",
            "provide_macros", "MATH_ENVS", "MACRO_ARGS", "MACRO_MEANINGS", "BREAK_TOKEN", "top_level_tokens"]
 

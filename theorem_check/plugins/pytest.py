@@ -198,8 +198,8 @@ class PackFile(pytest.File):
 
     def collect(self):
         """Import the pack once per process (:func:`theorem_check.load_pack`) and yield its claims."""
-        from theorem_check.errors import TheoremCheckError
         from theorem_check.authoring.registry import REGISTRY, load_pack
+        from theorem_check.errors import TheoremCheckError
 
         path = Path(self.path).resolve()
         loaded = self.config.stash[_LOADED_KEY]

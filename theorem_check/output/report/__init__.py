@@ -21,8 +21,8 @@ __all__ = ["write_report", "render_report", "render_markdown", "clean_out_dir", 
 if TYPE_CHECKING:  # pragma: no cover
     from theorem_check.output.report.compile import LatexError, NoLatexEngine, check_pdf_engine, overfull_boxes
     from theorem_check.output.report.figspec import validate_figure
-    from theorem_check.output.report.markdown import render_markdown
     from theorem_check.output.report.formats import write_report
+    from theorem_check.output.report.markdown import render_markdown
     from theorem_check.output.report.writer import clean_out_dir, render_report
 
 _WHERE = {"write_report": "formats", "render_report": "writer", "render_markdown": "markdown", "clean_out_dir": "writer",

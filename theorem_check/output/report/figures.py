@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib import rc_context
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator
 
 from theorem_check.output.report.figspec import figure_errors

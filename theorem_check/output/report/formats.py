@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from theorem_check.output.report import markdown
-from theorem_check.output.report import writer
+from theorem_check.output.report import markdown, writer
+from theorem_check.output.report.choice import resolve_format
 
-__all__ = ["write_report"]
+__all__ = ["write_report", "FORMATS"]
+
+from theorem_check.output.report.choice import FORMATS  # noqa: E402 - the table, re-exported
 
 
 def write_report(run_result, out_dir: str | Path, *, pdf: bool = False, title: str | None = None,
@@ -21,11 +23,8 @@ def write_report(run_result, out_dir: str | Path, *, pdf: bool = False, title: s
     Same parameters, return value and errors as :func:`theorem_check.output.report.writer.write_report`;
     ``fmt="md"`` writes ``report.md`` (Markdown with ``$...$`` mathematics).
     """
+    fmt = resolve_format(fmt, pdf)
     if fmt == "md":
-        if pdf:
-            from theorem_check.errors import InvalidArgument
-
-            raise InvalidArgument("fmt='md' and pdf=True contradict each other")
         return markdown.write_markdown(run_result, out_dir, title=title, compact=compact, rerun=rerun,
                                        progress=progress)
     return writer.write_report(run_result, out_dir, pdf=pdf, title=title, compact=compact, fmt=fmt, rerun=rerun,

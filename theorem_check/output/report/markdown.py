@@ -17,10 +17,10 @@ import re
 from pathlib import Path
 
 from theorem_check._version import __version__
-from theorem_check.output.latex import dims_text, md_math, md_text, prose_dicts, retex, statement_title
 from theorem_check.engine.runner import ClaimResult, RunResult, StatementResult
 from theorem_check.model.verdicts import Verdict
-from theorem_check.output.report.writer import figures_for, short_name, prepare_output, rerun_command
+from theorem_check.output.latex import dims_text, md_math, md_text, prose_dicts, retex, statement_title
+from theorem_check.output.report.writer import figures_for, prepare_output, rerun_command, short_name
 
 __all__ = ["render_markdown", "write_markdown", "MAX_STEP_CHARS"]
 

@@ -31,16 +31,34 @@ from typing import Any, Iterable
 import jinja2
 
 from theorem_check._version import __version__
-from theorem_check.model.claims import Claim, Statement
-from theorem_check.output.latex import Tex, break_math, math_width, matrix_entries, claim_words, control_words, dims_text, escape, fmt_sci, math as sanitize_math, \
-    prose_dicts, provide_macros, retex, statement_title, text, text_control_words
-from theorem_check.output.json_record import dumps, run_record
 from theorem_check.engine.runner import ClaimResult, RunResult, StatementResult
-from theorem_check.model.verdicts import Outcome, Verdict
+from theorem_check.model.claims import Claim, Statement
+from theorem_check.model.verdicts import VERDICTS, Outcome, Verdict
+from theorem_check.numerics.precision import CONTEXTS
+from theorem_check.output.json_record import dumps, run_record
+from theorem_check.output.latex import (
+    Tex,
+    break_math,
+    claim_words,
+    control_words,
+    dims_text,
+    escape,
+    fmt_sci,
+    math_width,
+    matrix_entries,
+    prose_dicts,
+    provide_macros,
+    retex,
+    statement_title,
+    text,
+    text_control_words,
+)
+from theorem_check.output.latex import math as sanitize_math
+from theorem_check.output.report.choice import FORMATS, resolve_format
 from theorem_check.output.report.compile import check_pdf_engine, compile_pdf
 from theorem_check.output.report.figspec import figure_errors
 
-__all__ = ["write_report", "render_report", "rerun_command", "clean_out_dir", "MAX_ROWS", "FORMATS", "OUTPUTS"]
+__all__ = ["write_report", "render_report", "rerun_command", "clean_out_dir", "MAX_ROWS", "FORMATS", "OUTPUTS", "prepare_output", "figures_for", "short_name"]
 
 MAX_ROWS = 8
 """Instances listed per statement; the rest are summarised in one line."""
@@ -70,6 +88,11 @@ def _env() -> jinja2.Environment:
     env.filters["sci"] = fmt_sci
     env.filters["raw"] = Tex      # only for the template's own macro calls, never for view-model values
     return env
+
+
+def _has_mp(inst) -> bool:
+    """The instance reached a multiple-precision level (any mpmath context of ``CONTEXTS``)."""
+    return any(CONTEXTS[k].is_mp for k in inst.residuals if k in CONTEXTS)
 
 
 def _key(s: str) -> str:
@@ -248,8 +271,7 @@ def _numeric(r: StatementResult, st: Statement | None) -> dict | None:
             "ncols": str(4 + len(levels) + (2 if pm_cols else 0)), "floors": floor_text, "n": len(insts), "configs": configs,
             "ill_posed": _prose(num.ill_posed) if num.ill_posed else Tex(""), "cex": cex, "note": text(num.note),
             "errors": [_prose(e) for e in num.errors], "outcome": _outcome(num.outcome),
-            "mp_partial": (not custom) and any("mp50" in i.residuals for i in insts)
-            and not all("mp50" in i.residuals for i in insts)}
+            "mp_partial": (not custom) and any(_has_mp(i) for i in insts) and not all(_has_mp(i) for i in insts)}
 
 
 def _header(label: str, width: int = 11) -> Tex:
@@ -446,12 +468,13 @@ def _context(run: RunResult, out_dir: Path | None, *, title: str | None, compact
         "skipped_slow": [escape(s) for s in run.skipped_slow], "version": escape(__version__),
         "macros": Tex(provide_macros(_words(run))), "controls_run": any(c["controls"] for c in claims),
         "max_rows": str(MAX_ROWS), "compact": compact,
+        "verdict_styles": [{"key": _key(v.value), "name": v.value, "hex": info.hex, "meaning": escape(info.meaning)}
+                           for v, info in VERDICTS.items()],
         "rerun": _tt(rerun if rerun is not None else rerun_command(run, out_dir)),
     }
 
 
-FORMATS = ("tex", "pdf", "md")
-"""Output formats of :func:`write_report`: LaTeX source, compiled PDF, Markdown (OpenReview, GitHub)."""
+
 
 OUTPUTS = ("report.tex", "report.pdf", "report.md", "report.json", "report.log", "report.aux", "report.out",
            "report.fls", "report.fdb_latexmk", "report.toc", "report.synctex.gz")
@@ -495,19 +518,13 @@ def render_report(run: RunResult, out_dir: str | Path | None = None, *, title: s
 
 def prepare_output(run_result: RunResult, out_dir: str | Path, *, pdf: bool = False, fmt: str | None = None,
                    progress=None):
-    """Validate the format, create and clean ``out_dir``, write ``report.json``.
+    """Resolve the format (:func:`~theorem_check.output.report.choice.resolve_format`), create and clean
+    ``out_dir``, write ``report.json``.
 
     Returns ``(out_dir as Path, figure-progress callback, fmt)``.  Raises InvalidArgument for a bad
     ``fmt``, NoLatexEngine when a PDF is asked for and latexmk is missing (before anything is written).
     """
-    from theorem_check.errors import InvalidArgument
-
-    if fmt is None:
-        fmt = "pdf" if pdf else "tex"
-    if fmt not in FORMATS:
-        raise InvalidArgument(f"fmt={fmt!r} must be one of {', '.join(FORMATS)}")
-    if pdf and fmt != "pdf":
-        raise InvalidArgument(f"fmt={fmt!r} and pdf=True contradict each other")
+    fmt = resolve_format(fmt, pdf)
     if fmt == "pdf":
         check_pdf_engine()
     out = Path(out_dir)
