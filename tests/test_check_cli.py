@@ -150,3 +150,22 @@ def test_a_name_without_a_shape_is_a_scalar_and_the_user_is_told(capsys):
     assert code == 0 and "note: B has no --shape: taken as real scalar" in err
     code, out, err = run_main(capsys, "check", "A*B = B*A", "--shape", "A=n,n", "--shape", "B=n,n")
     assert code == 1 and "note:" not in err
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("statement,sizes", [("det(X) = 1", "n=1:2"),
+                                             ("grad(log(det(X)), X) = X**-1 + (X - eye(n))", "n=1:1")])
+def test_false_on_generic_spd_refuted_at_sizes_1_and_2(capsys, statement, sizes, seed):
+    """Issue 18, item 2: the old spd spectrum was X = 1 at n = 1 and det X = 1 at n = 2, where both hold."""
+    code, out, _ = run_main(capsys, "check", statement, "--shape", "X=n,n", "--assume", "X=spd", "--size", sizes,
+                            "--seed", str(seed), "--json")
+    (claim,) = json.loads(out)["claims"]
+    assert code == 1 and claim["verdict"] == "REFUTED", claim["evidence"]
+
+
+def test_log_det_of_a_product_of_spd_verified_at_size_2(capsys):
+    """Issue 18, item 2: true, but both sides vanished on the old det = 1 spectrum at n = 2 (REFUTED, 8.1e-01)."""
+    code, out, _ = run_main(capsys, "check", "trace(logm(A*B)) = trace(logm(A)) + trace(logm(B))", "--shape", "A=n,n",
+                            "--shape", "B=n,n", "--assume", "A=spd", "--assume", "B=spd", "--size", "n=2:2", "--json")
+    (claim,) = json.loads(out)["claims"]
+    assert code == 0 and claim["verdict"] in ("VERIFIED", "PROVED"), claim["evidence"]

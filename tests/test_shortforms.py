@@ -8,11 +8,12 @@ import pytest
 import sympy as sp
 
 import theorem_check as tc
+from tests.test_sampling import DRAWS, charpoly, relations
 from theorem_check.authoring import shortforms as sf
 from theorem_check.authoring.registry import REGISTRY, load_pack
 from theorem_check.errors import ClaimDefinitionError
 from theorem_check.model.claims import Instance
-from theorem_check.numerics.precision import CONTEXTS, to_float
+from theorem_check.numerics.precision import CONTEXTS, FLOAT64, to_float
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "examples" / "matrix_calculus.py"
@@ -61,17 +62,28 @@ def test_one_by_one_side_compares_with_a_scalar_side():
     assert _run(c).verdict.ok
 
 
-@pytest.mark.parametrize("kind", sf.STRUCTURES)
-def test_structures_hold_at_every_precision(kind):
+def _at(v, ctx):
+    """An instance value in ``ctx`` as the engine converts it (``sampling.Exact`` rebuilt from its recipe)."""
+    if getattr(v, "has_recipe", False):
+        return v.at(ctx)
+    return ctx.asarray(v) if isinstance(v, np.ndarray) else v
+
+
+def _structured(kind, n, batch, seed=0):
     c = tc.identity(f"demo.sf_struct_{kind}", "X", "X", shapes={"X": ("n", "n")}, structure={"X": kind},
-                    sizes={"n": (3, 3)}, register=False, derive=False)
+                    sizes={"n": (n, n)}, register=False, derive=False)
     st = c.statement
-    inst = Instance(st.sample(np.random.default_rng(0), {"n": 3}, 4))
+    return st, Instance(st.sample(np.random.default_rng(seed), {"n": n}, batch))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("kind", sf.STRUCTURES)
+def test_structures_hold_at_every_precision(kind, n):
+    st, inst = _structured(kind, n, 4)
     for ctx in CONTEXTS.values():
         with ctx.active():
-            X = st.lhs(Instance({k: (ctx.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in inst.items()}),
-                       ctx)
-            eye = ctx.eye(3)
+            X = np.reshape(st.lhs(Instance({k: _at(v, ctx) for k, v in inst.items()}), ctx), (-1, n, n))
+            eye = ctx.eye(n)
             checks = {
                 "symmetric": lambda: X - ctx.T(X), "spd": lambda: X - ctx.T(X),
                 "antisymmetric": lambda: X + ctx.T(X), "orthogonal": lambda: ctx.T(X) @ X - eye,
@@ -79,8 +91,43 @@ def test_structures_hold_at_every_precision(kind):
             }
             err = float(np.max(to_float(ctx.norm(checks[kind]()))))
         assert err <= 50 * ctx.eps, (kind, ctx.name, err)
+        if kind == "spd":       # exactly symmetric, eigenvalues as drawn, in every context
+            assert err == 0.0 and inst["X"].has_recipe
     if kind == "spd":
         assert np.all(np.linalg.eigvalsh(inst["X"]) > 0)
+
+
+def _orthogonal_trace(Q):
+    det = np.linalg.det(Q)
+    assert np.allclose(det ** 2, 1.0) and (det > 0).any() and (det < 0).any()
+    return np.trace(Q, axis1=-2, axis2=-1)[det > 0]      # (reflections at n = 2 have trace 0)
+
+
+INVARIANTS = {
+    "symmetric": charpoly, "spd": charpoly, "diagonal": charpoly,
+    "invertible": lambda X: np.hstack([charpoly(X), charpoly(np.swapaxes(X, -1, -2) @ X)[:, :-1]]),
+    "antisymmetric": lambda X: charpoly(X)[:, 1::2], "orthogonal": _orthogonal_trace,
+}
+"""Invariants of each structure that the structure itself leaves free (issue 18, item 2)."""
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("kind", sf.STRUCTURES)
+def test_structures_are_generic_at_every_size(kind, n):
+    """No polynomial relation of degree <= 3 among the free invariants holds across draws, at n = 1, 2, 3."""
+    st, inst = _structured(kind, n, DRAWS, seed=n)
+    F = INVARIANTS[kind](np.asarray(st.lhs(inst, FLOAT64), dtype=float).reshape(-1, n, n))
+    if n == 1 and kind in ("antisymmetric", "orthogonal"):     # X = 0, Q = +-1
+        assert F.size == 0 or relations(F) >= 1
+    else:
+        assert F.shape[-1] >= 1 and relations(F) == 0, (kind, n)
+
+
+def test_positive_scalars_spread_over_a_decade():
+    c = tc.identity("demo.sf_positive", "a", "a", shapes={"a": ()}, structure={"a": "positive"},
+                    register=False, derive=False)
+    a = Instance(c.statement.sample(np.random.default_rng(0), {}, DRAWS))["a"]
+    assert (a > 10 ** -0.5).all() and (a < 10 ** 0.5).all() and a.max() / a.min() > 8 and relations(a) == 0
 
 
 def test_gradient_short_form_string_sympy_and_callable():

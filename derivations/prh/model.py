@@ -45,9 +45,10 @@ DMAX = 4
 def invertible(rng, n, *, cond=10.0, batch=()):
     """:func:`theorem_check.numerics.sampling.invertible` times a random scale ``e^s``, ``s ~ U(-1, 1)``.
 
-    The engine's sampler fixes the singular values to ``[cond^-1/2, cond^1/2]``; for ``n = 1`` that
-    leaves only ``+-1``, which makes every 1 x 1 embedding trivial.  The random scale removes
-    that degeneracy (and any accidental ``|det| ~ 1`` structure) without changing ``cond``.
+    Written when the engine's sampler fixed the extreme singular values at ``cond^-1/2`` and
+    ``cond^1/2`` (only ``+-1`` at ``n = 1``); since issue 18 its spectra are generic at every size,
+    and the extra scale (which leaves ``cond`` unchanged) is kept so that this paper's instances
+    range over ``e^{+-1}`` more.
     """
     A = sampling.invertible(rng, n, cond=cond, batch=batch)
     s = np.exp(rng.uniform(-1.0, 1.0, size=np.shape(A)[:-2]))

@@ -14,10 +14,11 @@ zero); the engine's automatic mutants apply on top.
 >>> sorted(c.statement.dims.ranges), [s.name for s in c.controls][:2]
 (['k', 'm', 'n'], ['control: sign', 'control: factor 2'])
 
-Structure kinds (``structure={"X": "spd"}``): ``symmetric``, ``spd`` (condition number 10),
+Structure kinds (``structure={"X": "spd"}``): ``symmetric``, ``spd`` (condition number below 10),
 ``orthogonal`` (a signed Cayley transform computed in each precision context, so it is orthogonal
-to the working precision), ``invertible`` (condition number 10), ``diagonal``, ``antisymmetric``;
-for scalars ``positive`` (uniform on [0.5, 2]).  A SymPy ``Symbol(..., positive=True)`` is positive.
+to the working precision), ``invertible`` (condition number below 10), ``diagonal``, ``antisymmetric``;
+for scalars ``positive`` (log-uniform on [10^-1/2, 10^1/2]).  Every kind is generic at every size,
+1 and 2 included (random distinct spectra, no fixed determinant or trace).  A SymPy ``Symbol(..., positive=True)`` is positive.
 
 Symmetric-domain gradients: for a ``wrt`` declared ``symmetric`` or ``spd``, the gradient is the
 one on the space of symmetric matrices, ``sym(G) = (G + G^T)/2`` with ``G`` the free gradient

@@ -12,7 +12,7 @@ import sympy as sp
 from theorem_check import expr as ex
 from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
 from theorem_check.model.claims import Instance
-from theorem_check.numerics.sampling import antisymmetric, invertible, spd, symmetric
+from theorem_check.numerics.sampling import SPREAD, antisymmetric, invertible, spd, symmetric
 
 __all__ = ["DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES", "STRUCTURES", "Side", "Spec", "make_side", "sampler", "build_spec"]
 
@@ -133,9 +133,8 @@ def _draw(rng, kind, r, c, batch):
         return symmetric(rng, n, batch=batch)
     if kind == "antisymmetric":
         return antisymmetric(rng, n, batch=batch)
-    if kind == "spd":  # Q diag Q^T rounds to a slightly non-symmetric matrix: symmetrise (exact in float64)
-        m = spd(rng, n, cond=10.0, batch=batch)
-        return 0.5 * (m + np.swapaxes(m, -1, -2))
+    if kind == "spd":  # exactly symmetric, rebuilt in each context (sampling.Exact)
+        return spd(rng, n, cond=10.0, batch=batch)
     if kind == "invertible":
         return invertible(rng, n, cond=10.0, batch=batch)
     if kind == "diagonal":
@@ -148,6 +147,11 @@ def _draw(rng, kind, r, c, batch):
     raise ClaimDefinitionError(f"structure kind {kind!r} must be one of {', '.join(STRUCTURES)}")
 
 
+def _positive(rng, batch):
+    """Positive scalars, log-uniform over a decade: ``[10^-1/2, 10^1/2]``."""
+    return np.exp(rng.uniform(-0.5, 0.5, size=batch) * np.log(SPREAD))
+
+
 def sampler(spec: Spec):
     def sample(rng, d, batch):
         out: dict[str, Any] = {"_dims": dict(d)}
@@ -158,7 +162,7 @@ def sampler(spec: Spec):
             if kind == "orthogonal":
                 out[f"_sign_{name}"] = rng.choice([-1.0, 1.0], size=(batch, r, 1))
         for name, positive in spec.scalars:
-            out[name] = rng.uniform(0.5, 2.0, size=batch) if positive else rng.standard_normal(batch)
+            out[name] = _positive(rng, batch) if positive else rng.standard_normal(batch)
         return out
     return sample
 
