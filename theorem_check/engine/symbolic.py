@@ -76,17 +76,26 @@ TIME_LIMIT_ENV = "THEOREM_CHECK_SYMPY_TIMEOUT"
 """Environment variable with the per-step time limit in seconds (a positive number, or ``inf``)."""
 POINT_HEIGHT = 1000
 """Height bound ``H`` of random rational points: numerators and denominators in ``1..H``."""
+N_FRACTIONS = 608383
+"""The number of reduced fractions ``p/q`` with ``1 <= p, q <= POINT_HEIGHT``."""
+CERTIFICATE_ALPHA = 1e-6
+"""A random-point test is a certificate only if a false step passes it with probability at most this
+(the engine's false-alarm rate, the ``alpha`` of :func:`~theorem_check.model.verdicts.decide_zscore`)."""
+CERTIFYING_METHODS = ("simplify", "schwartz-zippel")
 
 
 @dataclass(frozen=True)
 class StepResult:
     """Outcome of one step: ``closed`` is True when the equality was established.
 
-    ``method`` is ``"simplify"``, ``"schwartz-zippel"``, ``"counterexample"`` (then ``point``
-    holds the substitution and the nonzero difference there), ``"shape-mismatch"``,
-    ``"undecided"`` (the difference at a point is not a number, e.g. an undefined function
-    remains), ``"timeout after T s"`` or ``"sympy error: <ExceptionName>: <message>"`` (the step
-    could not be checked: see :attr:`SymbolicResult.undecided`).
+    ``method`` is ``"simplify"``, ``"schwartz-zippel"`` (``note`` states the degree and the bound),
+    ``"random points"`` (closed, but only checked numerically: the difference is not a rational
+    function of known degree; ``note`` says why, and the step is not :attr:`certified`),
+    ``"counterexample"`` (then ``point`` holds the substitution and the nonzero difference there),
+    ``"undefined"`` (the difference is undefined at a drawn point, never a pass; ``point`` holds it),
+    ``"shape-mismatch"``, ``"undecided"`` (the difference at a point is not a number, e.g. an
+    undefined function remains), ``"timeout after T s"`` or ``"sympy error: <ExceptionName>:
+    <message>"`` (the step could not be checked: see :attr:`SymbolicResult.undecided`).
     """
 
     lhs_latex: str
@@ -96,6 +105,13 @@ class StepResult:
     method: str
     difference_latex: str = ""
     point: str = ""
+    note: str = ""
+
+    @property
+    def certified(self) -> bool:
+        """True if the step is *proved*: closed by simplification or by a valid Schwartz-Zippel certificate
+        (a step closed by ``"random points"`` was only checked numerically)."""
+        return self.closed and self.method in CERTIFYING_METHODS
 
 
 @dataclass(frozen=True)
@@ -107,6 +123,11 @@ class SymbolicResult:
     general: bool
     sizes: str
     seconds: float
+
+    @property
+    def certified(self) -> bool:
+        """True if every step is proved (:attr:`StepResult.certified`), not only checked at random points."""
+        return all(s.certified for s in self.steps)
 
     @property
     def refuted(self) -> bool:
@@ -170,11 +191,12 @@ def simplifies_to_zero(e) -> bool:
         return False
 
 
-def _draw(sym: sp.Symbol, rnd: random.Random, domain) -> object:
+def _draw(sym: sp.Symbol, rnd: random.Random, domain, int_range: int = 8) -> object:
     if sym in domain:
         return sp.nsimplify(domain[sym](rnd))
     if sym.is_integer:
-        return sp.Integer(rnd.randint(2, 9))
+        k = sp.Integer(rnd.randint(2, 1 + int_range))
+        return -k if sym.is_nonpositive else k
     while True:   # uniform over reduced fractions p/q, 1 <= p, q <= H (accepts with probability ~0.61)
         num, den = rnd.randint(1, POINT_HEIGHT), rnd.randint(1, POINT_HEIGHT)
         if math.gcd(num, den) == 1:
@@ -203,6 +225,80 @@ def _scalarize(e):
     if not elems:
         return e
     return e.xreplace({m: sp.Symbol(f"{m.parent.name}_{m.i}_{m.j}", real=True) for m in elems})
+
+
+def _degrees(e, free: frozenset) -> tuple[dict, dict] | None:
+    """Degree bounds ``(num, den)`` per free symbol of polynomials ``P``, ``Q`` with ``e = P / Q`` wherever
+    ``e`` is defined, read off the expression tree without expanding it; None if ``e`` is not a rational
+    function of its free symbols (a function, a non-integer or symbolic power, an unevaluated object).
+
+    Sums put the terms over the product of their denominators (``deg P <= max_i(p_i - q_i) + sum q``),
+    products add degrees, integer powers multiply them (a negative power swaps ``P`` and ``Q``).  Where
+    ``e`` is defined every denominator in the tree is nonzero, so ``Q != 0`` there and ``e = 0`` only
+    where ``P = 0``: the bound on ``deg P`` is what the Schwartz-Zippel lemma needs.
+    """
+    if not (e.free_symbols & free):
+        return {}, {}
+    if e in free:
+        return {e: 1}, {}
+    if e.is_Add or e.is_Mul:
+        parts = [_degrees(a, free) for a in e.args]
+        if any(p is None for p in parts):
+            return None
+        den: dict = {}
+        for _, q in parts:
+            for v, d in q.items():
+                den[v] = den.get(v, 0) + d
+        if e.is_Mul:
+            num: dict = {}
+            for p, _ in parts:
+                for v, d in p.items():
+                    num[v] = num.get(v, 0) + d
+            return num, den
+        syms = set(den).union(*(p for p, _ in parts))
+        return {v: den.get(v, 0) + max(p.get(v, 0) - q.get(v, 0) for p, q in parts) for v in syms}, den
+    if e.is_Pow and e.exp.is_Integer:
+        base = _degrees(e.base, free)
+        if base is None:
+            return None
+        n = int(e.exp)
+        p, q = base if n >= 0 else base[::-1]
+        return {v: abs(n) * d for v, d in p.items()}, {v: abs(n) * d for v, d in q.items()}
+    return None
+
+
+def _plan(entries, free: list, domain) -> tuple[dict, float | None, str]:
+    """How to draw the points, and whether zero at all of them will be a certificate.
+
+    Returns ``(int_ranges, p1, text)``: the number of values each integer symbol is drawn from, the
+    one-point bound ``p1`` (None when there is no certificate) and a text (the degree, or the reason
+    there is no certificate).  For a rational
+    difference with numerator degree ``d_v`` in symbol ``v`` (over all entries), an integer symbol is
+    drawn uniformly from ``H * (d_v + e_v)`` consecutive integers (``e_v`` its denominator degree; at
+    least 8), a real one from the ``N`` fractions of height ``H`` (times a sign: probability ``1/(2N)``
+    of any value); then one point is a zero of a nonzero numerator with probability
+    ``p1 <= sum_v d_v mu_v`` (Schwartz-Zippel-DeMillo-Lipton, per-variable form), all ``points`` with
+    ``p1^points``, and the test certifies only when that is ``<= CERTIFICATE_ALPHA``.
+    """
+    fs = frozenset(free)
+    num: dict = {}
+    den: dict = {}
+    for e in entries:
+        d = _degrees(sp.sympify(e), fs)
+        if d is None:
+            return {}, None, "the difference is not a rational function of its symbols"
+        for v, k in d[0].items():
+            num[v] = max(num.get(v, 0), k)
+        for v, k in d[1].items():
+            den[v] = max(den.get(v, 0), k)
+    if any(s in domain for s in free if num.get(s, 0)):
+        return {}, None, "a coordinate is drawn from Derivation.domain, whose value probabilities are unknown"
+    ranges = {s: max(8, POINT_HEIGHT * (num.get(s, 0) + den.get(s, 0))) for s in free if s.is_integer}
+    mu = {s: (1.0 / ranges[s] if s in ranges else
+              1.0 / N_FRACTIONS if (s.is_positive or s.is_nonnegative) else 0.5 / N_FRACTIONS) for s in free}
+    p1 = sum(num.get(s, 0) * mu[s] for s in free)
+    degree = ", ".join(f"{v} {d}" for v, d in sorted(num.items(), key=lambda t: str(t[0])) if d) or "0"
+    return ranges, p1, f"rational difference, numerator degree <= {degree}, one-point bound {p1:.2g}"
 
 
 _SHRINK_POINT_SECONDS = 2.0
@@ -285,11 +381,18 @@ def _check_step(step: Step, seed: int, points: int, domain) -> StepResult:
     rnd = random.Random(seed)
     entries = [_scalarize(e) for e in entries]
     free = sorted(set().union(*(sp.sympify(e).free_symbols for e in entries)), key=str)
+    ranges, p1, plan = _plan(entries, free, domain)
+    undefined = ""
     for _ in range(points):
-        subs = {s: _draw(s, rnd, domain) for s in free}
+        subs = {s: _draw(s, rnd, domain, ranges.get(s, 8)) for s in free}
         for e in entries:
             val = sp.simplify(sp.sympify(e).subs(subs))   # an error here is reported by check_step
-            if val.is_number and val != 0 and val.is_finite is not False:
+            if val.is_number and (val.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or val.is_finite is False):
+                if not undefined:   # never a pass: the point is counted as a failure (a later point may refute)
+                    undefined = (", ".join(f"{k}={v}" for k, v in subs.items()) or "every point") + \
+                        f": difference {val}"
+                break
+            if val.is_number and val != 0:
                 subs, val = _shrink_point(entries, subs, val, domain)
                 pt = ", ".join(f"{k}={v}" for k, v in subs.items())
                 return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "counterexample",
@@ -298,7 +401,17 @@ def _check_step(step: Step, seed: int, points: int, domain) -> StepResult:
             if not val.is_number:
                 return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "undecided",
                                   difference_latex=sp.latex(e))
-    return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "schwartz-zippel")
+    if undefined:
+        return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "undefined", point=undefined,
+                          note="the difference is undefined at a random point: not a pass")
+    if p1 is not None:
+        bound = min(1.0, p1) ** points
+        if bound <= CERTIFICATE_ALPHA:
+            return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "schwartz-zippel",
+                              note=f"{plan}: a false step passes {points} points with probability <= {bound:.1e}")
+        plan = f"{plan}: {points} points leave probability {bound:.1e} > {CERTIFICATE_ALPHA:g}"
+    return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "random points",
+                      note=f"numerically checked, not a proof: zero at {points} exact random points, but {plan}")
 
 
 # ---------------------------------------------------------------------------------------
