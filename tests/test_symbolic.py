@@ -11,7 +11,7 @@ import sympy as sp
 
 import theorem_check as tc
 from theorem_check import Derivation, Step, check_derivation
-from theorem_check.engine import symbolic
+from theorem_check.engine import certificate, symbolic
 from theorem_check.engine.symbolic import check_step
 
 x, y = sp.symbols("x y", positive=True)
@@ -301,17 +301,17 @@ def test_the_three_false_statements_get_honest_verdicts(monkeypatch):
 def test_integer_symbols_are_drawn_from_a_range_sized_by_the_degree():
     r = check_step(FALSE_STEPS["roots at the old integer draws"])
     assert r.method == "counterexample" and int(r.point.split("=")[1].split(":")[0]) > 9
-    ranges, p1, _ = symbolic._plan([sp.prod([k - j for j in range(2, 10)])], [k], {})
+    ranges, p1, _ = certificate.point_plan([sp.prod([k - j for j in range(2, 10)])], [k], {})
     assert ranges[k] >= 2 * 8 * 6 and ranges[k] == 8000 and p1 == pytest.approx(8 / 8000)
 
 
 def test_degree_bounds_read_off_the_tree():
     fs = frozenset({x, y})
-    num, den = symbolic._degrees((x + 1) / (x - 1) + 1 / (x * y**2), fs)
+    num, den = certificate.degree_bounds((x + 1) / (x - 1) + 1 / (x * y**2), fs)
     assert (num[x], num[y], den[x], den[y]) == (2, 2, 2, 2)
-    assert symbolic._degrees(sp.sin(x) + y, fs) is None and symbolic._degrees(x ** k, frozenset({x, k})) is None
-    assert symbolic._degrees(x ** sp.Rational(1, 2), fs) is None
-    assert symbolic._degrees(sp.sqrt(2) * x**3 * y ** -2, fs) == ({x: 3}, {y: 2})
+    assert certificate.degree_bounds(sp.sin(x) + y, fs) is None and certificate.degree_bounds(x ** k, frozenset({x, k})) is None
+    assert certificate.degree_bounds(x ** sp.Rational(1, 2), fs) is None
+    assert certificate.degree_bounds(sp.sqrt(2) * x**3 * y ** -2, fs) == ({x: 3}, {y: 2})
 
 
 @pytest.fixture
@@ -351,7 +351,7 @@ def test_true_rational_identity_is_proved_by_the_runner(no_simplify, monkeypatch
 
 
 def test_a_degree_too_high_for_the_points_is_no_certificate(no_simplify):
-    ranges, p1, text = symbolic._plan([x ** 300000 - y ** 300000], [x, y], {})
+    ranges, p1, text = certificate.point_plan([x ** 300000 - y ** 300000], [x, y], {})
     assert p1 ** 6 > symbolic.CERTIFICATE_ALPHA and "numerator degree <= x 300000" in text
     # a coordinate from Derivation.domain has unknown value probabilities: checked, never certified
     r = check_step(Step(u * (u + 1), u**2 + u), domain={u: lambda rnd: sp.Rational(rnd.randint(1, 9), 7)})

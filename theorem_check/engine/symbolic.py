@@ -7,25 +7,32 @@ with a one-line justification.  Each step is checked by :func:`check_step`:
 2. if simplification does not close it, the difference is evaluated **exactly** at random
    rational points (``points`` of them, drawn from a seeded generator).  A nonzero value is a
    certificate that the step is false; the point is then shrunk coordinate by coordinate to the
-   simplest values (0, 1, -1, 2, ...) that keep the difference nonzero, and reported.  Zero at
-   every point is a Schwartz-Zippel certificate (below); such a step is marked ``closed`` with
-   ``method="schwartz-zippel"``.
+   simplest values (0, 1, -1, 2, ...) that keep the difference nonzero, and reported.  A point
+   where the difference is undefined (``nan``, ``zoo``, an infinity) is a failure, never skipped:
+   the step does not close (``method="undefined"``).  Zero at every point is
+
+   - a **proof** (``method="schwartz-zippel"``, :attr:`StepResult.certified`) when the difference is
+     a rational function of its free symbols whose numerator degree ``d_v`` in each symbol is bounded
+     (:func:`theorem_check.engine.certificate.point_plan`) and the bound below is ``<= 1e-6``;
+   - otherwise only a **numerical check** (``method="random points"``, closed but not certified):
+     a transcendental difference can vanish at every point drawn (``sin(pi u 1000!)`` vanishes at
+     every fraction of height 1000).  The statement is then VERIFIED at best, never PROVED.
 
 Random points have **bounded height**: each free real symbol gets a reduced fraction ``p/q``
 with ``1 <= p, q <= H`` (:data:`POINT_HEIGHT` ``= 1000``), drawn uniformly from the
-``N = 608383`` such fractions (times a random sign unless the symbol is nonnegative);
-integer symbols get ``2..9``.  Exact evaluation then grows by at most ``log10 H = 3`` digits per
-unit of degree in numerator and denominator, so it cannot blow up into SymPy's
-4300-digit integer-string limit on ordinary derivations (and if it does, the step reports the
-error, below).  *Bound*: every value has probability at most ``1/N`` (``1/(2N)`` with the sign),
-so by the Schwartz-Zippel-DeMillo-Lipton lemma (which needs only independent coordinates whose
-single values have probability ``<= 1/N``) a nonzero rational function whose numerator and
-denominator have total degree ``<= deg`` vanishes, or is undefined, at one point with
-probability ``<= deg / N``, and at all ``6`` independent points with probability
-``<= (deg / N)^6 = (1.64e-6 * deg)^6``.  This counts the real coordinates; an integer symbol
-(2..9, probability 1/8 each) or a coordinate from a ``Derivation.domain`` adds ``d_i * mu_i``
-to the one-point bound (``d_i`` its degree, ``mu_i`` the largest probability of one of its
-values), the per-variable form of the same lemma.
+``N = 608383`` such fractions (times a random sign unless the symbol is nonnegative).  Integer
+symbols get ``2..9`` for a numerical check, and for a rational difference ``2 .. 1 + S_v`` with
+``S_v = max(8, H (d_v + e_v))`` values (``e_v`` the denominator degree): the population grows with
+the degree.  Exact evaluation grows by at most ``log10 H = 3`` digits per unit of degree (plus
+``log10 d`` for integers), so it cannot blow up into SymPy's 4300-digit integer-string limit on
+ordinary derivations (and if it does, the step reports the error, below).  *Bound*: where the
+difference ``P/Q`` is defined, it vanishes only where its numerator ``P`` does, and a real coordinate
+takes any value with probability at most ``mu = 1/N`` (``1/(2N)`` with the sign), an integer one
+``1/S_v``; by the Schwartz-Zippel-DeMillo-Lipton lemma (per-variable form) a nonzero ``P`` vanishes
+at one point with probability ``p1 <= sum_v d_v mu_v`` and at all ``points`` independent points with
+``p1^points``: ``(1.64e-6 d)^6`` for ``d`` real degrees, ``(1e-3)^6`` per integer symbol at most.  The
+step's ``note`` states the degree and the bound.  A coordinate from a ``Derivation.domain`` has
+unknown value probabilities: a difference that depends on one is never certified.
 
 Limits (never a hang, never a silent give-up): each step runs under a time limit
 (``time_limit`` seconds, else the environment variable ``THEOREM_CHECK_SYMPY_TIMEOUT``, else
@@ -64,24 +71,20 @@ from typing import Callable, Mapping, Sequence
 
 import sympy as sp
 
+from theorem_check.engine.certificate import CERTIFICATE_ALPHA, N_FRACTIONS, POINT_HEIGHT, point_plan
 from theorem_check.errors import InvalidArgument
 from theorem_check.model.derivation import Derivation, Step
 
 __all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "check_derivation",
-           "resolve_time_limit", "DEFAULT_TIME_LIMIT", "TIME_LIMIT_ENV", "POINT_HEIGHT"]
+           "resolve_time_limit", "DEFAULT_TIME_LIMIT", "TIME_LIMIT_ENV", "POINT_HEIGHT", "N_FRACTIONS",
+           "CERTIFICATE_ALPHA"]
 
 DEFAULT_TIME_LIMIT = 20.0
 """Seconds each derivation step may take when neither ``time_limit`` nor the environment sets it."""
 TIME_LIMIT_ENV = "THEOREM_CHECK_SYMPY_TIMEOUT"
 """Environment variable with the per-step time limit in seconds (a positive number, or ``inf``)."""
-POINT_HEIGHT = 1000
-"""Height bound ``H`` of random rational points: numerators and denominators in ``1..H``."""
-N_FRACTIONS = 608383
-"""The number of reduced fractions ``p/q`` with ``1 <= p, q <= POINT_HEIGHT``."""
-CERTIFICATE_ALPHA = 1e-6
-"""A random-point test is a certificate only if a false step passes it with probability at most this
-(the engine's false-alarm rate, the ``alpha`` of :func:`~theorem_check.model.verdicts.decide_zscore`)."""
 CERTIFYING_METHODS = ("simplify", "schwartz-zippel")
+"""Step methods that prove a step (a ``"random points"`` step was only checked numerically)."""
 
 
 @dataclass(frozen=True)
@@ -227,80 +230,6 @@ def _scalarize(e):
     return e.xreplace({m: sp.Symbol(f"{m.parent.name}_{m.i}_{m.j}", real=True) for m in elems})
 
 
-def _degrees(e, free: frozenset) -> tuple[dict, dict] | None:
-    """Degree bounds ``(num, den)`` per free symbol of polynomials ``P``, ``Q`` with ``e = P / Q`` wherever
-    ``e`` is defined, read off the expression tree without expanding it; None if ``e`` is not a rational
-    function of its free symbols (a function, a non-integer or symbolic power, an unevaluated object).
-
-    Sums put the terms over the product of their denominators (``deg P <= max_i(p_i - q_i) + sum q``),
-    products add degrees, integer powers multiply them (a negative power swaps ``P`` and ``Q``).  Where
-    ``e`` is defined every denominator in the tree is nonzero, so ``Q != 0`` there and ``e = 0`` only
-    where ``P = 0``: the bound on ``deg P`` is what the Schwartz-Zippel lemma needs.
-    """
-    if not (e.free_symbols & free):
-        return {}, {}
-    if e in free:
-        return {e: 1}, {}
-    if e.is_Add or e.is_Mul:
-        parts = [_degrees(a, free) for a in e.args]
-        if any(p is None for p in parts):
-            return None
-        den: dict = {}
-        for _, q in parts:
-            for v, d in q.items():
-                den[v] = den.get(v, 0) + d
-        if e.is_Mul:
-            num: dict = {}
-            for p, _ in parts:
-                for v, d in p.items():
-                    num[v] = num.get(v, 0) + d
-            return num, den
-        syms = set(den).union(*(p for p, _ in parts))
-        return {v: den.get(v, 0) + max(p.get(v, 0) - q.get(v, 0) for p, q in parts) for v in syms}, den
-    if e.is_Pow and e.exp.is_Integer:
-        base = _degrees(e.base, free)
-        if base is None:
-            return None
-        n = int(e.exp)
-        p, q = base if n >= 0 else base[::-1]
-        return {v: abs(n) * d for v, d in p.items()}, {v: abs(n) * d for v, d in q.items()}
-    return None
-
-
-def _plan(entries, free: list, domain) -> tuple[dict, float | None, str]:
-    """How to draw the points, and whether zero at all of them will be a certificate.
-
-    Returns ``(int_ranges, p1, text)``: the number of values each integer symbol is drawn from, the
-    one-point bound ``p1`` (None when there is no certificate) and a text (the degree, or the reason
-    there is no certificate).  For a rational
-    difference with numerator degree ``d_v`` in symbol ``v`` (over all entries), an integer symbol is
-    drawn uniformly from ``H * (d_v + e_v)`` consecutive integers (``e_v`` its denominator degree; at
-    least 8), a real one from the ``N`` fractions of height ``H`` (times a sign: probability ``1/(2N)``
-    of any value); then one point is a zero of a nonzero numerator with probability
-    ``p1 <= sum_v d_v mu_v`` (Schwartz-Zippel-DeMillo-Lipton, per-variable form), all ``points`` with
-    ``p1^points``, and the test certifies only when that is ``<= CERTIFICATE_ALPHA``.
-    """
-    fs = frozenset(free)
-    num: dict = {}
-    den: dict = {}
-    for e in entries:
-        d = _degrees(sp.sympify(e), fs)
-        if d is None:
-            return {}, None, "the difference is not a rational function of its symbols"
-        for v, k in d[0].items():
-            num[v] = max(num.get(v, 0), k)
-        for v, k in d[1].items():
-            den[v] = max(den.get(v, 0), k)
-    if any(s in domain for s in free if num.get(s, 0)):
-        return {}, None, "a coordinate is drawn from Derivation.domain, whose value probabilities are unknown"
-    ranges = {s: max(8, POINT_HEIGHT * (num.get(s, 0) + den.get(s, 0))) for s in free if s.is_integer}
-    mu = {s: (1.0 / ranges[s] if s in ranges else
-              1.0 / N_FRACTIONS if (s.is_positive or s.is_nonnegative) else 0.5 / N_FRACTIONS) for s in free}
-    p1 = sum(num.get(s, 0) * mu[s] for s in free)
-    degree = ", ".join(f"{v} {d}" for v, d in sorted(num.items(), key=lambda t: str(t[0])) if d) or "0"
-    return ranges, p1, f"rational difference, numerator degree <= {degree}, one-point bound {p1:.2g}"
-
-
 _SHRINK_POINT_SECONDS = 2.0
 
 
@@ -381,7 +310,7 @@ def _check_step(step: Step, seed: int, points: int, domain) -> StepResult:
     rnd = random.Random(seed)
     entries = [_scalarize(e) for e in entries]
     free = sorted(set().union(*(sp.sympify(e).free_symbols for e in entries)), key=str)
-    ranges, p1, plan = _plan(entries, free, domain)
+    ranges, p1, plan = point_plan(entries, free, domain)
     undefined = ""
     for _ in range(points):
         subs = {s: _draw(s, rnd, domain, ranges.get(s, 8)) for s in free}
