@@ -277,20 +277,18 @@ def resolvable(floors, *, margin: float = 1.1) -> float:
 
     Worst case over every true statement (residual up to the floor at each level, of any sign): the
     mutant's residual at level ``k`` lies in ``[delta - f_k, delta + f_k]`` (relative to the prediction's
-    scale).  With ``rho = f_first / f_last`` it is FAILS when it is (i) not HOLDS by rate: ``delta - f_last >
-    (delta + f_first) / sqrt(rho)`` or ``delta - f_last > sqrt(f_last)``; (ii) above ``f_last sqrt(rho)``:
-    ``delta > f_last (1 + sqrt(rho))``; (iii) stalled, ``r_last >= r_prev / 2``: ``delta >= 2 f_last + f_prev``.
-    Returns ``margin`` times the largest bound (``floors`` coarsest first, at least two, decreasing).
+    scale).  With ``rho = f_first / f_last`` and ``rho_L = f_prev / f_last`` it is FAILS when it is (i) not
+    HOLDS: ``delta - f_last > f_last sqrt(rho_L)`` (not near the finest floor; implied by (ii), since
+    ``rho_L <= rho``); (ii) above ``f_last sqrt(rho)``: ``delta > f_last (1 + sqrt(rho))``; (iii) stalled,
+    ``r_last >= r_prev / 2``: ``delta >= 2 f_last + f_prev``.  Returns ``margin`` times the larger of
+    (ii) and (iii) (``floors`` coarsest first, at least two, decreasing).
     """
     f = [float(x) for x in floors]
     if len(f) < 2 or not all(a > b > 0 for a, b in zip(f, f[1:])):
         raise tc.InvalidArgument(f"floors={floors!r} must be at least two positive, decreasing levels")
-    q = math.sqrt(f[0] / f[-1])
-    by_rate = (f[-1] + f[0] / q) / (1.0 - 1.0 / q) if q > 1.0 + 1e-9 else math.inf
-    not_hold = min(f[-1] + math.sqrt(f[-1]), by_rate)
-    above = f[-1] * (1.0 + q)
+    above = f[-1] * (1.0 + math.sqrt(f[0] / f[-1]))
     stall = 2.0 * f[-1] + f[-2]
-    return margin * max(not_hold, above, stall)
+    return margin * max(above, stall)
 
 
 def refinement(names, *, figure=None, **kwargs) -> "tc.Refinement":

@@ -67,3 +67,58 @@ def test_true_three_level_sequences_are_never_failed(r0, a, b):
     """Residuals within their floors at the last level are never FAILS, whatever the middle does."""
     floors = [1e-3, 1e-8, 1e-11]
     assert decide_refinement([r0, a * 1e-8 * 10, b * 1e-11], floors) is Outcome.HOLDS
+
+
+# ---------------------------------------------------------------------------------------
+# Refinement that must converge (issue 18, item 4)
+# ---------------------------------------------------------------------------------------
+def _old_rule_holds(res, floors):
+    """The rule before issue 18: HOLDS by rate from the first level, with r_last <= sqrt(f_last)."""
+    rho = floors[0] / floors[-1]
+    return res[-1] <= floors[-1] or (res[-1] <= res[0] / math.sqrt(rho) and res[-1] <= math.sqrt(floors[-1]))
+
+
+@pytest.mark.parametrize("floors,expected", [
+    ([5e-4, 1e-7, 8.5e-13], Outcome.GREY),      # stalled far above the finer floor, not above the whole scale
+    ([8.5e-5, 8.5e-9, 8.5e-13], Outcome.FAILS),  # ... and above f_last sqrt(rho) = 8.5e-9: far above the floors
+])
+def test_a_stall_far_above_the_finest_floor_is_not_holds(floors, expected):
+    res = [3.4e-4, 1.1e-8, 1.0e-8]
+    assert _old_rule_holds(res, floors)            # the issue's case: it used to be VERIFIED
+    assert decide_refinement(res, floors) is expected
+
+
+@pytest.mark.parametrize("first,floors,expected", [
+    (3e-2, [1e-3, 1e-8, 1e-11], Outcome.FAILS),   # 9.9e-7 > f_last sqrt(rho) = 1e-7: far above every floor
+    (3e-1, [1e-1, 1e-8, 1e-11], Outcome.GREY),    # f_last sqrt(rho) = 1e-6: far above the finer floor only
+])
+def test_a_rise_far_above_the_finer_floor_is_not_holds(first, floors, expected):
+    res = [first, 8.8e-8, 9.9e-7]
+    assert _old_rule_holds(res, floors)
+    assert decide_refinement(res, floors) is expected
+
+
+@given(r0=st.floats(1e-6, 1.0), c=st.floats(0.0, 1.0), f_prev=st.floats(1e-9, 1e-4), ratio=st.floats(4.0, 1e6))
+def test_holds_only_near_the_finest_floor(r0, c, f_prev, ratio):
+    """HOLDS needs r_last <= f_last sqrt(f_prev / f_last), whatever the earlier levels did."""
+    floors = [f_prev * 1e3, f_prev, f_prev / ratio]
+    near = floors[-1] * math.sqrt(ratio)
+    r_last = near * (1 + c)
+    assert decide_refinement([r0, r0 * 1e-3, r_last * 1.0000001], floors) is not Outcome.HOLDS
+
+
+@given(f_last=st.floats(1e-40, 1e-3), ratio=st.floats(4.0, 1e20), u=st.floats(0.0, 1.0))
+def test_two_levels_hold_and_fail_at_the_same_threshold(f_last, ratio, u):
+    """With two levels rho_L = rho: a stall at or below f_last sqrt(rho) from a falling start holds; above it fails."""
+    floors = [f_last * ratio, f_last]
+    thr = f_last * math.sqrt(ratio)
+    assert decide_refinement([thr * math.sqrt(ratio) * 2, thr * u], floors) is Outcome.HOLDS
+    assert decide_refinement([thr * 2 * (1 + u), thr * 2 * (1 + u)], floors) is Outcome.FAILS
+
+
+@given(c=st.floats(0.0, 1.0), r0=st.floats(1e-3, 1.0))
+def test_true_residuals_within_a_misestimated_floor_still_hold(c, r0):
+    """A true statement whose floors are optimistic by up to sqrt(rho_L) still holds (the rule's tolerance)."""
+    floors = [1e-3, 1e-8, 1e-11]
+    r_last = 1e-11 * (1 + c * (math.sqrt(1e3) - 1))
+    assert decide_refinement([max(r0, 1e-3), 3e-8, r_last], floors) is Outcome.HOLDS

@@ -94,7 +94,8 @@ SCALAR_FLOORS = (1e-3, 1e-7, 1e-11)
 OPT_RESOLUTION = 1e-5
 """Finest relative perturbation of a prediction the three-level optimum checks resolve: with floors
 ``1e-3 / 1e-8 / 1e-11`` (or ``1e-3 / 1e-7 / 1e-11``) a mutant ``(1 + delta)`` leaves ``~delta`` at the two
-fine levels (a stall), which the rule calls *fails* once ``delta > sqrt(f_last) ~ 3e-6``."""
+fine levels (a stall), which the rule calls *fails* once ``delta > f_last sqrt(rho) ~ 1e-7`` (and
+``>= 2 f_last + f_prev``; :func:`derivations.simulation.resolvable`)."""
 
 
 def _levels_refinement(measured, predicted, detail="", scalar=False, scale=None, resolution=OPT_RESOLUTION):
@@ -114,9 +115,11 @@ def _nonvanishing(names, gaps, floors, detail, precisions=None):
     resolved at ``f_k`` (what a *vanishing* gap still leaves there: the level's floor).  The statement
     "``g`` does not vanish" is reported as ``measured_k = f_k / (f_k + g_k)``, ``predicted = 0``,
     ``scale = 1``: the fraction of the level's resolution in the gap.  For a true statement (``g_k -> g > 0``)
-    it falls like the floors, ``f_k / g``, and the rule decides *holds* when ``g > sqrt(f_last)`` (its
-    second clause, ``rho = f_first / f_last``); a vanishing gap (``g_k <= f_k``) leaves ``>= 1/2`` at every
-    fine level, a stall: *fails*.  The prediction is zero, so the automatic mutants are additive (``+-1``,
+    it falls like the floors, ``f_k / g``, and the rule decides *holds* when it ends near the finest floor,
+    ``f_last / g <= f_last sqrt(f_prev / f_last)``, i.e. ``g > sqrt(f_last / f_prev)`` (``0.032`` for the
+    optimiser floors ``1e-8 -> 1e-11``, ``2e-17`` for float64 -> mp50); a smaller gap that stays is GREY
+    (resolved by no level); a vanishing gap (``g_k <= f_k``) leaves ``>= 1/2`` at every fine level, a
+    stall: *fails*.  The prediction is zero, so the automatic mutants are additive (``+-1``,
     ``+2``, ``+1/2``, ``+resolution`` on a ``[0, 1]`` quantity): they check that the comparison resolves a
     shift of the quantity itself; the statement's own fallibility is shown by its variants and controls
     (aligned or constant cases), which run through this same encoding and are refuted.

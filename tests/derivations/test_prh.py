@@ -154,9 +154,10 @@ def test_unique_iff_controls_refute_each_half():
 
 
 @settings(max_examples=50)
-@given(g=st.floats(1e-5, 1.0), seed=st.integers(0, 2**16))
+@given(g=st.floats(0.035, 1.0), seed=st.integers(0, 2**16))
 def test_nonvanishing_encoding_holds_for_a_gap_and_fails_for_none(g, seed):
-    """The negated statements' encoding: a gap that stays (g > sqrt(f_last)) holds, one below the floors fails."""
+    """The negated statements' encoding: a gap that stays (g > sqrt(f_last / f_prev), 0.032 for the optimiser
+    floors: its residual f_last / g then ends near the finest floor) holds, one below the floors fails."""
     rng = np.random.default_rng(seed)
     floors = list(gauge.FLOORS)
     stays = [g * (1 + 0.1 * rng.uniform()) for _ in floors]

@@ -208,7 +208,10 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
     if sym is not None:
         n_ok = sum(s.closed for s in sym.steps)
         scope = "all sizes" if sym.general else f"fixed sizes {sym.sizes}".strip()
-        parts.append(f"sympy {n_ok}/{len(sym.steps)} steps ({scope})")
+        checked = [k for k, s in enumerate(sym.steps, 1) if s.closed and not s.certified]
+        parts.append(f"sympy {n_ok}/{len(sym.steps)} steps ({scope})" + (
+            f", step{'s' if len(checked) > 1 else ''} {', '.join(map(str, checked))} only numerically checked at "
+            f"random points, not proved ({sym.steps[checked[0] - 1].note.split(', but ', 1)[-1]})" if checked else ""))
     if num is not None:
         if num.ill_posed:
             parts.append(f"ill-posed at {num.ill_posed}")
@@ -250,18 +253,18 @@ def _statement_verdict(sym: SymbolicResult | None, num: NumericResult | None) ->
     if num is not None:
         if num.ill_posed:
             return Verdict.ILL_POSED
-        if num.outcome is Outcome.FAILS:
-            return Verdict.INCONCLUSIVE if (sym is not None and sym.closed) else Verdict.REFUTED
+        if num.outcome is Outcome.FAILS:   # an exact derivation against the numerics: undecided
+            return Verdict.INCONCLUSIVE if (sym is not None and sym.closed and sym.certified) else Verdict.REFUTED
         if num.outcome is Outcome.GREY or num.survivors:
             return Verdict.INCONCLUSIVE
         if sym is None:
             return Verdict.VERIFIED
         if sym.refuted:
             return Verdict.INCONCLUSIVE
-        return Verdict.PROVED if (sym.closed and sym.general) else Verdict.VERIFIED
+        return Verdict.PROVED if (sym.closed and sym.certified and sym.general) else Verdict.VERIFIED
     assert sym is not None
-    if sym.closed:
-        return Verdict.PROVED if sym.general else Verdict.VERIFIED
+    if sym.closed:   # steps only checked at random points (not certified) are evidence, not a proof
+        return Verdict.PROVED if (sym.general and sym.certified) else Verdict.VERIFIED
     if any(s.method == "shape-mismatch" for s in sym.steps):
         return Verdict.ILL_POSED
     return Verdict.REFUTED if sym.refuted else Verdict.INCONCLUSIVE

@@ -7,25 +7,32 @@ with a one-line justification.  Each step is checked by :func:`check_step`:
 2. if simplification does not close it, the difference is evaluated **exactly** at random
    rational points (``points`` of them, drawn from a seeded generator).  A nonzero value is a
    certificate that the step is false; the point is then shrunk coordinate by coordinate to the
-   simplest values (0, 1, -1, 2, ...) that keep the difference nonzero, and reported.  Zero at
-   every point is a Schwartz-Zippel certificate (below); such a step is marked ``closed`` with
-   ``method="schwartz-zippel"``.
+   simplest values (0, 1, -1, 2, ...) that keep the difference nonzero, and reported.  A point
+   where the difference is undefined (``nan``, ``zoo``, an infinity) is a failure, never skipped:
+   the step does not close (``method="undefined"``).  Zero at every point is
+
+   - a **proof** (``method="schwartz-zippel"``, :attr:`StepResult.certified`) when the difference is
+     a rational function of its free symbols whose numerator degree ``d_v`` in each symbol is bounded
+     (:func:`theorem_check.engine.certificate.point_plan`) and the bound below is ``<= 1e-6``;
+   - otherwise only a **numerical check** (``method="random points"``, closed but not certified):
+     a transcendental difference can vanish at every point drawn (``sin(pi u 1000!)`` vanishes at
+     every fraction of height 1000).  The statement is then VERIFIED at best, never PROVED.
 
 Random points have **bounded height**: each free real symbol gets a reduced fraction ``p/q``
 with ``1 <= p, q <= H`` (:data:`POINT_HEIGHT` ``= 1000``), drawn uniformly from the
-``N = 608383`` such fractions (times a random sign unless the symbol is nonnegative);
-integer symbols get ``2..9``.  Exact evaluation then grows by at most ``log10 H = 3`` digits per
-unit of degree in numerator and denominator, so it cannot blow up into SymPy's
-4300-digit integer-string limit on ordinary derivations (and if it does, the step reports the
-error, below).  *Bound*: every value has probability at most ``1/N`` (``1/(2N)`` with the sign),
-so by the Schwartz-Zippel-DeMillo-Lipton lemma (which needs only independent coordinates whose
-single values have probability ``<= 1/N``) a nonzero rational function whose numerator and
-denominator have total degree ``<= deg`` vanishes, or is undefined, at one point with
-probability ``<= deg / N``, and at all ``6`` independent points with probability
-``<= (deg / N)^6 = (1.64e-6 * deg)^6``.  This counts the real coordinates; an integer symbol
-(2..9, probability 1/8 each) or a coordinate from a ``Derivation.domain`` adds ``d_i * mu_i``
-to the one-point bound (``d_i`` its degree, ``mu_i`` the largest probability of one of its
-values), the per-variable form of the same lemma.
+``N = 608383`` such fractions (times a random sign unless the symbol is nonnegative).  Integer
+symbols get ``2..9`` for a numerical check, and for a rational difference ``2 .. 1 + S_v`` with
+``S_v = max(8, H (d_v + e_v))`` values (``e_v`` the denominator degree): the population grows with
+the degree.  Exact evaluation grows by at most ``log10 H = 3`` digits per unit of degree (plus
+``log10 d`` for integers), so it cannot blow up into SymPy's 4300-digit integer-string limit on
+ordinary derivations (and if it does, the step reports the error, below).  *Bound*: where the
+difference ``P/Q`` is defined, it vanishes only where its numerator ``P`` does, and a real coordinate
+takes any value with probability at most ``mu = 1/N`` (``1/(2N)`` with the sign), an integer one
+``1/S_v``; by the Schwartz-Zippel-DeMillo-Lipton lemma (per-variable form) a nonzero ``P`` vanishes
+at one point with probability ``p1 <= sum_v d_v mu_v`` and at all ``points`` independent points with
+``p1^points``: ``(1.64e-6 d)^6`` for ``d`` real degrees, ``(1e-3)^6`` per integer symbol at most.  The
+step's ``note`` states the degree and the bound.  A coordinate from a ``Derivation.domain`` has
+unknown value probabilities: a difference that depends on one is never certified.
 
 Limits (never a hang, never a silent give-up): each step runs under a time limit
 (``time_limit`` seconds, else the environment variable ``THEOREM_CHECK_SYMPY_TIMEOUT``, else
@@ -64,29 +71,34 @@ from typing import Callable
 
 import sympy as sp
 
+from theorem_check.engine.certificate import CERTIFICATE_ALPHA, N_FRACTIONS, POINT_HEIGHT, point_plan
 from theorem_check.errors import InvalidArgument
 from theorem_check.model.derivation import Derivation, Step
 
 __all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "check_derivation",
-           "resolve_time_limit", "DEFAULT_TIME_LIMIT", "TIME_LIMIT_ENV", "POINT_HEIGHT"]
+           "resolve_time_limit", "DEFAULT_TIME_LIMIT", "TIME_LIMIT_ENV", "POINT_HEIGHT", "N_FRACTIONS",
+           "CERTIFICATE_ALPHA"]
 
 DEFAULT_TIME_LIMIT = 20.0
 """Seconds each derivation step may take when neither ``time_limit`` nor the environment sets it."""
 TIME_LIMIT_ENV = "THEOREM_CHECK_SYMPY_TIMEOUT"
 """Environment variable with the per-step time limit in seconds (a positive number, or ``inf``)."""
-POINT_HEIGHT = 1000
-"""Height bound ``H`` of random rational points: numerators and denominators in ``1..H``."""
+CERTIFYING_METHODS = ("simplify", "schwartz-zippel")
+"""Step methods that prove a step (a ``"random points"`` step was only checked numerically)."""
 
 
 @dataclass(frozen=True)
 class StepResult:
     """Outcome of one step: ``closed`` is True when the equality was established.
 
-    ``method`` is ``"simplify"``, ``"schwartz-zippel"``, ``"counterexample"`` (then ``point``
-    holds the substitution and the nonzero difference there), ``"shape-mismatch"``,
-    ``"undecided"`` (the difference at a point is not a number, e.g. an undefined function
-    remains), ``"timeout after T s"`` or ``"sympy error: <ExceptionName>: <message>"`` (the step
-    could not be checked: see :attr:`SymbolicResult.undecided`).
+    ``method`` is ``"simplify"``, ``"schwartz-zippel"`` (``note`` states the degree and the bound),
+    ``"random points"`` (closed, but only checked numerically: the difference is not a rational
+    function of known degree; ``note`` says why, and the step is not :attr:`certified`),
+    ``"counterexample"`` (then ``point`` holds the substitution and the nonzero difference there),
+    ``"undefined"`` (the difference is undefined at a drawn point, never a pass; ``point`` holds it),
+    ``"shape-mismatch"``, ``"undecided"`` (the difference at a point is not a number, e.g. an
+    undefined function remains), ``"timeout after T s"`` or ``"sympy error: <ExceptionName>:
+    <message>"`` (the step could not be checked: see :attr:`SymbolicResult.undecided`).
     """
 
     lhs_latex: str
@@ -96,6 +108,13 @@ class StepResult:
     method: str
     difference_latex: str = ""
     point: str = ""
+    note: str = ""
+
+    @property
+    def certified(self) -> bool:
+        """True if the step is *proved*: closed by simplification or by a valid Schwartz-Zippel certificate
+        (a step closed by ``"random points"`` was only checked numerically)."""
+        return self.closed and self.method in CERTIFYING_METHODS
 
 
 @dataclass(frozen=True)
@@ -107,6 +126,11 @@ class SymbolicResult:
     general: bool
     sizes: str
     seconds: float
+
+    @property
+    def certified(self) -> bool:
+        """True if every step is proved (:attr:`StepResult.certified`), not only checked at random points."""
+        return all(s.certified for s in self.steps)
 
     @property
     def refuted(self) -> bool:
@@ -170,11 +194,12 @@ def simplifies_to_zero(e) -> bool:
         return False
 
 
-def _draw(sym: sp.Symbol, rnd: random.Random, domain) -> object:
+def _draw(sym: sp.Symbol, rnd: random.Random, domain, int_range: int = 8) -> object:
     if sym in domain:
         return sp.nsimplify(domain[sym](rnd))
     if sym.is_integer:
-        return sp.Integer(rnd.randint(2, 9))
+        k = sp.Integer(rnd.randint(2, 1 + int_range))
+        return -k if sym.is_nonpositive else k
     while True:   # uniform over reduced fractions p/q, 1 <= p, q <= H (accepts with probability ~0.61)
         num, den = rnd.randint(1, POINT_HEIGHT), rnd.randint(1, POINT_HEIGHT)
         if math.gcd(num, den) == 1:
@@ -285,11 +310,18 @@ def _check_step(step: Step, seed: int, points: int, domain) -> StepResult:
     rnd = random.Random(seed)
     entries = [_scalarize(e) for e in entries]
     free = sorted(set().union(*(sp.sympify(e).free_symbols for e in entries)), key=str)
+    ranges, p1, plan = point_plan(entries, free, domain)
+    undefined = ""
     for _ in range(points):
-        subs = {s: _draw(s, rnd, domain) for s in free}
+        subs = {s: _draw(s, rnd, domain, ranges.get(s, 8)) for s in free}
         for e in entries:
             val = sp.simplify(sp.sympify(e).subs(subs))   # an error here is reported by check_step
-            if val.is_number and val != 0 and val.is_finite is not False:
+            if val.is_number and (val.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or val.is_finite is False):
+                if not undefined:   # never a pass: the point is counted as a failure (a later point may refute)
+                    undefined = (", ".join(f"{k}={v}" for k, v in subs.items()) or "every point") + \
+                        f": difference {val}"
+                break
+            if val.is_number and val != 0:
                 subs, val = _shrink_point(entries, subs, val, domain)
                 pt = ", ".join(f"{k}={v}" for k, v in subs.items())
                 return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "counterexample",
@@ -298,7 +330,17 @@ def _check_step(step: Step, seed: int, points: int, domain) -> StepResult:
             if not val.is_number:
                 return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "undecided",
                                   difference_latex=sp.latex(e))
-    return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "schwartz-zippel")
+    if undefined:
+        return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "undefined", point=undefined,
+                          note="the difference is undefined at a random point: not a pass")
+    if p1 is not None:
+        bound = min(1.0, p1) ** points
+        if bound <= CERTIFICATE_ALPHA:
+            return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "schwartz-zippel",
+                              note=f"{plan}: a false step passes {points} points with probability <= {bound:.1e}")
+        plan = f"{plan}: {points} points leave probability {bound:.1e} > {CERTIFICATE_ALPHA:g}"
+    return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "random points",
+                      note=f"numerically checked, not a proof: zero at {points} exact random points, but {plan}")
 
 
 # ---------------------------------------------------------------------------------------

@@ -6,16 +6,34 @@ moves* when the computation is refined with what a true statement must do:
 * a level ``k`` of refinement comes with a **floor** ``f_k``: the error a true statement's
   residual may still have at that level (``eps * n * kappa`` for working precision, the
   optimiser tolerance, ``h**p`` for a step size, ``1/sqrt(N)`` for a sample size);
-* with ``rho = f_first / f_last`` the predicted refinement factor, a residual sequence
-  ``r_first ... r_last``
+* with ``rho = f_first / f_last`` the predicted refinement factor of the whole sequence and
+  ``rho_L = f_prev / f_last`` that of the last refinement step (``rho_L = rho`` for two levels),
+  a residual sequence ``r_first ... r_prev, r_last``
 
   - **HOLDS** if ``r_last <= f_last`` (already at the floor), or it fell at least at half the
-    predicted rate in log scale: ``r_last <= r_first / sqrt(rho)`` *and* ``r_last <= sqrt(f_last)``;
-  - **FAILS** if it stalled: ``r_last >= r_first / 2``, or (three levels or more) over the last
-    refinement ``r_last >= r_prev / 2``, while ``r_last > f_last * sqrt(rho)`` (far above anything
-    a true statement can leave at the last level).  The second form matters when the coarsest
-    level carries its own error (an optimiser stopped early): ``1.3 -> 0.5 -> 0.5`` stalled;
-  - is **GREY** otherwise (INCONCLUSIVE at claim level).
+    predicted rate in log scale *and* ended near its finest floor: ``r_last <= r_first / sqrt(rho)``
+    and ``r_last <= f_last * sqrt(rho_L)``.  "Near" is the same half-the-predicted-refinement in
+    log scale, taken over the last step: ``f_last * sqrt(rho_L) = sqrt(f_prev * f_last)``, the
+    geometric midpoint of the last two floors.  A residual above it has not made half of the
+    last refinement's predicted fall below the previous level's floor, so the last level has not
+    shown that it resolved anything: ``3.4e-4 -> 1.1e-8 -> 1.0e-8`` against floors down to
+    ``8.5e-13`` did fall at rate from the first level, but stalled four decades above the finest
+    floor, and is not HOLDS;
+  - **FAILS** if it stalled or rose: ``r_last >= r_first / 2``, or (three levels or more) over the
+    last refinement ``r_last >= r_prev / 2``, while ``r_last > f_last * sqrt(rho)`` (far above the
+    floors on the scale of the whole refinement: above the geometric midpoint of the coarsest and
+    finest floors).  The second form matters when the coarsest level carries its own error (an
+    optimiser stopped early): ``1.3 -> 0.5 -> 0.5`` stalled;
+  - is **GREY** otherwise (INCONCLUSIVE at claim level): a residual still moving but not yet near
+    its finest floor, and (three levels or more) a stall or rise that is far above the finer
+    floor (``> f_last * sqrt(rho_L)``) but not far above the whole refinement's floors
+    (``<= f_last * sqrt(rho)``).
+
+  The two constants are those of the original rule, not tuned: ``sqrt`` of a predicted factor
+  (half of it in log scale) separates *reached* from *not reached*, ``2`` separates *moving*
+  from *stalled*.  For two levels the *HOLDS* and *FAILS* thresholds coincide (``rho_L = rho``),
+  as before; the change is that *HOLDS* no longer accepts a residual far above the finest floor
+  (it used to allow up to ``sqrt(f_last)``, whatever the floor).
 
 Guarantee (identities, precision refinement float64 -> mpmath 50 digits): ``rho ~ 1e33``;
 a true identity whose instance has condition number ``kappa`` and size ``n`` leaves a residual
@@ -146,6 +164,10 @@ def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Ou
     <Outcome.FAILS: 'fails'>
     >>> decide_refinement([1.27, 0.5, 0.5], [1e-3, 1e-8, 1e-11])   # coarse optimiser, then stalled
     <Outcome.FAILS: 'fails'>
+    >>> decide_refinement([3.4e-4, 1.1e-8, 1.0e-8], [5e-4, 1e-7, 8.5e-13])   # stalled far above the finest floor
+    <Outcome.GREY: 'grey'>
+    >>> decide_refinement([3e-2, 8.8e-8, 9.9e-7], [1e-3, 1e-8, 1e-11])   # rose far above every floor
+    <Outcome.FAILS: 'fails'>
     """
     if len(residuals) < 2 or len(residuals) != len(floors):
         raise InvalidArgument(f"residuals={list(residuals)!r} and floors={list(floors)!r} must have the same "
@@ -160,10 +182,10 @@ def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Ou
     f_first, f_last = float(floors[0]), float(floors[-1])
     if math.isnan(r_first) or math.isnan(r_last):
         return Outcome.GREY
-    rho = f_first / f_last
+    rho, rho_last = f_first / f_last, float(floors[-2]) / f_last
     if r_last <= f_last:
         return Outcome.HOLDS
-    if r_last <= r_first / math.sqrt(rho) and r_last <= math.sqrt(f_last):
+    if r_last <= r_first / math.sqrt(rho) and r_last <= f_last * math.sqrt(rho_last):
         return Outcome.HOLDS
     stalled = r_last >= r_first / 2 or (len(residuals) > 2 and r_last >= float(residuals[-2]) / 2)
     if stalled and r_last > f_last * math.sqrt(rho):

@@ -24,7 +24,7 @@ from theorem_check.model.claims import Claim
 __all__ = ["SCHEMA_VERSION", "KINDS", "claim_record", "run_record", "list_record", "show_record", "dumps",
            "statement_record", "result_record", "header", "schema", "SCHEMA_PATH"]
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 """``MAJOR.MINOR`` of the record format (docs/json.md): MINOR grows when optional fields or record
 kinds are added (readers ignore what they do not know), MAJOR when a field is removed, renamed or
 changes type or meaning."""
@@ -101,7 +101,8 @@ def statement_record(r: StatementResult) -> dict:
     if r.symbolic is not None:
         rec["symbolic"] = {"closed": r.symbolic.closed, "general": r.symbolic.general, "sizes": r.symbolic.sizes,
                            "steps": [{"lhs": s.lhs_latex, "rhs": s.rhs_latex, "why": s.why, "closed": s.closed,
-                                      "method": s.method, "point": s.point} for s in r.symbolic.steps]}
+                                      "method": s.method, "point": s.point, "certified": s.certified, "note": s.note}
+                                     for s in r.symbolic.steps]}
     if r.numeric is not None:
         n = r.numeric
         inst = lambda i: {"dims": dict(i.dims), "seed": i.seed, "index": i.index, "residuals": dict(i.residuals),

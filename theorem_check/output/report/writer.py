@@ -67,7 +67,9 @@ _MAX_MATH_CHARS = 4000
 _METHODS = {
     "simplify": "closed by simplification",
     "schwartz-zippel": "closed: zero at random exact rational points (Schwartz--Zippel)",
+    "random points": "checked numerically: zero at random exact points, not a proof (not a rational function)",
     "counterexample": "fails: nonzero at an exact rational point",
+    "undefined": "does not close: the difference is undefined at a random point",
     "undecided": "undecided: SymPy could neither simplify nor evaluate the difference",
     "shape-mismatch": "fails: the two sides have different shapes",
 }
