@@ -371,7 +371,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
         if not detail and any(math.isnan(v) for v in r.values()):
             nonfinite = [name for name, v in r.items() if math.isnan(v)]
             detail = f"a side is NaN, infinite or complex at {', '.join(nonfinite)} (residual undefined)"
-        if rounded and outcome is not Outcome.HOLDS:
+        r_mp = r.get(mp.name, math.nan) if mp is not None else math.nan
+        if rounded and outcome is not Outcome.HOLDS and r_mp <= _floor(CONTEXTS["float64"], size, statement.cond):
             hint = FLOAT_LITERAL_HINT.format(values=", ".join(f"{v!r}" for v in rounded[:3]))
             detail = f"{detail}; {hint}" if detail else hint
         muts, ladder = ({}, {})

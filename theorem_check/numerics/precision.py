@@ -466,7 +466,7 @@ def _real_float(v) -> float:
 
 # -- float64-rounded constants entering mp50 arithmetic from claim code ----------------------------
 FLOAT_LITERAL_HINT = ("a float literal in the claim code ({values}) limits mp50 to float64 accuracy: write "
-                      "tc.mpf / a fraction (A / 10, not 0.1 * A)")
+                      "a fraction (A / 10, not 0.1 * A) or ctx.scalar(\"0.1\")")
 """The evidence note of :func:`watch_floats` (a hint only: it never changes an outcome)."""
 
 _watch: dict = {"seen": None, "quiet": 0}
