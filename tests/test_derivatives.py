@@ -226,3 +226,26 @@ def test_oracles_agree_with_each_other(seed, m, n):
         assert np.array_equal(H, np.swapaxes(H, 1, 2))
         p = np.arange(m * n).reshape(m, n).ravel(order="F")
         assert np.array_equal(c.hessian(f, X, order="F"), H[:, p][:, :, p])
+
+
+# --------------------------------------------------------------------------- constants broadcast (issue 18)
+def test_constant_function_broadcasts_over_the_batch():
+    """A function SymPy folded to a constant (no batch axis) is differentiated, not a shape error."""
+    X = np.random.default_rng(0).standard_normal((4, 2, 1))
+    for ctx in (FLOAT64, MP50):
+        with ctx.active():
+            G = ctx.grad(lambda Y: 3.0 if not ctx.is_mp else ctx.scalar(3), ctx.asarray(X))
+        assert G.shape == X.shape and np.all(to_float(G) == 0)
+
+
+@pytest.mark.parametrize("rhs,verdict", [("2*(eye(N)-ones(N,N)/N)*x", "VERIFIED"),
+                                         ("3*(eye(N)-ones(N,N)/N)*x", "REFUTED")])   # negative control
+def test_centring_gradient_at_size_one_is_not_ill_posed(rhs, verdict):
+    """At N = 1 the centring matrix eye(1) - ones(1,1)/1 folds to 0 and f to a constant: the gradient
+    is 0, not ILL-POSED ("f returned ()"), so the true statement is VERIFIED at every size."""
+    import theorem_check as tc
+    c = tc.identity("t.centring", "grad(trace(x.T*(eye(N)-ones(N,N)/N)*x), x)", rhs, shapes={"x": ("N", 1)},
+                    sizes={"N": (1, 3)}, register=False)
+    r = tc.run_claim(c, seed=0, trials=8)
+    assert r.verdict.name == verdict, r.evidence
+    assert "ill-posed" not in r.evidence.lower()

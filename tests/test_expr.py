@@ -175,3 +175,71 @@ def test_parse_statement_splits_at_one_equals():
                      ("A = ", "nothing right")):
         with pytest.raises(ex.ParseError, match=msg):
             ex.parse_statement(bad)
+
+
+# --------------------------------------------------------------------------- softmax / logsumexp axis
+ATTN = {"Q": ("n", "d"), "K": ("m", "d"), "z": ("n", 1)}
+
+
+@pytest.mark.parametrize("dims", [{"n": 3, "m": 1, "d": 2}, {"n": 3, "m": 2, "d": 2}, {"n": 1, "m": 1, "d": 1}])
+def test_softmax_default_axis_follows_the_declared_shape_not_the_drawn_one(dims):
+    """An n x m score matrix is normalised along its rows even when m = 1 is drawn; a declared
+    column vector (n x 1) over its entries."""
+    assert ex.parse("softmax(Q*K.T/sqrt(d))", ATTN, dims).axis == 1
+    assert ex.parse("softmax(z)", ATTN, dims).axis == 0
+    assert ex.parse("softmax(Q*K.T, 0)", ATTN, dims).axis == 0
+    assert ex.parse("softmax(z, axis=-1)", ATTN, dims).axis == 1
+    assert isinstance(ex.parse("logsumexp(z)", ATTN, dims), ex.LogSumExp)
+    assert ex.parse("logsumexp(Q*K.T)", ATTN, dims).shape == (dims["n"], 1)   # per row, a column
+
+
+def _softmax_rows(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("text,ref", [
+    ("softmax(S)", lambda s: _softmax_rows(s)),
+    ("softmax(S, 1)", lambda s: _softmax_rows(s)),
+    ("softmax(S, 0)", lambda s: _softmax_col(s)),
+    ("logsumexp(S)", lambda s: np.log(np.exp(s).sum(axis=-1, keepdims=True))),
+    ("logsumexp(S, 0)", lambda s: np.log(np.exp(s).sum(axis=-2, keepdims=True))),
+])
+@pytest.mark.parametrize("m", [1, 3])
+def test_softmax_and_logsumexp_axis_against_numpy(text, ref, m):
+    vals = {"S": np.random.default_rng(1).standard_normal((2, 4, m))}
+    recipe = ex.compile_expr(ex.parse(text, {"S": ("n", "m")}, {"n": 4, "m": m}))
+    for name, ctx in CONTEXTS.items():
+        with ctx.active():
+            got = to_float(ex.evaluate(recipe, ctx, {"S": ctx.asarray(vals["S"])}))
+        want = np.asarray(ref(vals["S"]))
+        if want.shape[-2:] == (1, 1):
+            want = want[..., 0, 0]
+        assert got.shape == want.shape, (name, text)
+        assert np.max(np.abs(got - want)) <= {"float32": 1e-5}.get(name, 1e-12), (name, text)
+
+
+def test_bad_softmax_axis_is_one_line():
+    with pytest.raises(ex.ExprError, match="axis=2 must be 0"):
+        ex.parse("softmax(Q, 2)", ATTN)
+
+
+def _check(statement, *shapes, sizes=()):
+    from theorem_check.authoring.shortforms import identity
+    lhs, rhs = ex.parse_statement(statement)
+    shp = dict(shapes)
+    c = identity("t.softmax_axis", lhs, rhs, shapes=shp, sizes=dict(sizes), register=False)
+    import theorem_check as tc
+    return tc.run_claim(c, seed=0, trials=8).verdict
+
+
+def test_attention_with_one_key_sums_over_keys_not_queries():
+    """Issue 18: with one key (m = 1 drawn) the weights of each query are [1]; the false 'weights sum to
+    1 over the queries' was VERIFIED when the drawn shape chose the axis."""
+    import theorem_check as tc
+    att = (("Q", ("n", "d")), ("K", ("m", "d")))
+    assert _check("softmax(Q*K.T/sqrt(d))*ones(m,1) = ones(n,1)", *att, sizes={"m": (1, 1)}) \
+        is tc.Verdict.VERIFIED
+    # negative control: the false statement, summing over the queries, is refuted
+    assert _check("ones(1,n)*softmax(Q*K.T/sqrt(d)) = ones(1,m)", *att, sizes={"m": (1, 1)}) \
+        is tc.Verdict.REFUTED

@@ -433,3 +433,52 @@ def test_arb_switch_env_and_missing_flint():
         out = subprocess.run([sys.executable, "-c", code.format(block=block)], env={**env, **extra},
                              capture_output=True, text=True, check=True).stdout.strip()
         assert out == want
+
+
+# --------------------------------------------------------------------------- issue 18: sqrtm/logm at mp50, literals
+def test_sqrtm_of_singular_psd_converges_at_mp50():
+    """mpmath's Denman-Beavers raised NoConvergence on x x^T; the eigendecomposition route converges."""
+    from theorem_check.numerics.precision import MP50
+    x = np.random.default_rng(0).standard_normal((1, 3, 1))
+    with MP50.active() as ctx:
+        X = ctx.asarray(x)
+        P = X @ ctx.T(X)
+        S = ctx.sqrtm(P)
+        want = P / ctx.sqrt(ctx.trace(P))[:, None, None]
+        assert float(ctx.norm(S - want)[0]) < 1e-40
+        # negative control: a root off by 1e-30 is not within that accuracy
+        assert float(ctx.norm(S * (1 + mpmath.mpf("1e-30")) - want)[0]) > 1e-32
+        with pytest.raises(ZeroDivisionError):
+            ctx.logm(P)                       # undefined (was an endless loop of square roots)
+
+
+def test_sqrtm_nonsymmetric_falls_back_to_eigendecomposition():
+    from theorem_check.numerics.precision import MP50
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((1, 3, 1)), rng.standard_normal((1, 3, 1))
+    y = y * np.sign((np.swapaxes(y, -1, -2) @ x)[0, 0, 0])        # y^T x > 0
+    with MP50.active() as ctx:
+        M = ctx.asarray(x) @ ctx.T(ctx.asarray(y))                  # rank 1, not symmetric
+        S = ctx.sqrtm(M)
+        assert float(ctx.norm(S @ S - M)[0]) < 1e-20 * float(ctx.norm(M)[0])
+
+
+def test_logm_sqrtm_symmetric_route_matches_mpmath_on_spd():
+    from theorem_check.numerics.precision import MP50
+    A = sampling.spd(np.random.default_rng(2), 3, cond=10.0, batch=1)
+    A = 0.5 * (A + np.swapaxes(A, -1, -2))
+    with MP50.active() as ctx:
+        X = ctx.asarray(A)
+        M = mpmath.matrix(X[0].tolist())
+        for ours, theirs in ((ctx.sqrtm(X)[0], mpmath.sqrtm(M)), (ctx.logm(X)[0], mpmath.logm(M))):
+            assert max(abs(ours[i, j] - theirs[i, j]) for i in range(3) for j in range(3)) < 1e-45
+
+
+def test_watch_floats_records_rounded_literals_only():
+    from theorem_check.numerics.precision import MP50, watch_floats
+    A = MP50.asarray(np.random.default_rng(0).standard_normal((1, 2, 2)))   # engine conversion: not recorded
+    with MP50.active(), watch_floats() as seen:
+        _ = 0.5 * A + 2.0 * A                                                # exact decimals: not recorded
+        assert seen == []
+        _ = 0.1 * A + np.float64(1 / 3) * A
+    assert seen == [0.1, 1 / 3]

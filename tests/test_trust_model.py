@@ -273,3 +273,64 @@ def test_bad_claim_exit_2_one_line(tmp_path):
     assert out.returncode == 2
     err = [ln for ln in out.stderr.splitlines() if ln.startswith("theorem-check: error")]
     assert len(err) == 1 and "rhs returned str" in err[0] and "Traceback" not in out.stderr
+
+
+# --------------------------------------------------------------------------- undefined per instance (issue 18)
+def _one_singular(rng, d, batch):
+    A = sampling.invertible(rng, d["n"], batch=batch)
+    A[0] = 0.0          # one singular instance in each batch, the others invertible
+    return {"A": A}
+
+
+def _inv_like_mpmath_lu(i, c):
+    """``inv(A) @ A`` whose mp50 inverse raises a TypeError on a singular matrix (as mpmath's LU did)."""
+    if c.is_mp and all(v == 0 for v in i.A.flat):
+        raise TypeError("cannot create mpf from None (inside LU_decomp)")
+    return c.inv(i.A) @ i.A
+
+
+def _eye_like(i, c):
+    return np.broadcast_to(c.eye(i.A.shape[-1]), i.A.shape)
+
+
+def test_undefined_fails_any_error_at_mp50_is_per_instance():
+    """A TypeError at mp50 on the singular instance (float64: LinAlgError) is that instance's
+    counterexample; it no longer spoils the batch into INCONCLUSIVE (exit 2)."""
+    claim = _claim("tm.inv_type", _inv_like_mpmath_lu, _eye_like, sample=_one_singular, undefined="fails")
+    r = tc.run_claim(claim, seed=0)
+    assert r.verdict is tc.Verdict.REFUTED, r.evidence
+    assert "undefined at mp50" in r.evidence and "TypeError" in r.evidence
+
+
+def test_undefined_fails_error_only_at_mp50_is_not_a_counterexample():
+    """An error at mp50 on instances float64 evaluates fine (a side calling np.linalg) is a broken
+    side, never a counterexample: a true statement is not REFUTED."""
+    def lhs(i, c):
+        if c.is_mp:
+            raise TypeError("np.linalg on an object array")
+        return c.inv(i.A) @ i.A
+
+    claim = _claim("tm.inv_np", lhs, _eye_like, sample=lambda rng, d, b: {"A": sampling.invertible(rng, d["n"], batch=b)},
+                   undefined="fails")
+    assert tc.run_claim(claim, seed=0).verdict is tc.Verdict.INCONCLUSIVE
+
+
+def test_undefined_fails_negative_control_still_refuted():
+    claim = _claim("tm.inv_ctl", _inv_like_mpmath_lu, lambda i, c: 1.001 * _eye_like(i, c),
+                   sample=lambda rng, d, b: {"A": sampling.invertible(rng, d["n"], batch=b)}, undefined="fails")
+    assert tc.run_claim(claim, seed=0).verdict is tc.Verdict.REFUTED
+
+
+# --------------------------------------------------------------------------- float literals at mp50 (issue 18)
+def test_float_literal_in_claim_code_is_flagged_and_never_passes():
+    """``0.1 * A`` is A/10 only to float64 accuracy: still REFUTED at mp50 (a hint cannot make a statement
+    pass), with the literal named in the evidence."""
+    claim = _claim("tm.lit", lambda i, c: 0.1 * i.A, lambda i, c: i.A / 10)
+    r = tc.run_claim(claim, seed=0)
+    assert r.verdict is tc.Verdict.REFUTED
+    assert "float literal in the claim code (0.1)" in r.evidence
+    # negative control: the wrong factor is refuted by the same path, a true exact one is not flagged
+    assert tc.run_claim(_claim("tm.lit2", lambda i, c: 0.1 * i.A, lambda i, c: i.A / 5), seed=0).verdict \
+        is tc.Verdict.REFUTED
+    ok = tc.run_claim(_claim("tm.lit3", lambda i, c: 0.5 * i.A, lambda i, c: i.A / 2), seed=0)
+    assert ok.verdict is tc.Verdict.VERIFIED and "float literal" not in ok.evidence

@@ -36,7 +36,7 @@ from theorem_check.errors import (
 )
 from theorem_check.model.claims import Instance, Measurement, Statement
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
-from theorem_check.numerics.precision import CONTEXTS, Ctx, to_float
+from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, Ctx, to_float, watch_floats
 
 __all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "run_numeric", "derive_seed",
            "TheoremCheckDeprecationWarning", "IDENTITY_DELTA"]
@@ -274,14 +274,21 @@ def _floor(ctx: Ctx, size: int, cond: float) -> float:
     return ctx.eps * max(1, size) * max(1.0, cond)
 
 
+class _Failed(str):
+    """One instance's evaluation error at one precision (its message); ``recognised`` when it is a
+    linear-algebra error (:data:`_UNDEFINED_ERRORS`), not some other exception (TypeError, NoConvergence)."""
+
+    recognised = False
+
+
 def _stats_or_errors(statement: Statement, inst: Mapping[str, Any], ctx: Ctx, batch: int):
-    """Per-instance stats (or an 'undefined' message) at ``ctx``; falls back to one instance at a time when
-    the batch raises an undefined-type error and the statement treats undefined as failure."""
+    """Per-instance stats (or a :class:`_Failed` message) at ``ctx``; with ``undefined="fails"`` a batch
+    that raises anything is evaluated one instance at a time, so that one instance cannot spoil the rest."""
     try:
         stats, size = _stats(statement, inst, ctx)
         return list(stats), size
-    except SideError as exc:
-        if not (exc.undefined and statement.undefined == "fails"):
+    except SideError:
+        if statement.undefined != "fails":
             raise
     out, size = [], 1
     for b in range(batch):
@@ -289,10 +296,20 @@ def _stats_or_errors(statement: Statement, inst: Mapping[str, Any], ctx: Ctx, ba
             st, size = _stats(statement, {k: _slice(v, b) for k, v in inst.items()}, ctx)
             out.append(st[0])
         except SideError as exc:
-            if not exc.undefined:
-                raise
-            out.append(str(exc))
+            out.append(_Failed(str(exc)))
+            out[-1].recognised = exc.undefined
     return out, size
+
+
+def _undefined_fails(entries: list) -> bool:
+    """``undefined="fails"``: the finest entry is undefined mathematically, i.e. NaN/inf or a recognised
+    linear-algebra error there, or any error there where a coarser precision was so undefined (mpmath
+    raising a TypeError on a matrix float64 found singular).  Another error alone (a side calling
+    ``np.linalg`` at mp50) leaves the instance unevaluated, never a counterexample."""
+    def math_undefined(e):
+        return not _defined(e) and not (isinstance(e, _Failed) and not e.recognised)
+    return bool(entries) and not _defined(entries[-1]) and (math_undefined(entries[-1])
+                                                          or any(math_undefined(e) for e in entries[:-1]))
 
 
 def _defined(entry) -> bool:
@@ -330,8 +347,10 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
             decision = levels
             outcome = decide_refinement([stats_residual(e) for _, e, _ in levels], [f for _, _, f in levels])
         need_mp = b == 0 or outcome is Outcome.GREY or len(fast) < 2
+        rounded: list = []
         if mp is not None and need_mp:
-            e_mp = _stats_or_errors(statement, {k: _slice(v, b) for k, v in inst.items()}, mp, 1)[0][0]
+            with watch_floats() as rounded:   # float64-rounded constants of claim code: a hint, never a verdict
+                e_mp = _stats_or_errors(statement, {k: _slice(v, b) for k, v in inst.items()}, mp, 1)[0][0]
             f_mp = _floor(mp, size, statement.cond)
             r[mp.name] = stats_residual(e_mp) if isinstance(e_mp, SideStats) else float("nan")
             fl[mp.name] = f_mp
@@ -342,7 +361,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
             elif not _defined(e_mp):
                 decision, outcome = [], Outcome.GREY
                 detail = _why_undefined(e_mp, mp.name)
-                if fails_undefined:
+                if fails_undefined and _undefined_fails([e for _, e, _ in levels] + [e_mp]):
                     outcome, detail = Outcome.FAILS, f"undefined at {mp.name}: {detail}"
             else:
                 decision, outcome = [], Outcome.GREY
@@ -351,11 +370,15 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
         elif len(defined) < len(fast):
             bad = next(lv for lv in levels if not _defined(lv[1]))
             detail = _why_undefined(bad[1], bad[0])
-            if fails_undefined and mp is None and not _defined(levels[-1][1]):
+            if fails_undefined and mp is None and _undefined_fails([e for _, e, _ in levels]):
                 outcome, detail = Outcome.FAILS, f"undefined at {levels[-1][0]}: {detail}"
         if not detail and any(math.isnan(v) for v in r.values()):
             nonfinite = [name for name, v in r.items() if math.isnan(v)]
             detail = f"a side is NaN, infinite or complex at {', '.join(nonfinite)} (residual undefined)"
+        r_mp = r.get(mp.name, math.nan) if mp is not None else math.nan
+        if rounded and outcome is not Outcome.HOLDS and r_mp <= _floor(CONTEXTS["float64"], size, statement.cond):
+            hint = FLOAT_LITERAL_HINT.format(values=", ".join(f"{v!r}" for v in rounded[:3]))
+            detail = f"{detail}; {hint}" if detail else hint
         muts, ladder = ({}, {})
         if outcome is Outcome.HOLDS and decision:
             muts, ladder = refinement_mutant_outcomes([e for _, e, _ in decision], [f for _, _, f in decision],

@@ -23,8 +23,11 @@ Conventions
 * ``sin``, ``exp``, ``log``, ``sqrt``, ``Abs``, ``sigmoid``, ... of a matrix act **elementwise**
   (as in NumPy and PyTorch); the matrix functions are ``expm``, ``logm``, ``sqrtm`` (and
   ``X**(1/2)``).  ``X**-1`` is the inverse.
-* ``softmax(x)`` of a column vector normalises its entries; of any other matrix, each row (the
-  last axis, as in attention ``softmax(Q K^T / sqrt(d)) V``).  ``logsumexp(x)`` takes a vector.
+* ``softmax(x, axis)``: ``axis = 1`` each row (attention ``softmax(Q K^T / sqrt(d)) V``), ``0`` each
+  column.  Without ``axis``: a column vector's entries, any other matrix's rows, where "column
+  vector" is the *declared* shape (a literal 1 column; a size letter drawn as 1 is not one:
+  :func:`nodes.default_axis`, the replay in :mod:`parse`).  ``logsumexp(x, axis)``: a scalar for a
+  vector, else the column (``axis = 1``) or row (``0``) of per-row / per-column values.
 * ``grad(f, X)`` is the gradient in the layout of the Matrix Cookbook, SymPy, PyTorch and JAX
   (``G_ij = df/dX_ij``, same shape as ``X``), computed by the engine's derivative oracle
   ``ctx.grad``; when ``X`` is declared symmetric or SPD it is the gradient on the symmetric
@@ -56,6 +59,7 @@ from theorem_check.expr.nodes import (  # noqa: F401
     Jacobian,
     Logm,
     LogSumExp,
+    LogSumExpAxis,
     ParseError,
     Softmax,
     Sqrtm,
@@ -68,10 +72,11 @@ from theorem_check.expr.nodes import (  # noqa: F401
     is_matrix,
     jacobian,
     log1p,
+    logsumexp,
     need_matrix,
     sigmoid,
     softplus,
 )
 from theorem_check.expr.parse import FUNCTIONS, names_in, parse, parse_statement, size_symbol  # noqa: F401
 
-__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "Vec", "Grad", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "jacobian", "hessian", "compile_expr", "evaluate", "side", "parse", "parse_statement", "FUNCTIONS", "is_matrix"]
+__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "jacobian", "hessian", "compile_expr", "evaluate", "side", "parse", "parse_statement", "FUNCTIONS", "is_matrix"]

@@ -81,6 +81,14 @@ def _add(a, b):
     return a + b
 
 
+def _batched(v, batch: int):
+    """``v`` with the leading batch axis: a constant scalar ``()`` or matrix ``(rows, cols)`` (no
+    batch axis, as SymPy folds ``eye(1) - ones(1, 1)`` to a number) repeated ``batch`` times."""
+    if np.ndim(v) in (0, 2):
+        return np.broadcast_to(v, (batch,) + np.shape(v)).copy()
+    return v
+
+
 def _matmul(a, b):
     if not (_is_mat_value(a) and _is_mat_value(b)):
         return _mul(a, b)
@@ -360,18 +368,22 @@ class _Compiler:
         return lambda env: env.ctx.diag_part(a(env))[..., :, None]
 
     def _c_Softmax(self, e):
-        x = self.compile(e.args[0])
-        axis = -2 if e.args[0].shape[1] == 1 else -1
+        x, axis = self.compile(e.args[0]), (-2, -1)[e.axis]   # axis fixed when the node was built
         return lambda env: env.ctx.softmax(x(env), axis=axis)
 
     def _c_LogSumExp(self, e):
-        x = self.compile(e.args[0])
-        col = e.args[0].shape[1] == 1
+        x, row = self.compile(e.args[0]), e.axis == 1    # a vector: the reduction covers every entry
 
         def run(env):
             v = x(env)
-            return env.ctx.logsumexp(v[..., :, 0] if col else v[..., 0, :], axis=-1)
+            return env.ctx.logsumexp(v[..., 0, :] if row else v[..., :, 0], axis=-1)
         return run
+
+    def _c_LogSumExpAxis(self, e):
+        x = self.compile(e.args[0])
+        if e.axis == 1:
+            return lambda env: env.ctx.logsumexp(x(env), axis=-1)[..., :, None]
+        return lambda env: env.ctx.logsumexp(x(env), axis=-2)[..., None, :]
 
     def _c_Vec(self, e):
         a = self.compile(e.args[0])
@@ -415,7 +427,8 @@ class _Compiler:
 
             def fn(xv):
                 out = body(env.bind(name, xv))
-                return _as_scalar(out, label) if scalar_out else out
+                out = _as_scalar(out, label) if scalar_out else out
+                return _batched(out, np.shape(xv)[0])   # a constant (SymPy folded f) has no batch axis
 
             op = method
             if method == "grad" and env.structure.get(name) in ("symmetric", "spd"):

@@ -7,7 +7,7 @@ from sympy.matrices.exceptions import ShapeError
 
 from theorem_check.errors import TheoremCheckError
 
-__all__ = ["Cholesky", "Expm", "ExprError", "Grad", "Hessian", "Jacobian", "LogSumExp", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "expm1", "grad", "hessian", "is_matrix", "jacobian", "log1p", "need_matrix", "sigmoid", "softplus"]
+__all__ = ["Cholesky", "Expm", "ExprError", "Grad", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
 
 
 class ExprError(TheoremCheckError, ValueError):
@@ -83,32 +83,119 @@ def need_matrix(what: str, x) -> None:
         raise ExprError(f"{what} needs a matrix argument, got the scalar {x}")
 
 
+def default_axis(x) -> int:
+    """The axis ``softmax(x)`` and ``logsumexp(x)`` reduce along when none is given: ``0`` (down the
+    column, over its entries) when ``x``'s column count is the literal ``1`` (a column vector, as
+    *declared*: ``z`` of shape ``(n, 1)``), else ``1`` (along each row, as in attention).
+
+    The test is on the shape SymPy holds, which for the string syntax is the declared one: a size
+    letter ``m`` is never the literal ``1``, even when ``m = 1`` is drawn (see :func:`theorem_check.expr.parse`).
+    """
+    return 0 if x.shape[1] == 1 else 1
+
+
+def check_axis(what: str, axis) -> int:
+    """``axis`` of a matrix reduction as ``0`` (down each column) or ``1`` (along each row);
+    ``-2`` and ``-1`` are accepted (NumPy's counting from the end)."""
+    try:
+        a = int(axis)
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a != axis or a not in (0, 1, -1, -2):
+        raise ExprError(f"{what}: axis={axis} must be 0 (down each column), 1 (along each row), -1 or -2")
+    return a % 2
+
+
 class Softmax(_MatNode):
-    """``softmax(x)``: a column vector's entries, or each row of a matrix, normalised (see module doc)."""
+    """``softmax(x, axis)``: ``exp(x) / sum exp(x)`` along ``axis`` of the matrix ``x`` (same shape).
+
+    ``axis = 1`` normalises each row (attention: ``softmax(Q K^T / sqrt(d))``), ``axis = 0`` each
+    column.  Without ``axis``, :func:`default_axis`: a column vector's entries, a matrix's rows.
+    """
 
     _op = "softmax"
 
-    def __new__(cls, x):
+    def __new__(cls, x, axis=None):
         need_matrix("softmax", x)
-        return super().__new__(cls, x)
+        axis = default_axis(x) if axis is None else check_axis("softmax", axis)
+        return super().__new__(cls, x, sp.Integer(axis))
+
+    @property
+    def axis(self) -> int:
+        return int(self.args[1])
 
     def _shape(self):
         return self.args[0].shape
 
+    def _latex(self, printer):
+        return _reduction_latex(self, "softmax", printer)
+
+
+def _reduction_latex(node, op, printer):
+    x = node.args[0]
+    extra = "" if node.axis == default_axis(x) else f", {node.axis}"
+    return rf"\operatorname{{{op}}}\left({printer._print(x)}{extra}\right)"
+
 
 class LogSumExp(sp.Expr):
-    """``logsumexp(x) = log sum_i exp(x_i)`` of a vector (a scalar)."""
+    """``logsumexp(x) = log sum_i exp(x_i)`` of a vector (a scalar): the reduction along ``axis``
+    (default :func:`default_axis`) must cover every entry, i.e. ``x`` is a column (``axis = 0``) or a
+    row (``axis = 1``).  A matrix reduced along an axis is :class:`LogSumExpAxis` (use :func:`logsumexp`)."""
 
     is_commutative = True
 
-    def __new__(cls, x):
+    def __new__(cls, x, axis=None):
         need_matrix("logsumexp", x)
-        if not (x.shape[0] == 1 or x.shape[1] == 1):
-            raise ExprError(f"logsumexp needs a vector, got shape {x.shape}")
-        return sp.Expr.__new__(cls, x)
+        axis = default_axis(x) if axis is None else check_axis("logsumexp", axis)
+        if x.shape[1 - axis] != 1:
+            raise ExprError(f"logsumexp needs a vector along axis {axis}, got shape {x.shape} "
+                            "(a matrix reduced along an axis is logsumexp(x, axis): a column or a row)")
+        return sp.Expr.__new__(cls, x, sp.Integer(axis))
+
+    @property
+    def axis(self) -> int:
+        return int(self.args[1])
 
     def _latex(self, printer):
-        return rf"\operatorname{{logsumexp}}\left({printer._print(self.args[0])}\right)"
+        return _reduction_latex(self, "logsumexp", printer)
+
+
+class LogSumExpAxis(_MatNode):
+    """``logsumexp(X, axis)`` of a matrix: ``axis = 1`` gives the column ``(rows, 1)`` of each row's
+    logsumexp, ``axis = 0`` the row ``(1, cols)`` of each column's."""
+
+    _op = "logsumexp"
+
+    def __new__(cls, x, axis=None):
+        need_matrix("logsumexp", x)
+        axis = default_axis(x) if axis is None else check_axis("logsumexp", axis)
+        return super().__new__(cls, x, sp.Integer(axis))
+
+    @property
+    def axis(self) -> int:
+        return int(self.args[1])
+
+    def _shape(self):
+        r, c = self.args[0].shape
+        return (r, sp.Integer(1)) if self.axis == 1 else (sp.Integer(1), c)
+
+    def _latex(self, printer):
+        return _reduction_latex(self, "logsumexp", printer)
+
+
+def is_total(x, axis: int) -> bool:
+    """True when reducing ``x`` along ``axis`` covers every entry (``x`` a declared column for
+    ``axis = 0``, a declared row for ``axis = 1``): the result is a scalar."""
+    return x.shape[1 - axis] == 1
+
+
+def logsumexp(x, axis=None):
+    """``logsumexp(x, axis)``: a scalar (:class:`LogSumExp`) when the reduction covers every entry
+    of ``x`` (a vector, as declared), else a column or row of per-row/per-column values
+    (:class:`LogSumExpAxis`).  ``axis`` defaults to :func:`default_axis`."""
+    need_matrix("logsumexp", x)
+    axis = default_axis(x) if axis is None else check_axis("logsumexp", axis)
+    return LogSumExp(x, axis) if is_total(x, axis) else LogSumExpAxis(x, axis)
 
 
 class Vec(_MatNode):

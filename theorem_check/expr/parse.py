@@ -18,18 +18,23 @@ from theorem_check.expr.nodes import (
     ExprError,
     Logm,
     LogSumExp,
+    LogSumExpAxis,
     ParseError,
     Softmax,
     Sqrtm,
     Tril,
     Triu,
     Vec,
+    check_axis,
+    default_axis,
     expm1,
     grad,
     hessian,
     is_matrix,
+    is_total,
     jacobian,
     log1p,
+    logsumexp,
     need_matrix,
     sigmoid,
     softplus,
@@ -87,7 +92,7 @@ def _hadamard(*args):
 FUNCTIONS: dict[str, Any] = {
     "trace": _trace, "tr": _trace, "det": _det, "inv": _inv,
     "grad": grad, "jacobian": jacobian, "hessian": hessian,
-    "softmax": Softmax, "logsumexp": LogSumExp, "vec": Vec, "kron": _kron, "diag": _diag,
+    "softmax": Softmax, "logsumexp": logsumexp, "vec": Vec, "kron": _kron, "diag": _diag,
     "hadamard": _hadamard, "expm": Expm, "logm": Logm, "sqrtm": Sqrtm, "cholesky": Cholesky,
     "tril": Tril, "triu": Triu, "eye": sp.Identity, "zeros": sp.ZeroMatrix, "ones": sp.OneMatrix,
     "sin": _elementwise_fn("sin", sp.sin), "cos": _elementwise_fn("cos", sp.cos),
@@ -166,9 +171,71 @@ def _shape_value(v, dims):
         if dims is not None:
             if v not in dims:
                 raise InvalidArgument(f"size {v!r} has no value in dims={dict(dims)!r}")
-            return int(dims[v])
+            return dims[v] if isinstance(dims[v], sp.Basic) else int(dims[v])
         return size_symbol(v)
     return int(v)
+
+
+_DRAWN_ONE = sp.Symbol("_drawn_one", integer=True, positive=True)
+"""Stands for every size letter drawn as 1 when the declared reductions are replayed (:class:`_Axes`)."""
+
+
+class _Axes:
+    """The declared-shape decisions of ``softmax``/``logsumexp`` calls (their default axis; whether
+    ``logsumexp`` is a scalar), in the order the calls are evaluated.
+
+    A size letter drawn as 1 (``m = 1`` in ``S = n x m``) makes a matrix look like a column vector.
+    The decisions are therefore taken on a *declared* pass, where every letter drawn as 1 is a
+    symbol (``_drawn_one``), never the literal 1, and the other letters keep their values (so the
+    pass conforms where the drawn sizes do), and replayed in the same order on the pass at the
+    drawn sizes (the same AST evaluates its calls in the same order).  Where the declared pass does
+    not conform (a letter drawn as 1 must meet a literal 1), the drawn shapes decide.
+    """
+
+    def __init__(self, replay=None):
+        self.recorded: list[tuple] = []
+        self.replay = list(replay) if replay is not None else None
+
+    def _decide(self, what, x, axis, fresh):
+        if self.replay:
+            got = self.replay.pop(0)
+            if got[0] == what:
+                self.recorded.append(got)
+                return got[1:]
+            self.replay = None        # out of step (never expected): decide on the shapes at hand
+        out = (what,) + fresh(x, axis)
+        self.recorded.append(out)
+        return out[1:]
+
+    def softmax(self, x, axis=None):
+        need_matrix("softmax", x)
+        (a,) = self._decide("softmax", x, axis, lambda x, axis: (
+            default_axis(x) if axis is None else check_axis("softmax", axis),))
+        return Softmax(x, a)
+
+    def logsumexp(self, x, axis=None):
+        need_matrix("logsumexp", x)
+
+        def fresh(x, axis):
+            a = default_axis(x) if axis is None else check_axis("logsumexp", axis)
+            return a, bool(is_total(x, a))
+        a, total = self._decide("logsumexp", x, axis, fresh)
+        return LogSumExp(x, a) if total else LogSumExpAxis(x, a)
+
+
+@functools.lru_cache(maxsize=2048)
+def _declared_axes(text: str, shapes: tuple, dims: tuple) -> tuple | None:
+    """The decisions of :class:`_Axes` on the declared pass at ``dims`` (letters drawn as 1 made
+    symbolic); None when that pass does not conform."""
+    shapes_d, dims_d = dict(shapes), dict(dims)
+    letters = {v for sh in shapes_d.values() for v in sh if isinstance(v, str)}
+    declared = {k: (_DRAWN_ONE if k in letters and int(v) == 1 else v) for k, v in dims_d.items()}
+    axes = _Axes()
+    try:
+        _build(text, shapes_d, declared, axes)
+    except (ExprError, ShapeMismatch, InvalidArgument):
+        return None
+    return tuple(axes.recorded)
 
 
 def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None = None, *,
@@ -209,6 +276,16 @@ def _parse(text: str, shapes: tuple, dims: tuple | None):
     """Cached parse; error messages start with ``repr(text)`` (:func:`parse` prefixes the side's name)."""
     shapes_d = dict(shapes)
     dims_d = dict(dims) if dims is not None else None
+    replay = None
+    if dims_d is not None and ("softmax" in text or "logsumexp" in text):
+        letters = {v for sh in shapes_d.values() for v in sh if isinstance(v, str)}
+        if any(int(dims_d.get(k, 0)) == 1 for k in letters):
+            replay = _declared_axes(text, shapes, dims)
+    return _build(text, shapes_d, dims_d, _Axes(replay))
+
+
+def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes):
+    """Parse ``text`` with these shapes and sizes; ``softmax``/``logsumexp`` decided by ``axes``."""
     if not text.strip():
         raise ParseError(f"{text!r}: empty side")
     letters = {v for s in shapes_d.values() for v in s if isinstance(v, str)}
@@ -220,12 +297,12 @@ def _parse(text: str, shapes: tuple, dims: tuple | None):
         elif name in FUNCTIONS:
             if name not in ("pi", "E") and not called:
                 raise ParseError(f"{text!r}: function {name!r} must be called, as {name}(...)")
-            local[name] = FUNCTIONS[name]
+            local[name] = getattr(axes, name) if name in ("softmax", "logsumexp") else FUNCTIONS[name]
         elif called:
             raise ParseError(f"{text!r}: unknown function {name!r} (known: "
                              f"{', '.join(sorted(k for k in FUNCTIONS if k not in ('pi', 'E')))})")
         elif name in letters:
-            local[name] = sp.Integer(dims_d[name]) if dims_d is not None else size_symbol(name)
+            local[name] = sp.sympify(dims_d[name]) if dims_d is not None else size_symbol(name)
         else:
             if dotted:
                 raise ParseError(f"{text!r}: {name!r} is used as a matrix ({name}.…) but has no shape "

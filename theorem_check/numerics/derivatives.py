@@ -148,6 +148,8 @@ class _Stepper:
 
     def _eval(self, Y):
         out = np.asarray(self.F(Y))
+        if out.ndim == 0:                  # a constant function: the same value for every instance
+            out = np.broadcast_to(out, (self.batch,)).copy()
         if out.ndim < 1 or out.shape[0] != self.batch:
             raise ShapeMismatch(f"the differentiated function returned shape {out.shape}; it must keep the "
                                 f"leading batch axis ({self.batch}, ...)")
@@ -194,6 +196,8 @@ def _unit(ctx, shape, j: int):
 def _scalar_out(out: np.ndarray, batch: int, what: str) -> np.ndarray:
     if out.shape == (batch,):
         return out
+    if out.ndim == 0:                      # a constant (e.g. a side SymPy reduced to a number): broadcast
+        return np.broadcast_to(out, (batch,)).copy()
     if out.ndim >= 1 and out.shape[0] == batch and int(np.prod(out.shape[1:])) == 1:
         return out.reshape(batch)
     raise ShapeMismatch(f"{what} needs a scalar function, shape (batch,) = ({batch},); f returned {out.shape}")

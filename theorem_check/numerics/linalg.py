@@ -172,7 +172,9 @@ class LinalgOps:
         ``|Im| < pi``), ``(..., n, n) -> (..., n, n)``.
 
         Real for matrices with no eigenvalue on the closed negative real axis (e.g. SPD), complex
-        otherwise (``scipy.linalg.logm``; ``mpmath.logm`` at mp50).  Singular input raises or is inf.
+        otherwise (``scipy.linalg.logm``; at mp50 see :func:`_mp_matfun`: an eigendecomposition for
+        symmetric/Hermitian input, else ``mpmath.logm`` with an eigendecomposition fallback).  Singular
+        input raises (``ZeroDivisionError`` at mp50) or is inf.
         """
         a = self._square(a, "logm")
         if not self.is_mp:
@@ -186,12 +188,14 @@ class LinalgOps:
                     return logm(m)
 
             return self._float_loop(one, a)
-        return self._batched(lambda m: self._from_mp(mpmath.logm(self._to_mp(m))), a)
+        return self._batched(lambda m: self._from_mp(_mp_matfun(m, "logm")), a)
 
     def sqrtm(self, a: np.ndarray) -> np.ndarray:
         """Principal matrix square root ``S`` with ``S @ S = A`` (eigenvalues with positive real part),
         ``(..., n, n) -> (..., n, n)``: symmetric positive definite for SPD input
-        (``scipy.linalg.sqrtm``; ``mpmath.sqrtm`` at mp50)."""
+        (``scipy.linalg.sqrtm``; at mp50 see :func:`_mp_matfun`: an eigendecomposition for
+        symmetric/Hermitian input, so singular PSD matrices converge, else ``mpmath.sqrtm``'s
+        Denman-Beavers iteration with an eigendecomposition fallback)."""
         a = self._square(a, "sqrtm")
         if not self.is_mp:
             import warnings
@@ -204,7 +208,7 @@ class LinalgOps:
                     return sqrtm(m)
 
             return self._float_loop(one, a)
-        return self._batched(lambda m: self._from_mp(mpmath.sqrtm(self._to_mp(m))), a)
+        return self._batched(lambda m: self._from_mp(_mp_matfun(m, "sqrtm")), a)
 
     def eigh(self, a: np.ndarray):
         """Eigen-decomposition of symmetric (Hermitian) matrices: ``(w, V)`` with ``A = V diag(w) V^H``.
@@ -252,3 +256,69 @@ class LinalgOps:
                     self._from_mp(vt)[order, :])
 
         return self._batched_tuple(one, a, 3)
+
+
+def _mp_scalar_fn(name: str):
+    """The principal scalar function (``mpmath.sqrt`` / ``mpmath.log``: complex on the negative axis)."""
+    if name == "sqrtm":
+        return mpmath.sqrt
+
+    def log(w):
+        if w == 0:
+            raise ZeroDivisionError("logm of a singular matrix (an eigenvalue is 0 to working precision)")
+        return mpmath.log(w)
+    return log
+
+
+def _mp_matfun(m: np.ndarray, name: str):
+    """``sqrtm`` or ``logm`` (principal) of one square matrix at mpmath's working precision, as an
+    ``mpmath.matrix``.  Which route:
+
+    1. **Symmetric (Hermitian) input**, tested entrywise exactly: the eigendecomposition
+       ``A = Q diag(w) Q^H`` (``mpmath.eigsy`` / ``eighe``, 10 extra digits), ``f(A) = Q diag(f(w)) Q^H``.
+       Eigenvalues within ``n * eps * max|w|`` of 0 are 0 (a PSD matrix rounded in the last digit, e.g.
+       ``x x^T``): ``sqrtm`` of a singular PSD matrix converges (mpmath's Denman-Beavers iteration
+       converges only linearly there and raised NoConvergence); ``logm`` of it raises
+       ``ZeroDivisionError`` (undefined) instead of looping.  A negative eigenvalue gives the principal
+       complex value (``sqrt(w) = i sqrt(|w|)``, ``log(w) = log|w| + i pi``).
+    2. **Otherwise** ``mpmath.sqrtm`` / ``mpmath.logm`` (Denman-Beavers; inverse scaling and squaring),
+       after refusing an exactly singular matrix for ``logm`` (``ZeroDivisionError``: mpmath's loop of
+       square roots of a singular matrix never ends).  If it raises ``NoConvergence``, the
+       eigendecomposition ``A = V diag(w) V^{-1}`` (``mpmath.eig``) at twice the working digits, so that
+       an ill-conditioned ``V`` costs digits of the extra precision only; a defective matrix (``V``
+       singular) re-raises ``NoConvergence``.
+    """
+    A = mpmath.matrix(m.tolist())
+    n = A.rows
+    f = _mp_scalar_fn(name)
+    prec_dps = mpmath.mp.dps
+    hermitian = all(A[i, j] == mpmath.conj(A[j, i]) for i in range(n) for j in range(i, n))
+    if hermitian and all(mpmath.isfinite(A[i, j]) for i in range(n) for j in range(n)):
+        cplx = any(isinstance(A[i, j], mpmath.mpc) and A[i, j].imag != 0 for i in range(n) for j in range(n))
+        if not cplx:
+            A = A.apply(mpmath.re)
+        with mpmath.workdps(prec_dps + 10):
+            w, Q = (mpmath.eighe if cplx else mpmath.eigsy)(A)
+            ws = [w[i] for i in range(n)]
+            tiny = n * mpmath.mpf(10) ** (-prec_dps) * max([abs(v) for v in ws] + [mpmath.mpf(0)])
+            fw = [f(mpmath.mpf(0) if abs(v) <= tiny else v) for v in ws]
+            B = Q * mpmath.diag(fw) * Q.transpose_conj()
+        return B.apply(lambda v: +v)
+    if name == "logm" and mpmath.det(A) == 0:
+        raise ZeroDivisionError("logm of a singular matrix")
+    try:
+        return getattr(mpmath, name)(A)
+    except mpmath.libmp.NoConvergence:
+        with mpmath.workdps(2 * prec_dps):
+            w, V = mpmath.eig(A)
+            try:
+                Vi = mpmath.inverse(V)
+            except ZeroDivisionError:
+                raise mpmath.libmp.NoConvergence(f"{name}: Denman-Beavers did not converge and the matrix is not "
+                                           "diagonalisable to working precision") from None
+            ws = [w[i].real if isinstance(w[i], mpmath.mpc) and w[i].imag == 0 else w[i] for i in range(n)]
+            B = V * mpmath.diag([f(v) for v in ws]) * Vi
+        real = all(not isinstance(A[i, j], mpmath.mpc) or A[i, j].imag == 0 for i in range(n) for j in range(n))
+        if real and not any(not isinstance(v, mpmath.mpc) and v < 0 for v in ws):
+            B = B.apply(mpmath.re)   # a real matrix off the negative axis: the principal value is real
+        return B.apply(lambda v: +v)
