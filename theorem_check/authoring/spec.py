@@ -213,16 +213,16 @@ def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
 
     out = fn if orth else inner
     if parsed is not None:
-        def magnitude(inst, level):
-            """The magnitude of this side's computation per instance (:mod:`theorem_check.expr.magnitude`),
-            ``inst`` in float64; ``level`` the context whose derivative-oracle floor to include."""
+        def magnitude(inst, levels):
+            """The magnitude of this side's computation per instance and level (:mod:`theorem_check.expr.magnitude`),
+            ``inst`` in float64; each level the context whose derivative-oracle floor to include (or None)."""
             from theorem_check.expr.magnitude import magnitude as mag
             from theorem_check.numerics.precision import FLOAT64
 
             vals = Instance(inst)
             for n in orth:
                 vals[n] = _orthogonal_from(FLOAT64, inst[n], inst[f"_sign_{n}"])
-            return mag(parsed(inst), vals, inst.get("_dims", {}), structure, level=level)
+            return mag(parsed(inst), vals, inst.get("_dims", {}), structure, levels=levels)
         out.magnitude = magnitude
     return out
 

@@ -346,8 +346,10 @@ def _magnitudes(statement: Statement, inst: Mapping[str, Any], batch: int, ctxs)
                 raise LookupError
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                per = {None: mag(f64, None), **{c.name: mag(f64, c) for c in ctxs}}
+                per = dict(zip([None, *names], mag(f64, [None, *ctxs])))
             per = {k: np.nan_to_num(np.asarray(v, dtype=float), nan=0.0, posinf=0.0) for k, v in per.items()}
+            if any(v.shape != (batch,) for v in per.values()):
+                raise ValueError("magnitude of the wrong shape")
         except Exception:  # noqa: BLE001 - no tree, or a node without a rule: the inputs' magnitude
             m_in = _input_magnitude(inst, batch) if m_in is None else m_in
             per = {None: np.zeros(batch), **{n: m_in for n in names}}

@@ -36,6 +36,7 @@ import numpy as np
 import sympy as sp
 
 from theorem_check.expr.compile import Env, compile_expr
+from theorem_check.expr.nodes import Grad, Hessian, Jacobian
 from theorem_check.numerics.derivatives import rounding_gain
 from theorem_check.numerics.precision import FLOAT64
 
@@ -53,6 +54,7 @@ class _MEnv:
     structure: Mapping[str, str]
     level: Any = None
     bound: dict = field(default_factory=dict)
+    cache: dict = field(default_factory=dict)
 
     def env(self) -> Env:
         return Env(FLOAT64, self.values, self.dims, self.structure, {k: v[0] for k, v in self.bound.items()})
@@ -88,8 +90,8 @@ def _per_batch_max(m):
 
 def _per_batch_norm(m, batch):
     m = np.asarray(m, dtype=float)
-    if m.ndim == 0:
-        return np.full(batch, abs(float(m)))
+    if m.ndim in (0, 2):  # a constant (scalar or matrix without batch axis)
+        return np.full(batch, float(np.sqrt(np.sum(m ** 2))))
     return np.sqrt(np.sum(m.reshape(m.shape[0], -1) ** 2, axis=1))
 
 
@@ -119,12 +121,27 @@ def _smooth(fa, dfa, ma):
     return np.abs(fa) + np.abs(dfa) * ma
 
 
+_DERIVATIVES = (Grad, Jacobian, Hessian)
+
+
 class _MagCompiler:
     """One ``_m_<ClassName>`` method per node class; each returns ``run(menv) -> (value, magnitude)``."""
 
     def compile(self, e):
         if isinstance(e, (int, float)) and not isinstance(e, bool):
             e = sp.sympify(e)
+        run = self._dispatch(e)
+        if any(isinstance(n, _DERIVATIVES) for n in sp.preorder_traversal(e)):
+            return run  # the oracle's floor depends on the level
+
+        def cached(me):  # the same at every level: computed once per call of magnitude()
+            key = (id(e), tuple(sorted((str(k), id(v[0])) for k, v in me.bound.items())))
+            if key not in me.cache:
+                me.cache[key] = run(me)
+            return me.cache[key]
+        return cached
+
+    def _dispatch(self, e):
         for cls in type(e).__mro__:
             meth = getattr(self, f"_m_{cls.__name__}", None)
             if meth is not None:
@@ -377,7 +394,7 @@ class _MagCompiler:
 
         def run(me):
             vm = arg(me)
-            return body(_MEnv(me.values, me.dims, me.structure, me.level, {**me.bound, var: vm}))
+            return body(_MEnv(me.values, me.dims, me.structure, me.level, {**me.bound, var: vm}, me.cache))
         return run
 
     # derivatives computed by the oracle
@@ -386,7 +403,10 @@ class _MagCompiler:
         body, value, name = self.compile(f), compile_expr(e), x.name
 
         def run(me):
-            G = np.asarray(value(me.env()), dtype=float)
+            key = ("oracle", id(e), tuple(sorted((str(k), id(v[0])) for k, v in me.bound.items())))
+            if key not in me.cache:  # the oracle's float64 value, once for every level
+                me.cache[key] = np.asarray(value(me.env()), dtype=float)
+            G = me.cache[key]
             x0 = np.asarray(me.values[name], dtype=float)
             out = np.abs(G)
             if me.level is not None:
@@ -415,15 +435,27 @@ _COMPILER = _MagCompiler()
 
 
 def magnitude(expr, values: Mapping[str, Any], dims: Mapping[str, int] | None = None,
-              structure: Mapping[str, str] | None = None, *, level=None) -> np.ndarray:
-    """The magnitude of ``expr``'s computation per batch element (Frobenius norm of ``M``), shape ``(batch,)``.
+              structure: Mapping[str, str] | None = None, *, levels=(None,)) -> list[np.ndarray]:
+    """The magnitude of ``expr``'s computation per batch element (Frobenius norm of ``M``), one array of
+    shape ``(batch,)`` per entry of ``levels``.
 
-    ``values`` are float64 arrays with a leading batch axis; ``level`` is the precision context
+    ``values`` are float64 arrays with a leading batch axis; each level is the precision context
     whose derivative-oracle floor to include (``None``: none).  Raises :class:`NoMagnitude` for a
     node without a rule.
+
+    >>> import numpy as np, sympy as sp
+    >>> x, A = sp.MatrixSymbol("x", 3, 1), sp.MatrixSymbol("A", 3, 3)
+    >>> S = np.array([[[0.0, 1, -2], [-1, 0, 3], [2, -3, 0]]])          # antisymmetric: x^T S x = 0
+    >>> [m] = magnitude(x.T * A * x, {"x": np.ones((1, 3, 1)), "A": S})
+    >>> float(m[0])                                                      # |x|^T |S| |x|
+    12.0
     """
     batch = next((int(np.shape(v)[0]) for v in values.values() if isinstance(v, np.ndarray) and v.ndim >= 1), 1)
     run = _COMPILER.compile(sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr)
+    cache: dict = {}
+    out = []
     with np.errstate(all="ignore"):
-        _, m = run(_MEnv(values, dict(dims or {}), dict(structure or {}), level))
-        return _per_batch_norm(_scalarize(np.asarray(m, dtype=float)), batch)
+        for level in levels:
+            _, m = run(_MEnv(values, dict(dims or {}), dict(structure or {}), level, cache=cache))
+            out.append(_per_batch_norm(_scalarize(np.asarray(m, dtype=float)), batch))
+    return out
