@@ -12,6 +12,11 @@ holds also decides the automatic mutants of :mod:`theorem_check.engine.mutants` 
 error amplification).  A failing instance is shrunk: configurations are tried smallest first,
 and the first that still fails is reported (so it is a smallest counterexample among the
 configurations of the statement's :class:`~theorem_check.model.dims.DimSpace`).
+
+Trust model 3 (docs/verdicts.md, "the magnitude of the computation"): residuals of expression sides are
+taken against ``max(|lhs|, |rhs|, M0)`` with ``M0`` the magnitude of their computation
+(:mod:`theorem_check.expr.magnitude`); an instance whose two sides vanish below ``floor * M`` at its
+deciding level holds *vacuously* (never a counterexample); a float-only failure is re-decided at mp50.
 """
 
 from __future__ import annotations
