@@ -84,10 +84,16 @@ def test_zero_right_side_gets_additive_mutants():
     def sample(rng, d, batch):
         return {"A": sampling.symmetric(rng, d["n"], batch=batch)}
 
-    claim = _claim("tm.zero", lambda i, c: i.A - c.T(i.A), lambda i, c: 0 * i.A, sample=sample)
+    # a declared scale says what the zero is measured against: additive mutants of that size are refuted
+    claim = _claim("tm.zero", lambda i, c: i.A - c.T(i.A), lambda i, c: 0 * i.A, sample=sample,
+                   scale=lambda i, c: c.norm(i.A))
     r = tc.run_claim(claim, seed=1)
     assert r.verdict is tc.Verdict.VERIFIED
     assert r.printed.mutants and all(m.refuted for m in r.printed.mutants)
+    # without one, both sides vanish on every instance: vacuous (trust model 3), never VERIFIED
+    bare = _claim("tm.zero_bare", lambda i, c: i.A - c.T(i.A), lambda i, c: 0 * i.A, sample=sample)
+    r = tc.run_claim(bare, seed=1)
+    assert r.verdict is tc.Verdict.INCONCLUSIVE and "vacuous" in r.evidence
 
 
 # --------------------------------------------------------------------------- custom checks: engine decides

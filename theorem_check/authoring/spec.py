@@ -185,10 +185,12 @@ def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
         except ShapeMismatch:
             pass  # may conform at no size: decided (ILL-POSED) by the numeric stage, per configuration
 
-        def inner(inst, ctx):
+        def parsed(inst):
             d = inst.get("_dims", {})
-            e = ex.parse(s, shapes, {k: d[k] for k in spec.ranges}, what=which)
-            return ex.evaluate(ex.compile_expr(e), ctx, inst, d, structure)
+            return ex.parse(s, shapes, {k: d[k] for k in spec.ranges}, what=which)
+
+        def inner(inst, ctx):
+            return ex.evaluate(ex.compile_expr(parsed(inst)), ctx, inst, inst.get("_dims", {}), structure)
     elif isinstance(s, sp.Basic):
         try:
             recipe = ex.compile_expr(s)
@@ -197,21 +199,36 @@ def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
 
         def inner(inst, ctx):
             return ex.evaluate(recipe, ctx, inst, inst.get("_dims", {}), structure)
+
+        def parsed(inst):
+            return s
     elif callable(s):
-        inner = s
+        inner, parsed = s, None
     else:
         raise ClaimDefinitionError(f"{where}: {which}={s!r} must be a callable (inst, ctx) -> array, a SymPy "
                                    "expression or a string")
     orth = [n for n, k in spec.structure.items() if k == "orthogonal"]
-    if not orth:
-        return inner
 
     def fn(inst, ctx):
         vals = Instance(inst)
         for n in orth:
             vals[n] = _orthogonal_from(ctx, inst[n], inst[f"_sign_{n}"])
         return inner(vals, ctx)
-    return fn
+
+    out = fn if orth else inner
+    if parsed is not None:
+        def magnitude(inst, levels):
+            """The magnitude of this side's computation per instance and level (:mod:`theorem_check.expr.magnitude`),
+            ``inst`` in float64; each level the context whose derivative-oracle floor to include (or None)."""
+            from theorem_check.expr.magnitude import magnitude as mag
+            from theorem_check.numerics.precision import FLOAT64
+
+            vals = Instance(inst)
+            for n in orth:
+                vals[n] = _orthogonal_from(FLOAT64, inst[n], inst[f"_sign_{n}"])
+            return mag(parsed(inst), vals, inst.get("_dims", {}), structure, levels=levels)
+        out.magnitude = magnitude
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,7 +48,9 @@ class SideStats:
     ``L = |u|^2``, ``R = |v|^2``, ``D = |u - v|^2``, ``X = <u - v, v>``, ``Sd = <u - v, e>``,
     ``Re = <v, e>`` with ``e`` the unit vector of equal entries (``1/sqrt(size)`` each);
     ``scale`` is the statement's reference magnitude when it gives one (``None``: the default
-    ``max(|u|, |v|)``).  Norms are Frobenius over the instance's entries.
+    ``max(|u|, |v|, mag)``, with ``mag`` the magnitude of the sides' computation when the engine
+    knows it, see :mod:`theorem_check.expr.magnitude`; 0 otherwise).  Norms are Frobenius over the
+    instance's entries.
     """
 
     L: float
@@ -58,6 +60,7 @@ class SideStats:
     Sd: float
     Re: float
     scale: float | None = None
+    mag: float = 0.0
 
     @property
     def zero_side(self) -> bool:
@@ -66,10 +69,11 @@ class SideStats:
 
     @property
     def additive(self) -> float:
-        """Magnitude ``a`` of additive mutants: the scale, else ``|u|``, else 1."""
+        """Magnitude ``a`` of additive mutants: the scale, else ``max(|u|, mag)``, else 1."""
         if self.scale is not None and self.scale > 0:
             return float(self.scale)
-        return math.sqrt(self.L) if self.L > 0 else 1.0
+        a = max(math.sqrt(self.L) if self.L > 0 else 0.0, self.mag)
+        return a if a > 0 else 1.0
 
 
 def _flat_sum(x, axes) -> Any:
@@ -120,15 +124,15 @@ def _has_complex(*arrays) -> bool:
 
 def stats_residual(s: SideStats) -> float:
     """The statement's own relative residual ``|u - v| / ref`` from its stats."""
-    return _residual(s.D, s.L, s.R, s.scale)
+    return _residual(s.D, s.L, s.R, s.scale, s.mag)
 
 
-def _residual(D: float, L: float, R: float, scale: float | None) -> float:
+def _residual(D: float, L: float, R: float, scale: float | None, mag: float = 0.0) -> float:
     if D != D:
         return float("nan")
     if D <= 0:
         return 0.0
-    ref = scale if scale is not None else math.sqrt(max(L, R, 0.0))
+    ref = scale if scale is not None else max(math.sqrt(max(L, R, 0.0)), mag)
     if not ref > 0:
         return float("inf")
     return math.sqrt(D) / ref
@@ -143,7 +147,7 @@ def mutant_residual(s: SideStats, c: float, a: float) -> float:
     one_c = 1.0 - c
     D = s.D + one_c * one_c * s.R + a * a + 2 * one_c * s.X - 2 * a * s.Sd - 2 * a * one_c * s.Re
     R = c * c * s.R + 2 * c * a * s.Re + a * a
-    return _residual(max(D, 0.0), s.L, max(R, 0.0), s.scale)
+    return _residual(max(D, 0.0), s.L, max(R, 0.0), s.scale, s.mag)
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,16 @@ holds also decides the automatic mutants of :mod:`theorem_check.engine.mutants` 
 error amplification).  A failing instance is shrunk: configurations are tried smallest first,
 and the first that still fails is reported (so it is a smallest counterexample among the
 configurations of the statement's :class:`~theorem_check.model.dims.DimSpace`).
+
+Trust model 3 (docs/verdicts.md, "the magnitude of the computation"): residuals of expression sides are
+taken against ``max(|lhs|, |rhs|, M0)`` with ``M0`` the magnitude of their computation
+(:mod:`theorem_check.expr.magnitude`); an instance whose two sides vanish below ``floor * M`` at its
+deciding level holds *vacuously* (never a counterexample); a float-only failure is re-decided at mp50.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 import warnings
@@ -35,6 +41,10 @@ from theorem_check.errors import (
     TheoremCheckError,
 )
 from theorem_check.model.claims import Instance, Measurement, Statement
+from theorem_check.errors import BadClaim, InvalidArgument, ShapeMismatch, TheoremCheckError
+from theorem_check.engine.mutants import (LADDER, SideStats, identity_mutants, refinement_mutant_outcomes, side_stats,
+                                          stats_residual)
+from theorem_check.numerics.precision import CONTEXTS, Ctx, to_float
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
 from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, Ctx, to_float, watch_floats
 
@@ -78,6 +88,7 @@ class InstanceResult:
     mutants: Mapping[str, Outcome] = field(default_factory=dict)
     ladder: Mapping[float, Outcome] = field(default_factory=dict)
     decided_by: str = "engine"
+    vacuous: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,12 @@ class NumericResult:
     errors: tuple[str, ...] = field(default_factory=tuple)
     bad: str | None = None
     configs: tuple[Mapping[str, int], ...] = field(default_factory=tuple)
+
+    @property
+    def vacuous(self) -> bool:
+        """True when the statement holds only vacuously: both sides vanish (below the floor of their
+        computation's magnitude) on every instance.  Such a statement is INCONCLUSIVE, never VERIFIED."""
+        return self.outcome is Outcome.HOLDS and bool(self.instances) and all(i.vacuous for i in self.instances)
 
     @property
     def decided_by(self) -> str:
@@ -323,8 +340,79 @@ def _why_undefined(entry, ctx_name: str) -> str:
     return f"a side is NaN, infinite or complex at {ctx_name}"
 
 
+def _input_magnitude(inst: Mapping[str, Any], batch: int) -> np.ndarray:
+    """The largest absolute entry of the instance's inputs per batch element (names not starting with ``_``)."""
+    out = np.zeros(batch)
+    for k, v in inst.items():
+        if k.startswith("_") or not isinstance(v, np.ndarray) or v.ndim < 1 or v.shape[0] != batch \
+                or v.dtype.kind not in "biuf":
+            continue
+        a = np.abs(v.reshape(batch, -1).astype(float))
+        if a.shape[1]:
+            out = np.maximum(out, np.nan_to_num(a.max(axis=1), nan=0.0, posinf=0.0))
+    return out
+
+
+def _magnitudes(statement: Statement, inst: Mapping[str, Any], batch: int, ctxs) -> dict | None:
+    """Magnitudes of the sides' computation per instance: ``"mag"`` (level-free, for the residual) and,
+    per context name, the magnitude below whose floor a side *vanishes* there.  None when the statement
+    declares its own ``scale`` (it is judged against that scale and is never vacuous).
+
+    An expression side contributes the magnitude of its expression tree
+    (:func:`theorem_check.expr.magnitude.magnitude`, with the derivative oracle's rounding floor at each
+    context); a callable side, or a tree without a rule, the largest absolute entry of the inputs.
+    """
+    if statement.scale is not None:
+        return None
+    f64 = Instance({k: _convert(v, CONTEXTS["float64"]) for k, v in inst.items()})
+    names = [c.name for c in ctxs]
+    out = {"mag": np.zeros(batch), **{n: np.zeros(batch) for n in names}}
+    m_in = None
+    for fn in (statement.lhs, statement.rhs):
+        mag = getattr(fn, "magnitude", None)
+        try:
+            if mag is None:
+                raise LookupError
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                per = dict(zip([None, *names], mag(f64, [None, *ctxs])))
+            per = {k: np.nan_to_num(np.asarray(v, dtype=float), nan=0.0, posinf=0.0) for k, v in per.items()}
+            if any(v.shape != (batch,) for v in per.values()):
+                raise ValueError("magnitude of the wrong shape")
+        except Exception:  # noqa: BLE001 - no tree, or a node without a rule: the inputs' magnitude
+            m_in = _input_magnitude(inst, batch) if m_in is None else m_in
+            per = {None: np.zeros(batch), **{n: m_in for n in names}}
+        out["mag"] = np.maximum(out["mag"], per[None])
+        for n in names:
+            out[n] = np.maximum(out[n], per[n])
+    return out
+
+
+def _with_mag(entry, mags, b: int):
+    if mags is None or not isinstance(entry, SideStats):
+        return entry
+    return dataclasses.replace(entry, mag=float(mags["mag"][b]))
+
+
+def _vanishes(entry, floor: float, mags, name: str, b: int) -> bool:
+    """Both sides below ``floor`` times the magnitude of their computation at this level."""
+    if mags is None or not _defined(entry):
+        return False
+    return math.sqrt(max(entry.L, entry.R)) <= floor * float(mags[name][b])
+
+
+def _vacuous_mutants():
+    """Mutant and ladder outcomes of a vacuous instance: GREY (it can tell no right side from another)."""
+    return ({m.name: Outcome.GREY for m in identity_mutants(IDENTITY_DELTA)}, {d: Outcome.GREY for d in LADDER})
+
+
 def _identity_instances(statement: Statement, dims, seed: int, batch: int):
-    """Evaluate one batch; returns list of InstanceResult (raises ShapeMismatch, BadClaim, SideError)."""
+    """Evaluate one batch; returns list of InstanceResult (raises ShapeMismatch, BadClaim, SideError).
+
+    An instance whose finest deciding level has both sides below the floor of their computation's
+    magnitude holds *vacuously* (never a counterexample).  An instance that fails at float precisions
+    is confirmed at mp50 (unless an earlier instance of the batch already failed there).
+    """
     rng = np.random.default_rng(seed)
     inst = dict(statement.sample(rng, dims, batch))
     ctxs = [CONTEXTS[c] for c in statement.contexts]
@@ -334,30 +422,39 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
     size = 1
     for c in fast:
         entries[c.name], size = _stats_or_errors(statement, inst, c, batch)
+    mags = _magnitudes(statement, inst, batch, ctxs)
     fails_undefined = statement.undefined == "fails"
+    confirmed = False
     out = []
     for b in range(batch):
-        levels: list[tuple[str, Any, float]] = [(c.name, entries[c.name][b], _floor(c, size, statement.cond))
-                                                for c in fast]
+        levels: list[tuple[str, Any, float]] = [(c.name, _with_mag(entries[c.name][b], mags, b),
+                                                 _floor(c, size, statement.cond)) for c in fast]
         r = {name: (stats_residual(e) if isinstance(e, SideStats) else float("nan")) for name, e, _ in levels}
         fl = {name: f for name, _, f in levels}
         defined = [lv for lv in levels if _defined(lv[1])]
-        outcome, decision, detail = Outcome.GREY, [], ""
+        outcome, decision, detail, vacuous = Outcome.GREY, [], "", False
         if len(fast) >= 2 and len(defined) == len(fast):
             decision = levels
-            outcome = decide_refinement([stats_residual(e) for _, e, _ in levels], [f for _, _, f in levels])
-        need_mp = b == 0 or outcome is Outcome.GREY or len(fast) < 2
+            vacuous = _vanishes(levels[-1][1], levels[-1][2], mags, levels[-1][0], b)
+            outcome = Outcome.HOLDS if vacuous else \
+                decide_refinement([stats_residual(e) for _, e, _ in levels], [f for _, _, f in levels])
+        need_mp = b == 0 or outcome is Outcome.GREY or len(fast) < 2 or (outcome is Outcome.FAILS and not confirmed)
         rounded: list = []
         if mp is not None and need_mp:
             with watch_floats() as rounded:   # float64-rounded constants of claim code: a hint, never a verdict
-                e_mp = _stats_or_errors(statement, {k: _slice(v, b) for k, v in inst.items()}, mp, 1)[0][0]
+                e_mp = _with_mag(_stats_or_errors(statement, {k: _slice(v, b) for k, v in inst.items()}, mp, 1)[0][0],
+                                 mags, b)
             f_mp = _floor(mp, size, statement.cond)
             r[mp.name] = stats_residual(e_mp) if isinstance(e_mp, SideStats) else float("nan")
             fl[mp.name] = f_mp
             last = levels[-1] if levels else None
+            vacuous = False
             if _defined(e_mp) and last is not None and _defined(last[1]):
                 decision = [last, (mp.name, e_mp, f_mp)]
-                outcome = decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
+                vacuous = _vanishes(e_mp, f_mp, mags, mp.name, b)
+                outcome = Outcome.HOLDS if vacuous else \
+                    decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
+                confirmed = confirmed or outcome is Outcome.FAILS
             elif not _defined(e_mp):
                 decision, outcome = [], Outcome.GREY
                 detail = _why_undefined(e_mp, mp.name)
@@ -380,10 +477,14 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
             hint = FLOAT_LITERAL_HINT.format(values=", ".join(f"{v!r}" for v in rounded[:3]))
             detail = f"{detail}; {hint}" if detail else hint
         muts, ladder = ({}, {})
-        if outcome is Outcome.HOLDS and decision:
+        if vacuous and outcome is Outcome.HOLDS:
+            muts, ladder = _vacuous_mutants()
+            detail = detail or "vacuous: both sides below the floor of their computation's magnitude"
+        elif outcome is Outcome.HOLDS and decision:
             muts, ladder = refinement_mutant_outcomes([e for _, e, _ in decision], [f for _, _, f in decision],
                                                       IDENTITY_DELTA)
-        out.append(InstanceResult(dict(dims), seed, b, r, fl, outcome, detail, mutants=muts, ladder=ladder))
+        out.append(InstanceResult(dict(dims), seed, b, r, fl, outcome, detail, mutants=muts, ladder=ladder,
+                                  vacuous=vacuous and outcome is Outcome.HOLDS))
     return out
 
 

@@ -232,6 +232,11 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
                 parts.append(f"{len(inst)} instances")
             if num.configs:
                 parts.append("dims " + " | ".join(_dims_text(c) for c in num.configs))
+            if num.vacuous:
+                parts.append("vacuous: both sides vanish on every instance (below the floor of their "
+                             "computation's magnitude)")
+            elif any(i.vacuous for i in inst):
+                parts.append(f"{sum(i.vacuous for i in inst)} of {len(inst)} instances vacuous")
             if num.bad:
                 parts.append(f"malformed claim: {num.bad}")
             elif num.outcome is Outcome.GREY:
@@ -257,6 +262,8 @@ def _statement_verdict(sym: SymbolicResult | None, num: NumericResult | None) ->
             return Verdict.INCONCLUSIVE if (sym is not None and sym.closed and sym.certified) else Verdict.REFUTED
         if num.outcome is Outcome.GREY or num.survivors:
             return Verdict.INCONCLUSIVE
+        if num.vacuous and not (sym is not None and sym.closed and sym.general):
+            return Verdict.INCONCLUSIVE  # both sides vanish on every instance: no evidence either way
         if sym is None:
             return Verdict.VERIFIED
         if sym.refuted:

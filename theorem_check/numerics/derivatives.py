@@ -88,7 +88,7 @@ import numpy as np
 
 from theorem_check.errors import InvalidArgument, ShapeMismatch
 
-__all__ = ["grad", "jacobian", "hessian", "directional", "sym_grad", "MP_EXTRA_DIGITS"]
+__all__ = ["grad", "jacobian", "hessian", "directional", "sym_grad", "MP_EXTRA_DIGITS", "rounding_gain"]
 
 MP_EXTRA_DIGITS = 40
 """Extra decimal digits with which ``f`` is evaluated at mp50 (``mpmath.workdps(dps + 40)``)."""
@@ -113,6 +113,33 @@ _STEP_FACTOR = {1: 0.25, 2: 0.5}
 """Step ``h = c * eps^(1/(4 + d)) * max(1, max|X|)`` for the ``d``-th derivative: ``c`` trades the
 truncation error (``h^4``, large near a singularity: ``log det`` near a singular ``X``) against
 rounding (``eps / h^d``); chosen on the floors table below (one run, seeds 0-5)."""
+
+
+_STENCIL_WEIGHT = {1: (1 + 8 + 8 + 1) / 12, 2: (1 + 16 + 30 + 16 + 1) / 12}
+"""Sum of the absolute stencil coefficients (times ``h^d``) of the ``d``-th difference quotient: a value
+of ``f`` wrong by ``e`` moves the quotient by at most this times ``e / h^d``."""
+
+
+def rounding_gain(ctx, deriv: int, xmax) -> np.ndarray:
+    """The oracle's rounding floor per unit of ``f``'s magnitude, in units of ``ctx.eps``.
+
+    Each value of ``f`` carries a rounding error ``eps_work * M_f`` (``M_f`` the magnitude of its
+    computation, ``eps_work`` the precision the oracle evaluates ``f`` in: ``ctx.eps``, or
+    ``10^(1 - dps - 40)`` at mp50), so the ``d``-th difference quotient with step ``h`` carries up
+    to ``w_d * eps_work * M_f / h^d`` (``w_1 = 1.5``, ``w_2 = 16/3``, the stencils' absolute weights).
+    Returns ``w_d * (eps_work / ctx.eps) / h^d`` for each batch element (``xmax = max|X|`` per
+    element), with the oracle's own step ``h``: an entry of the derivative is resolved to
+    ``ctx.eps * M_f * rounding_gain``.
+    """
+    xmax = np.atleast_1d(np.asarray(xmax, dtype=float))
+    c = _STEP_FACTOR[deriv]
+    if ctx.is_mp:
+        eps_work = 10.0 ** (1 - ctx.dps - MP_EXTRA_DIGITS)
+        h = np.maximum(1.0, xmax) * c * eps_work ** (1.0 / (4 + deriv))
+    else:
+        eps_work = ctx.eps
+        h = 2.0 ** np.round(np.log2(np.maximum(1.0, xmax) * c * ctx.eps ** (1.0 / (4 + deriv))))
+    return _STENCIL_WEIGHT[deriv] * (eps_work / ctx.eps) / h ** deriv
 
 
 class _Stepper:
