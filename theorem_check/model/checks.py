@@ -83,7 +83,7 @@ class Refinement:
     detail : str
         Human-readable evidence ("optimum at lambda = 0.31 after 40 iterations").
     figure : mapping, optional
-        Plot data (see ``theorem_check/report/figspec.py``).
+        Plot data (see ``theorem_check/output/report/figspec.py``).
     """
 
     levels: Sequence[Level]
