@@ -32,7 +32,14 @@ from typing import Any, Mapping
 import numpy as np
 
 from theorem_check.engine.evaluate import evaluate_result
-from theorem_check.engine.mutants import LADDER, SideStats, refinement_mutant_outcomes, side_stats, stats_residual
+from theorem_check.engine.mutants import (
+    LADDER,
+    SideStats,
+    identity_mutants,
+    refinement_mutant_outcomes,
+    side_stats,
+    stats_residual,
+)
 from theorem_check.errors import (
     BadClaim,
     InvalidArgument,
@@ -41,10 +48,6 @@ from theorem_check.errors import (
     TheoremCheckError,
 )
 from theorem_check.model.claims import Instance, Measurement, Statement
-from theorem_check.errors import BadClaim, InvalidArgument, ShapeMismatch, TheoremCheckError
-from theorem_check.engine.mutants import (LADDER, SideStats, identity_mutants, refinement_mutant_outcomes, side_stats,
-                                          stats_residual)
-from theorem_check.numerics.precision import CONTEXTS, Ctx, to_float
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
 from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, Ctx, to_float, watch_floats
 
