@@ -2,7 +2,6 @@
 
 import json
 import math
-import re
 from pathlib import Path
 
 import pytest
@@ -147,11 +146,12 @@ def test_header_refuses_unknown_kinds():
         records.header("bogus")
 
 
-def test_docs_publish_the_schema_verbatim():
+def test_docs_point_at_the_schema():
+    """docs/json.md names the shipped schema file and today's version (the schema itself is not copied)."""
     doc = (ROOT / "docs" / "json.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```json\n(.*?)```", doc, flags=re.S)
-    assert json.loads(blocks[-1]) == records.schema()
+    assert "theorem_check/output/schema/record.schema.json" in doc
     assert f'"schema_version": "{records.SCHEMA_VERSION}"' in doc
+    assert records.SCHEMA_VERSION == records.schema()["x-schema-version"]
 
 
 def _resolve(doc, pointer):

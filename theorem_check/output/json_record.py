@@ -24,16 +24,17 @@ from theorem_check.model.claims import Claim
 __all__ = ["SCHEMA_VERSION", "KINDS", "claim_record", "run_record", "list_record", "show_record", "dumps",
            "statement_record", "result_record", "header", "schema", "SCHEMA_PATH"]
 
-SCHEMA_VERSION = "1.2"
-"""``MAJOR.MINOR`` of the record format (docs/json.md): MINOR grows when optional fields or record
-kinds are added (readers ignore what they do not know), MAJOR when a field is removed, renamed or
-changes type or meaning."""
+SCHEMA_PATH = Path(__file__).parent / "schema" / "record.schema.json"
+"""The JSON Schema of every record, shipped with the package (the one source of the record format)."""
+
+SCHEMA_VERSION: str = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))["x-schema-version"]
+"""``MAJOR.MINOR`` of the record format, read from the schema file's ``x-schema-version`` (docs/json.md):
+MINOR grows when optional fields, record kinds or enum values are added (readers ignore what they do not
+know), MAJOR when a field is removed, renamed or changes type or meaning."""
 
 KINDS = ("run", "report", "check", "sweep", "list", "show")
 """The record kinds (the ``kind`` field)."""
 
-SCHEMA_PATH = Path(__file__).with_name("schema") / "record.schema.json"
-"""The JSON Schema of every record, shipped with the package."""
 
 
 def schema() -> dict:
@@ -151,3 +152,7 @@ def dumps(obj: Any) -> str:
     if nonfinite and isinstance(clean, dict):
         clean["nonfinite"] = nonfinite
     return json.dumps(clean, indent=2, allow_nan=False)
+
+
+if __name__ == "__main__":  # pragma: no cover - ``python -m theorem_check.output.json_record`` prints the schema
+    print(json.dumps(schema(), indent=2))
