@@ -115,7 +115,7 @@ def test_sweep_text_and_progress_lines(pack, capsys):
     code, out, err = tc_here(capsys, "sweep", "--pack", path, "--seeds", "2", "--jobs", "1")
     assert code == 0
     assert f"{key}.ok" in out and "stable" in out and "1 claims x 2 seeds (0:2) on local: 1 stable" in out
-    assert "theorem-check: 2/2 (100%)" in err and "ETA" in err  # not a terminal: plain lines
+    assert "theorem-check: [2/2] 100%" in err and "ETA" in err  # not a terminal: plain lines (terminal.Progress)
 
 
 def test_sweep_bad_input(capsys):
