@@ -21,7 +21,6 @@ deciding level holds *vacuously* (never a counterexample); a float-only failure 
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 import warnings
@@ -40,6 +39,7 @@ from theorem_check.engine.mutants import (
     side_stats,
     stats_residual,
 )
+from theorem_check.engine.vacuity import convert, is_defined, magnitudes, vanishes, with_magnitude
 from theorem_check.errors import (
     BadClaim,
     InvalidArgument,
@@ -178,19 +178,6 @@ def _slice(value, b: int):
     return value
 
 
-def _convert(value, ctx: Ctx):
-    at = getattr(value, "at", None)
-    if at is not None and getattr(value, "has_recipe", False):
-        return at(ctx)
-    if isinstance(value, np.ndarray):
-        return ctx.asarray(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_convert(v, ctx) for v in value)
-    if isinstance(value, float):
-        return ctx.scalar(value)
-    return value
-
-
 _UNDEFINED_ERRORS = (np.linalg.LinAlgError, ZeroDivisionError, FloatingPointError, OverflowError)
 
 
@@ -205,7 +192,7 @@ def _batch_of(inst: Mapping[str, Any]) -> int | None:
 
 def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
     """Both sides of a batch at precision ``ctx`` (validated arrays) and the optional scale."""
-    cinst = Instance({k: _convert(v, ctx) for k, v in inst.items()})
+    cinst = Instance({k: convert(v, ctx) for k, v in inst.items()})
     batch = _batch_of(inst)
     lhs = _side(statement.lhs, "lhs", cinst, ctx, batch)
     rhs = _side(statement.rhs, "rhs", cinst, ctx, batch)
@@ -327,81 +314,15 @@ def _undefined_fails(entries: list) -> bool:
     raising a TypeError on a matrix float64 found singular).  Another error alone (a side calling
     ``np.linalg`` at mp50) leaves the instance unevaluated, never a counterexample."""
     def math_undefined(e):
-        return not _defined(e) and not (isinstance(e, _Failed) and not e.recognised)
-    return bool(entries) and not _defined(entries[-1]) and (math_undefined(entries[-1])
+        return not is_defined(e) and not (isinstance(e, _Failed) and not e.recognised)
+    return bool(entries) and not is_defined(entries[-1]) and (math_undefined(entries[-1])
                                                           or any(math_undefined(e) for e in entries[:-1]))
-
-
-def _defined(entry) -> bool:
-    return isinstance(entry, SideStats) and math.isfinite(stats_residual(entry)) and math.isfinite(entry.L) \
-        and math.isfinite(entry.R)
 
 
 def _why_undefined(entry, ctx_name: str) -> str:
     if isinstance(entry, str):
         return entry
     return f"a side is NaN, infinite or complex at {ctx_name}"
-
-
-def _input_magnitude(inst: Mapping[str, Any], batch: int) -> np.ndarray:
-    """The largest absolute entry of the instance's inputs per batch element (names not starting with ``_``)."""
-    out = np.zeros(batch)
-    for k, v in inst.items():
-        if k.startswith("_") or not isinstance(v, np.ndarray) or v.ndim < 1 or v.shape[0] != batch \
-                or v.dtype.kind not in "biuf":
-            continue
-        a = np.abs(v.reshape(batch, -1).astype(float))
-        if a.shape[1]:
-            out = np.maximum(out, np.nan_to_num(a.max(axis=1), nan=0.0, posinf=0.0))
-    return out
-
-
-def _magnitudes(statement: Statement, inst: Mapping[str, Any], batch: int, ctxs) -> dict | None:
-    """Magnitudes of the sides' computation per instance: ``"mag"`` (level-free, for the residual) and,
-    per context name, the magnitude below whose floor a side *vanishes* there.  None when the statement
-    declares its own ``scale`` (it is judged against that scale and is never vacuous).
-
-    An expression side contributes the magnitude of its expression tree
-    (:func:`theorem_check.expr.magnitude.magnitude`, with the derivative oracle's rounding floor at each
-    context); a callable side, or a tree without a rule, the largest absolute entry of the inputs.
-    """
-    if statement.scale is not None:
-        return None
-    f64 = Instance({k: _convert(v, CONTEXTS["float64"]) for k, v in inst.items()})
-    names = [c.name for c in ctxs]
-    out = {"mag": np.zeros(batch), **{n: np.zeros(batch) for n in names}}
-    m_in = None
-    for fn in (statement.lhs, statement.rhs):
-        mag = getattr(fn, "magnitude", None)
-        try:
-            if mag is None:
-                raise LookupError
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                per = dict(zip([None, *names], mag(f64, [None, *ctxs])))
-            per = {k: np.nan_to_num(np.asarray(v, dtype=float), nan=0.0, posinf=0.0) for k, v in per.items()}
-            if any(v.shape != (batch,) for v in per.values()):
-                raise ValueError("magnitude of the wrong shape")
-        except Exception:  # noqa: BLE001 - no tree, or a node without a rule: the inputs' magnitude
-            m_in = _input_magnitude(inst, batch) if m_in is None else m_in
-            per = {None: np.zeros(batch), **{n: m_in for n in names}}
-        out["mag"] = np.maximum(out["mag"], per[None])
-        for n in names:
-            out[n] = np.maximum(out[n], per[n])
-    return out
-
-
-def _with_mag(entry, mags, b: int):
-    if mags is None or not isinstance(entry, SideStats):
-        return entry
-    return dataclasses.replace(entry, mag=float(mags["mag"][b]))
-
-
-def _vanishes(entry, floor: float, mags, name: str, b: int) -> bool:
-    """Both sides below ``floor`` times the magnitude of their computation at this level."""
-    if mags is None or not _defined(entry):
-        return False
-    return math.sqrt(max(entry.L, entry.R)) <= floor * float(mags[name][b])
 
 
 def _vacuous_mutants():
@@ -425,40 +346,40 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
     size = 1
     for c in fast:
         entries[c.name], size = _stats_or_errors(statement, inst, c, batch)
-    mags = _magnitudes(statement, inst, batch, ctxs)
+    mags = magnitudes(statement, inst, batch, ctxs)
     fails_undefined = statement.undefined == "fails"
     confirmed = False
     out = []
     for b in range(batch):
-        levels: list[tuple[str, Any, float]] = [(c.name, _with_mag(entries[c.name][b], mags, b),
+        levels: list[tuple[str, Any, float]] = [(c.name, with_magnitude(entries[c.name][b], mags, b),
                                                  _floor(c, size, statement.cond)) for c in fast]
         r = {name: (stats_residual(e) if isinstance(e, SideStats) else float("nan")) for name, e, _ in levels}
         fl = {name: f for name, _, f in levels}
-        defined = [lv for lv in levels if _defined(lv[1])]
+        defined = [lv for lv in levels if is_defined(lv[1])]
         outcome, decision, detail, vacuous = Outcome.GREY, [], "", False
         if len(fast) >= 2 and len(defined) == len(fast):
             decision = levels
-            vacuous = _vanishes(levels[-1][1], levels[-1][2], mags, levels[-1][0], b)
+            vacuous = vanishes(levels[-1][1], levels[-1][2], mags, levels[-1][0], b)
             outcome = Outcome.HOLDS if vacuous else \
                 decide_refinement([stats_residual(e) for _, e, _ in levels], [f for _, _, f in levels])
         need_mp = b == 0 or outcome is Outcome.GREY or len(fast) < 2 or (outcome is Outcome.FAILS and not confirmed)
         rounded: list = []
         if mp is not None and need_mp:
             with watch_floats() as rounded:   # float64-rounded constants of claim code: a hint, never a verdict
-                e_mp = _with_mag(_stats_or_errors(statement, {k: _slice(v, b) for k, v in inst.items()}, mp, 1)[0][0],
+                e_mp = with_magnitude(_stats_or_errors(statement, {k: _slice(v, b) for k, v in inst.items()}, mp, 1)[0][0],
                                  mags, b)
             f_mp = _floor(mp, size, statement.cond)
             r[mp.name] = stats_residual(e_mp) if isinstance(e_mp, SideStats) else float("nan")
             fl[mp.name] = f_mp
             last = levels[-1] if levels else None
             vacuous = False
-            if _defined(e_mp) and last is not None and _defined(last[1]):
+            if is_defined(e_mp) and last is not None and is_defined(last[1]):
                 decision = [last, (mp.name, e_mp, f_mp)]
-                vacuous = _vanishes(e_mp, f_mp, mags, mp.name, b)
+                vacuous = vanishes(e_mp, f_mp, mags, mp.name, b)
                 outcome = Outcome.HOLDS if vacuous else \
                     decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
                 confirmed = confirmed or outcome is Outcome.FAILS
-            elif not _defined(e_mp):
+            elif not is_defined(e_mp):
                 decision, outcome = [], Outcome.GREY
                 detail = _why_undefined(e_mp, mp.name)
                 if fails_undefined and _undefined_fails([e for _, e, _ in levels] + [e_mp]):
@@ -468,7 +389,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
                 detail = f"undefined at {last[0] if last else 'float64'} only: " + \
                     _why_undefined(last[1] if last else None, last[0] if last else "float64")
         elif len(defined) < len(fast):
-            bad = next(lv for lv in levels if not _defined(lv[1]))
+            bad = next(lv for lv in levels if not is_defined(lv[1]))
             detail = _why_undefined(bad[1], bad[0])
             if fails_undefined and mp is None and _undefined_fails([e for _, e, _ in levels]):
                 outcome, detail = Outcome.FAILS, f"undefined at {levels[-1][0]}: {detail}"

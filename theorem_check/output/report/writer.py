@@ -26,13 +26,13 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import jinja2
 
 from theorem_check._version import __version__
 from theorem_check.engine.runner import ClaimResult, RunResult, StatementResult
-from theorem_check.model.claims import Claim, Statement
+from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import VERDICTS, Outcome, Verdict
 from theorem_check.numerics.precision import CONTEXTS
 from theorem_check.output.json_record import dumps, run_record
@@ -595,8 +595,3 @@ def write_report(run_result: RunResult, out_dir: str | Path, *, pdf: bool = Fals
             progress("latex", 0, 1)
         return compile_pdf(tex)
     return tex
-
-
-def claims_of(run: RunResult) -> Iterable[Claim]:
-    """The claims of a run, in order (convenience for callers building titles)."""
-    return (r.claim for r in run.results)

@@ -1,0 +1,102 @@
+"""How big the computation of a side is, and when both sides vanish (issue 18, trust model 3).
+
+An identity is judged against the magnitude of its computation, not only against its two results:
+:func:`magnitudes` gives, per instance, the expression tree's magnitude (evaluated on absolute values,
+:mod:`theorem_check.expr.magnitude`) or, for callable sides, the inputs' largest entry; :func:`vanishes`
+says whether both sides are below the working precision's floor of it (a *vacuous* instance: it holds,
+and is never a counterexample).  See docs/verdicts.md, "the magnitude of the computation".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from typing import Any, Mapping
+
+import numpy as np
+
+from theorem_check.engine.mutants import SideStats, stats_residual
+from theorem_check.model.claims import Instance, Statement
+from theorem_check.numerics.precision import CONTEXTS, Ctx
+
+__all__ = ["convert", "is_defined", "input_magnitude", "magnitudes", "with_magnitude", "vanishes"]
+
+
+def convert(value, ctx: Ctx):
+    at = getattr(value, "at", None)
+    if at is not None and getattr(value, "has_recipe", False):
+        return at(ctx)
+    if isinstance(value, np.ndarray):
+        return ctx.asarray(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(convert(v, ctx) for v in value)
+    if isinstance(value, float):
+        return ctx.scalar(value)
+    return value
+
+
+def is_defined(entry) -> bool:
+    return isinstance(entry, SideStats) and math.isfinite(stats_residual(entry)) and math.isfinite(entry.L) \
+        and math.isfinite(entry.R)
+
+
+def input_magnitude(inst: Mapping[str, Any], batch: int) -> np.ndarray:
+    """The largest absolute entry of the instance's inputs per batch element (names not starting with ``_``)."""
+    out = np.zeros(batch)
+    for k, v in inst.items():
+        if k.startswith("_") or not isinstance(v, np.ndarray) or v.ndim < 1 or v.shape[0] != batch \
+                or v.dtype.kind not in "biuf":
+            continue
+        a = np.abs(v.reshape(batch, -1).astype(float))
+        if a.shape[1]:
+            out = np.maximum(out, np.nan_to_num(a.max(axis=1), nan=0.0, posinf=0.0))
+    return out
+
+
+def magnitudes(statement: Statement, inst: Mapping[str, Any], batch: int, ctxs) -> dict | None:
+    """Magnitudes of the sides' computation per instance: ``"mag"`` (level-free, for the residual) and,
+    per context name, the magnitude below whose floor a side *vanishes* there.  None when the statement
+    declares its own ``scale`` (it is judged against that scale and is never vacuous).
+
+    An expression side contributes the magnitude of its expression tree
+    (:func:`theorem_check.expr.magnitude.magnitude`, with the derivative oracle's rounding floor at each
+    context); a callable side, or a tree without a rule, the largest absolute entry of the inputs.
+    """
+    if statement.scale is not None:
+        return None
+    f64 = Instance({k: convert(v, CONTEXTS["float64"]) for k, v in inst.items()})
+    names = [c.name for c in ctxs]
+    out = {"mag": np.zeros(batch), **{n: np.zeros(batch) for n in names}}
+    m_in = None
+    for fn in (statement.lhs, statement.rhs):
+        mag = getattr(fn, "magnitude", None)
+        try:
+            if mag is None:
+                raise LookupError
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                per = dict(zip([None, *names], mag(f64, [None, *ctxs])))
+            per = {k: np.nan_to_num(np.asarray(v, dtype=float), nan=0.0, posinf=0.0) for k, v in per.items()}
+            if any(v.shape != (batch,) for v in per.values()):
+                raise ValueError("magnitude of the wrong shape")
+        except Exception:  # noqa: BLE001 - no tree, or a node without a rule: the inputs' magnitude
+            m_in = input_magnitude(inst, batch) if m_in is None else m_in
+            per = {None: np.zeros(batch), **{n: m_in for n in names}}
+        out["mag"] = np.maximum(out["mag"], per[None])
+        for n in names:
+            out[n] = np.maximum(out[n], per[n])
+    return out
+
+
+def with_magnitude(entry, mags, b: int):
+    if mags is None or not isinstance(entry, SideStats):
+        return entry
+    return dataclasses.replace(entry, mag=float(mags["mag"][b]))
+
+
+def vanishes(entry, floor: float, mags, name: str, b: int) -> bool:
+    """Both sides below ``floor`` times the magnitude of their computation at this level."""
+    if mags is None or not is_defined(entry):
+        return False
+    return math.sqrt(max(entry.L, entry.R)) <= floor * float(mags[name][b])
