@@ -259,3 +259,18 @@ def test_gradient_wrt_a_name_f_does_not_have_is_a_definition_error():
     with _pytest.raises(ClaimDefinitionError, match="wrt='Y' is not a variable of f='trace"):
         tc.gradient("sc.typo", "trace(X)", wrt="Y", claimed="eye(n)", shapes={"X": ("n", "n")}, register=False)
     assert tc.gradient("sc.scalar", "x**2", wrt="x", claimed="2*x", register=False).id == "sc.scalar"
+
+
+@pytest.mark.parametrize("f, claimed, want", [
+    # SymPy 1.14's diff(tr(XA) + tr(XB), X) is ZeroMatrix: a false statement must not be PROVED through it
+    ("trace(X*A) + trace(X*B)", "zeros(n, n)", "REFUTED"),
+    ("trace(X*A) + trace(X*B)", "A.T + B.T", "PROVED"),
+    ("trace(X*X.T) + trace(X.T*A)", "2*X + A", "PROVED"),
+    ("trace(X*X.T) + trace(X.T*A)", "2*X", "REFUTED"),
+])
+def test_gradients_of_sums_are_checked_before_they_prove(f, claimed, want):
+    """Issue 18 (metamorphic test, D3): a SymPy derivative becomes a derivation only when it agrees
+    exactly with the entrywise derivative at a concrete size."""
+    c = tc.identity("mine.gradsum", f"grad({f}, X)", claimed,
+                    shapes={"X": ("n", "n"), "A": ("n", "n"), "B": ("n", "n")}, register=False)
+    assert tc.run_claim(c, seed=0, trials=4).verdict.value == want

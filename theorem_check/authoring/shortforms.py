@@ -81,7 +81,12 @@ def _diff_safe(e) -> bool:
 @functools.lru_cache(maxsize=512)
 def _replace_grads(e):
     """``grad(f, X)`` nodes replaced by SymPy's ``diff(f, X)`` where that is known to be right
-    (traces of products, sums, transposes and inverses of matrix symbols); None otherwise."""
+    (traces of products, sums, transposes and inverses of matrix symbols); None otherwise.
+
+    A sum is differentiated term by term (SymPy 1.14 returns ``ZeroMatrix`` for ``diff(tr(XA) + tr(XB), X)``),
+    and every derivative is checked exactly, entry by entry, on explicit matrices at one concrete size
+    (:func:`_diff_agrees`): a SymPy derivative that disagrees there attaches no derivation.
+    """
     grads = list(e.atoms(ex.Grad))
     if e.atoms(ex.Jacobian, ex.Hessian):
         return None
@@ -93,13 +98,46 @@ def _replace_grads(e):
         if not f.has(sp.Trace):
             return None
         try:
-            d = sp.diff(f, X)
+            terms = sp.Add.make_args(f)
+            d = sp.MatAdd(*[sp.diff(term, X) for term in terms]).doit() if len(terms) > 1 else sp.diff(f, X)
         except Exception:  # noqa: BLE001 - SymPy cannot: no derivation
             return None
-        if d.has(sp.Derivative) or not ex.is_matrix(d):
+        if d.has(sp.Derivative) or not ex.is_matrix(d) or not _diff_agrees(f, X, d):
             return None
         rep[g] = d
     return e.xreplace(rep) if rep else e
+
+
+def _diff_agrees(f, X, d) -> bool:
+    """``d`` equals the entrywise derivative of ``f`` by ``X`` on explicit symbolic matrices, every size
+    letter set to a distinct small integer (2, 3, ...): an exact check of SymPy's matrix calculus at one
+    size, so that a wrong rule (a dropped term) never becomes a proof."""
+    try:
+        letters = sorted({s for m in f.atoms(sp.MatrixSymbol) | {X} for s in m.shape if isinstance(s, sp.Symbol)},
+                         key=str)
+        sizes = {s: 2 + k for k, s in enumerate(letters)}
+        mats = {m: sp.Matrix(*[int(sp.sympify(v).subs(sizes)) for v in m.shape],
+                             lambda i, j, name=m.name: sp.Symbol(f"{name}_{i}_{j}"))
+                for m in f.atoms(sp.MatrixSymbol) | d.atoms(sp.MatrixSymbol) | {X}}
+        fe = sp.sympify(f.xreplace(mats).subs(sizes).doit())
+        fe = fe[0, 0] if isinstance(fe, sp.MatrixBase) else fe
+        de = sp.Matrix(d.xreplace(mats).subs(sizes).doit())
+        Xe = mats[X]
+        if de.shape != Xe.shape:
+            return False
+        import random
+
+        rnd = random.Random(20261201)
+        entries = sorted(set().union(*(v.free_symbols for v in mats.values())), key=str)
+        for _ in range(2):  # exact values at two random rational points (the difference is rational)
+            point = {s: sp.Rational(rnd.randint(-97, 97), rnd.randint(1, 89)) for s in entries}
+            for i in range(Xe.shape[0]):
+                for j in range(Xe.shape[1]):
+                    if (sp.diff(fe, Xe[i, j]) - de[i, j]).xreplace(point) != 0:
+                        return False
+        return True
+    except Exception:  # noqa: BLE001 - cannot check: no derivation (the numeric stage decides)
+        return False
 
 
 def _derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
