@@ -8,6 +8,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import theorem_check as tc
 from theorem_check import expr as ex
 from theorem_check.errors import ShapeMismatch
 from theorem_check.numerics.precision import CONTEXTS, FLOAT64, MP50, to_float
@@ -243,3 +244,15 @@ def test_attention_with_one_key_sums_over_keys_not_queries():
     # negative control: the false statement, summing over the queries, is refuted
     assert _check("ones(1,n)*softmax(Q*K.T/sqrt(d)) = ones(1,m)", *att, sizes={"m": (1, 1)}) \
         is tc.Verdict.REFUTED
+
+
+@pytest.mark.parametrize("statement, want", [
+    ("kron(A*C, B) + kron(2*A*C, B) = 3*kron(A*C, B)", {"PROVED"}),              # was exit 2 ('is_Identity')
+    ("kron(A, B) + kron(A, 2*B*C) = kron(A, B + 2*B*C)", {"PROVED", "VERIFIED"}),  # was ILL-POSED at n = 1
+    ("kron(2*A*C, B) = kron(A*C, B)", {"REFUTED"}),                              # negative control, same path
+])
+def test_kron_takes_scalar_factors_out(statement, want):
+    """Issue 18 (metamorphic test, D4): scalars inside kron factors are taken out first."""
+    lhs, rhs = statement.split(" = ")
+    c = tc.identity("mine.kron", lhs, rhs, shapes={k: ("n", "n") for k in "ABC"}, register=False)
+    assert tc.run_claim(c, seed=0, trials=4).verdict.value in want

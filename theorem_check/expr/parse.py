@@ -78,9 +78,17 @@ def _diag(x):
 
 
 def _kron(*args):
+    """``kron(c A, B) = c kron(A, B)``: scalar factors are taken out of the factors first (SymPy's
+    ``KroneckerProduct`` canonicalisation breaks on ``2*A*C``: 'Mul' object has no attribute 'is_Identity')."""
     for a in args:
         need_matrix("kron", a)
-    return sp.KroneckerProduct(*args)
+    coeff, mats = sp.S.One, []
+    for a in args:
+        c, m = a.as_coeff_mmul() if isinstance(a, sp.MatMul) else (sp.S.One, a)
+        coeff *= c
+        mats.append(m)
+    out = sp.KroneckerProduct(*mats)
+    return out if coeff == 1 else coeff * out
 
 
 def _hadamard(*args):
