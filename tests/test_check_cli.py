@@ -69,6 +69,13 @@ def test_same_seed_same_output(capsys):
     (("A*B = B*A", "--shape", "A=n,n", "--shape", "B=n,n"), 1),
     (("A*B = B*A", "--shape", "A=2,3", "--shape", "B=3,2"), 1),
     (("log(c) = 2", "--assume", "c=positive"), 1),
+    # issue 23: statements of constants only (no name) are statements, not an IndexError (exit 2)
+    (("pi = 3",), 1),
+    (("1 = 1",), 0),
+    (("1 + 1 = 2",), 0),
+    (("E = 2",), 1),
+    (("exp(1) = E",), 0),
+    (("I*A = A", "--shape", "I=n,n", "--shape", "A=n,n"), 1),   # a shaped I is a matrix like any name
 ])
 def test_verdict_exit_codes(capsys, args, expected):
     code, out, err = run_main(capsys, "check", *args)
@@ -96,6 +103,14 @@ BAD = [
     (("A = A", "--shape", "A=n,n", "--size", "m=2:3"), "no size letter"),
     (("A = A", "--shape", "A=n,n", "--size", "n=3:2"), "1 <= LO <= HI"),
     (("A = A", "--shape", "A=n,n", "--trials", "0"), "Invalid value for '--trials'"),
+    # issue 23: SymPy's special values are no numbers a side can take
+    (("nan = nan",), "'nan' is not a number"),
+    (("oo = oo",), "'oo' is not a number"),
+    (("oo = 1",), "'oo' is not a number"),
+    (("zoo = 1",), "'zoo' is not a number"),
+    (("x/0 = x/0",), "'x/0' is not a number"),
+    (("0/0 = 1",), "'0/0' is not a number"),
+    (("I*I = -1",), "'I' is SymPy's imaginary unit"),
 ]
 
 
