@@ -92,6 +92,7 @@ class InstanceResult:
     ladder: Mapping[float, Outcome] = field(default_factory=dict)
     decided_by: str = "engine"
     vacuous: bool = False
+    values: Mapping[str, float] = field(default_factory=dict)   # the instance's real scalar inputs (evidence)
 
 
 @dataclass(frozen=True)
@@ -429,6 +430,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
     fails_undefined = statement.undefined == "fails"
     confirmed = False
     out = []
+    scalars = {k: v for k, v in inst.items() if not k.startswith("_") and isinstance(v, np.ndarray)
+               and v.shape == (batch,) and v.dtype.kind in "fi"}
     for b in range(batch):
         levels: list[tuple[str, Any, float]] = [(c.name, _with_mag(entries[c.name][b], mags, b),
                                                  _floor(c, size, statement.cond)) for c in fast]
@@ -487,7 +490,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
             muts, ladder = refinement_mutant_outcomes([e for _, e, _ in decision], [f for _, _, f in decision],
                                                       IDENTITY_DELTA)
         out.append(InstanceResult(dict(dims), seed, b, r, fl, outcome, detail, mutants=muts, ladder=ladder,
-                                  vacuous=vacuous and outcome is Outcome.HOLDS))
+                                  vacuous=vacuous and outcome is Outcome.HOLDS,
+                                  values={k: float(v[b]) for k, v in scalars.items()}))
     return out
 
 
