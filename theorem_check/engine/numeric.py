@@ -553,8 +553,8 @@ def _shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, il
 def user_configuration(statement: Statement, dims: Mapping[str, int]) -> dict[str, int]:
     """The statement's generic configuration with the sizes in ``dims`` put in (``run --dims``).
 
-    Names must be dimensions of the statement's DimSpace; values integers >= 0 (they may lie outside the
-    space's ranges: that is the point of running a claim at a user's sizes).  Raises InvalidArgument.
+    Names must be dimensions of the statement's DimSpace; values integers >= 0, inside the space's ranges
+    and constraint (checked once, by :meth:`RunOptions.check_claim`).  Raises InvalidArgument.
     """
     space = statement.dims
     unknown = sorted(set(dims) - set(space.ranges))

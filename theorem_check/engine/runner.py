@@ -329,11 +329,11 @@ def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool =
               dims: dict | None = None, options: RunOptions | None = None) -> ClaimResult:
     """Run a claim's printed statement, its variants, and (``controls=True``) its negative controls.
 
-    ``dims`` (``{"d1": 2048}``) runs every statement that has those dimensions at those sizes (the others
+    ``dims`` (``{"d1": 5}``) runs every statement that has those dimensions at those sizes (the others
     of its configuration generic).  ``options`` (a :class:`~theorem_check.model.options.RunOptions`)
     replaces the keyword options when given (the CLI and the workers pass one).  Raises InvalidArgument
-    when an option is out of range, a name is a dimension of no statement of the claim, or a size is not
-    an integer >= 0.
+    when an option is out of range, a name is a dimension of no statement of the claim, a size is not
+    an integer >= 0, or lies outside its statement's range or constraint (:meth:`RunOptions.check_claim`).
     """
     t0 = time.perf_counter()
     if options is None:

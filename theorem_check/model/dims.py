@@ -162,6 +162,27 @@ class DimSpace:
             raise InvalidArgument(f"dims={dims!r} must lie in {dict(self.ranges)} and satisfy the claim's constraint")
         return d
 
+    def violation(self, sizes: Mapping[str, int]) -> str | None:
+        """Why ``sizes`` (some or all of this space's names, ``run --dims``) cannot be run, or None.
+
+        A value outside its inclusive range (``D=0 is outside D in 2..4``); else the configuration
+        they make (the :meth:`generic` one with ``sizes`` put in, normalised) breaks the ``where``
+        constraint.  Names not in the space are ignored.
+        """
+        own = {k: int(v) for k, v in sizes.items() if k in self.ranges}
+        for k, v in own.items():
+            lo, hi = self.ranges[k]
+            if not lo <= v <= hi:
+                return f"{k}={v} is outside {k} in {lo}..{hi}"
+        if not own:
+            return None
+        d = self._norm({**self.generic(), **own})
+        if not self._ok(d):
+            given = ", ".join(f"{k}={v}" for k, v in own.items())
+            return (f"{given} breaks the constraint of the dimensions (configuration "
+                    f"{', '.join(f'{k}={v}' for k, v in d.items())})")
+        return None
+
     def smaller(self, dims: Dims) -> Iterator[Dims]:
         """Valid configurations strictly smaller than ``dims`` in total size, smallest first."""
         total = sum(dims.values())
