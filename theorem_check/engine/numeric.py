@@ -561,13 +561,12 @@ def user_configuration(statement: Statement, dims: Mapping[str, int]) -> dict[st
     if unknown:
         raise InvalidArgument(f"dims name={unknown[0]!r} is not a dimension of statement {statement.name!r} "
                               f"(its dimensions: {', '.join(space.ranges)})")
-    out = space.generic()
     for k, v in dims.items():
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise InvalidArgument(f"dims {k}={v!r} must be an integer >= 0")
-        out[k] = int(v)
-    if space.normalize is not None:
-        out = dict(space.normalize(dict(out)))
+    out = space.with_sizes(dims)
+    if out is None:
+        raise InvalidArgument(f"dims {space.violation(dims)} (statement {statement.name!r})")
     return out
 
 
