@@ -259,3 +259,18 @@ def test_gradient_wrt_a_name_f_does_not_have_is_a_definition_error():
     with _pytest.raises(ClaimDefinitionError, match="wrt='Y' is not a variable of f='trace"):
         tc.gradient("sc.typo", "trace(X)", wrt="Y", claimed="eye(n)", shapes={"X": ("n", "n")}, register=False)
     assert tc.gradient("sc.scalar", "x**2", wrt="x", claimed="2*x", register=False).id == "sc.scalar"
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tc.identity("sf.exp_id", "(A*B).T", "A.T*B.T", shapes=AB, expected="refuted", register=False),
+    lambda: tc.gradient("sf.exp_grad", "trace(X)", wrt="X", claimed="X", shapes={"X": ("n", "n")},
+                        expected="refuted", register=False),
+    lambda: tc.erratum("sf.exp_err", lhs="(A*B).T", printed="A.T*B.T", corrected="B.T*A.T", shapes=AB,
+                       expected="erratum", register=False),
+], ids=["identity", "gradient", "erratum"])
+def test_short_forms_take_expected_as_claim_does(make):
+    """Issue 23: tc.erratum(..., expected="erratum") raised TypeError."""
+    from theorem_check.plugins.pytest import expected_verdict
+
+    claim = make()
+    assert expected_verdict(claim) is tc.run_claim(claim, seed=0, trials=4).verdict
