@@ -430,8 +430,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
     fails_undefined = statement.undefined == "fails"
     confirmed = False
     out = []
-    scalars = {k: v for k, v in inst.items() if not k.startswith("_") and isinstance(v, np.ndarray)
-               and v.shape == (batch,) and v.dtype.kind in "fi"}
+    scalars = {k: v for k, v in inst.items()
+               if k[0] != "_" and isinstance(v, np.ndarray) and v.shape == (batch,) and v.dtype.kind in "fi"}
     for b in range(batch):
         levels: list[tuple[str, Any, float]] = [(c.name, _with_mag(entries[c.name][b], mags, b),
                                                  _floor(c, size, statement.cond)) for c in fast]
@@ -564,8 +564,7 @@ def user_configuration(statement: Statement, dims: Mapping[str, int]) -> dict[st
     for k, v in dims.items():
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise InvalidArgument(f"dims {k}={v!r} must be an integer >= 0")
-    out = space.with_sizes(dims)
-    if out is None:
+    if (out := space.with_sizes(dims)) is None:
         raise InvalidArgument(f"dims {space.violation(dims)} (statement {statement.name!r})")
     return out
 
