@@ -69,6 +69,13 @@ def test_same_seed_same_output(capsys):
     (("A*B = B*A", "--shape", "A=n,n", "--shape", "B=n,n"), 1),
     (("A*B = B*A", "--shape", "A=2,3", "--shape", "B=3,2"), 1),
     (("log(c) = 2", "--assume", "c=positive"), 1),
+    # issue 23: statements of constants only (no name) are statements, not an IndexError (exit 2)
+    (("pi = 3",), 1),
+    (("1 = 1",), 0),
+    (("1 + 1 = 2",), 0),
+    (("E = 2",), 1),
+    (("exp(1) = E",), 0),
+    (("I*A = A", "--shape", "I=n,n", "--shape", "A=n,n"), 1),   # a shaped I is a matrix like any name
 ])
 def test_verdict_exit_codes(capsys, args, expected):
     code, out, err = run_main(capsys, "check", *args)
@@ -96,6 +103,19 @@ BAD = [
     (("A = A", "--shape", "A=n,n", "--size", "m=2:3"), "no size letter"),
     (("A = A", "--shape", "A=n,n", "--size", "n=3:2"), "1 <= LO <= HI"),
     (("A = A", "--shape", "A=n,n", "--trials", "0"), "Invalid value for '--trials'"),
+    # issue 23: SymPy's special values are no numbers a side can take
+    (("nan = nan",), "'nan' is not a number"),
+    (("oo = oo",), "'oo' is not a number"),
+    (("oo = 1",), "'oo' is not a number"),
+    (("zoo = 1",), "'zoo' is not a number"),
+    (("x/0 = x/0",), "'x/0' is not a number"),
+    (("0/0 = 1",), "'0/0' is not a number"),
+    (("I*I = -1",), "'I' is SymPy's imaginary unit"),
+    # issue 23: sizes whose instances cannot fit are refused up front, with the estimate
+    (("A = A", "--shape", "A=n,n", "--size", "n=1:100000"), "--size: the largest sizes (n=100000) need about"),
+    (("A = A", "--shape", "A=100000,100000"), "--shape: the sizes A=100000,100000 need about"),
+    (("A = A", "--shape", "A=n,n", "--timeout", "-1"), "Invalid value for '--timeout'"),
+    (("A = A", "--shape", "A=n,n", "--color", "sometimes"), "Invalid value for '--color'"),
 ]
 
 
@@ -169,3 +189,42 @@ def test_log_det_of_a_product_of_spd_verified_at_size_2(capsys):
                             "--shape", "B=n,n", "--assume", "A=spd", "--assume", "B=spd", "--size", "n=2:2", "--json")
     (claim,) = json.loads(out)["claims"]
     assert code == 0 and claim["verdict"] in ("VERIFIED", "PROVED"), claim["evidence"]
+
+
+def test_instance_estimate_counts_float64_batches_and_mp50_entries():
+    from theorem_check.cli.check import MP50_ENTRY_BYTES, check_fits, instance_bytes
+    from theorem_check.errors import InvalidArgument
+
+    f64, mp, top = instance_bytes({"A": ("n", "n"), "x": ("n", 1)}, {"n": (1, 10)}, trials=16)
+    assert top == {"n": 10} and f64 == 110 * 8 * 4 and mp == 110 * MP50_ENTRY_BYTES
+    check_fits({"A": ("n", "n")}, {"n": (1, 10)}, 16, memory=10**6)
+    with pytest.raises(InvalidArgument, match=r"need about .* more than 1/4 of this machine's 1 MB memory"):
+        check_fits({"A": ("n", "n")}, {"n": (1, 100)}, 16, memory=10**6)
+
+
+def test_environment_is_checked_as_by_run(capsys, monkeypatch):
+    monkeypatch.setenv("THEOREM_CHECK_BUDGET", "xyz")
+    code, out, err = run_main(capsys, "check", "A = A", "--shape", "A=n,n")
+    assert code == 2 and "THEOREM_CHECK_BUDGET='xyz'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_color_option_as_every_command(capsys):
+    code, out, _ = run_main(capsys, "check", "A = A", "--shape", "A=n,n", "--color", "never")
+    assert code == 0 and "\x1b[" not in out
+    code, out, _ = run_main(capsys, "check", "A = A", "--shape", "A=n,n", "--color", "always")
+    assert code == 0 and "\x1b[" in out
+
+
+def test_timeout_makes_a_slow_statement_inconclusive(capsys):
+    """check runs in process under the time limit of run --jobs 1 (a SIGALRM that stops mpmath)."""
+    code, out, err = run_main(capsys, "check", "A*A*A*A*A = A*A*A*A*A", "--shape", "A=n,n", "--size", "n=90",
+                              "--timeout", "0.5", "--json")
+    (claim,) = json.loads(out)["claims"]
+    assert code == 1 and claim["verdict"] == "INCONCLUSIVE" and "timed out after" in claim["evidence"], err
+
+
+def test_counterexample_shows_the_scalar_values(capsys):
+    code, out, _ = run_main(capsys, "check", "exp(x) = 1 + x")
+    assert code == 1 and "counterexample seed " in out and " at x = " in out and "dims {}" not in out
+    code, out, _ = run_main(capsys, "check", "A*c = A", "--shape", "A=n,n")
+    assert code == 1 and "counterexample dims {'n': " in out and " at c = " in out

@@ -67,6 +67,12 @@ BAD = [
     (("report", "eq31", "-o", ""), "'' must name a directory"),
     (("report", "eq31", "-o", __file__), "is a file"),
     (("report", "eq31", "-o", __file__ + "/sub"), "cannot be created"),
+    # issue 23: --dims outside a claim's declared range or its where constraint (D=0 raised IndexError)
+    (("run", "noise.thm5_4", "--dims", "D=0"), "dims D=0 is outside D in 2..4 (claim noise.thm5_4)"),
+    (("run", "noise.thm5_4", "--dims", "D=5"), "dims D=5 is outside D in 2..4"),
+    (("run", "noise.thm5_4", "--dims", "r=3"), "dims r=3 is outside r in 1..2"),
+    (("run", "noise.thm5_4", "--dims", "r=2,dx=1"), "dx=1, r=2 breaks the constraint of the dimensions"),
+    (("run", "noise.thm5_4", "--dims", "D=0", "--jobs", "2"), "dims D=0 is outside D in 2..4"),
 ]
 
 
@@ -77,6 +83,13 @@ def test_bad_input_one_line_exit_2(args, message):
     assert message in err
     assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 1, err  # one line, no Click 'Usage:' block
+
+
+def test_dims_inside_the_range_still_run():
+    code, out, err = tc("run", "noise.thm5_4", "--dims", "D=3,r=1", "--json", "--jobs", "1")
+    rec = json.loads(out)["claims"][0]
+    assert code == 1 and rec["verdict"] == "ERRATUM", err   # the catalogue's verdict, at D=3
+    assert {i["dims"]["D"] for i in rec["printed_result"]["numeric"]["instances"]} == {3}
 
 
 def test_broken_pack_is_one_line(tmp_path):

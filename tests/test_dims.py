@@ -75,3 +75,12 @@ def test_configurations_are_enumerated_lazily_but_an_empty_space_is_refused_at_o
     assert len(list(space.ordered())) == 41 * 41 and space.generic()["a"] >= 2
     with _pytest.raises(ClaimDefinitionError, match="no configuration"):
         DimSpace({"a": (0, 3)}, where=lambda d: False)
+
+
+def test_violation_names_the_range_or_the_constraint():
+    """Issue 23: `run --dims` inside the declared ranges and constraint only (DimSpace.violation)."""
+    space = DimSpace({"m": (1, 4), "n": (2, 4)}, where=lambda d: d["m"] != d["n"])
+    assert space.violation({"n": 3}) is None and space.violation({}) is None and space.violation({"q": 9}) is None
+    assert space.violation({"n": 1}) == "n=1 is outside n in 2..4"
+    assert space.violation({"m": 5}) == "m=5 is outside m in 1..4"
+    assert "m=3, n=3 breaks the constraint" in space.violation({"m": 3, "n": 3})

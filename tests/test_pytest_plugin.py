@@ -215,3 +215,69 @@ def test_plugin_module_is_importable_without_side_effects():
     from theorem_check import REGISTRY
 
     assert not [c for c in REGISTRY if c.paper in ("mine", "exp", "tmod", "bogus")]
+
+
+# --------------------------------------------------------------------------- issue 23
+def test_a_claim_is_rerun_by_its_node_id(project):
+    res = run(project, "--tc-pack", "claims.py", "claims.py::mine.good", "-v")
+    res.assert_outcomes(passed=1)
+    res.stdout.fnmatch_lines(["*claims.py::mine.good PASSED*"])
+    res = run(project, "--tc-pack", "claims.py", "claims.py::mine.bad", "claims.py::mine.known")
+    res.assert_outcomes(passed=1, failed=1)
+
+
+def test_the_pack_as_an_argument_is_collected_once(project):
+    res = run(project, "--tc-pack", "claims.py", "claims.py")
+    res.assert_outcomes(passed=2, failed=1)
+    assert "registered twice" not in res.stdout.str()
+
+
+RAISES = r'''
+import theorem_check as tc
+from theorem_check import sampling
+
+def boom(inst, ctx):
+    raise RuntimeError("no such thing")
+
+tc.register(tc.Claim(id="err.boom", title="a claim whose code raises", source=tc.Source("err", "1", "(1)", "x"),
+                     statement=tc.Statement("x", dims=tc.DimSpace({"n": (2, 3)}),
+                                            sample=lambda r, d, b: {"A": sampling.gaussian(r, d["n"], d["n"], batch=b)},
+                                            lhs=boom, rhs=lambda i, c: i.A)))
+'''
+
+
+def test_a_claim_whose_code_raises_is_an_error_with_the_reason(pytester):
+    """The CLI exits 2 for it (bad input); under pytest it is an error (E), not a failed verdict."""
+    pytester.makepyfile(claims=RAISES)
+    res = run(pytester, "--tc-pack", "claims.py")
+    res.assert_outcomes(errors=1)
+    res.stdout.fnmatch_lines(["*ERROR at setup of claim err.boom*",
+                              "*claim err.boom (as printed) could not be evaluated on any instance: lhs raised "
+                              "RuntimeError: no such thing*",
+                              "*reproduce: theorem-check run err.boom --pack claims.py --seed 0 --trials 16*"])
+    assert "Traceback" not in res.stdout.str()
+
+
+SHORT = r'''
+import theorem_check as tc
+
+tc.erratum("short.quad", lhs="grad(trace(X.T*A*X), X)", printed="2*A*X", corrected="(A + A.T)*X",
+           shapes={"X": ("n", "m"), "A": ("n", "n")}, expected="erratum")
+tc.erratum("short.order", lhs="(A*B).T", printed="A.T*B.T", corrected="B.T*A.T",
+           shapes={"A": ("m", "k"), "B": ("k", "n")}, expected="refuted")
+tc.gradient("short.logdet", "log(abs(det(X)))", wrt="X", claimed="X**-1", shapes={"X": ("n", "n")},
+            structure={"X": "invertible"}, expected="REFUTED")
+'''
+
+
+def test_short_forms_take_expected(pytester):
+    """tc.erratum/tc.gradient/tc.identity take expected= as tc.Claim does; an ILL-POSED printed form's
+    failure text says where once (its evidence), not twice."""
+    pytester.makepyfile(claims=SHORT)
+    res = run(pytester, "--tc-pack", "claims.py", "-v")
+    res.assert_outcomes(passed=2, failed=1)
+    res.stdout.fnmatch_lines(["*claims.py::short.quad PASSED*", "*claims.py::short.order FAILED*",
+                              "*claims.py::short.logdet PASSED*",
+                              "*claim short.order: ERRATUM, expected REFUTED*"])
+    out = res.stdout.str()
+    assert out.count("ill-posed at dims") == 1, out

@@ -274,3 +274,18 @@ def test_gradients_of_sums_are_checked_before_they_prove(f, claimed, want):
     c = tc.identity("mine.gradsum", f"grad({f}, X)", claimed,
                     shapes={"X": ("n", "n"), "A": ("n", "n"), "B": ("n", "n")}, register=False)
     assert tc.run_claim(c, seed=0, trials=4).verdict.value == want
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tc.identity("sf.exp_id", "(A*B).T", "A.T*B.T", shapes=AB, expected="ill-posed", register=False),
+    lambda: tc.gradient("sf.exp_grad", "trace(X)", wrt="X", claimed="X", shapes={"X": ("n", "n")},
+                        expected="refuted", register=False),
+    lambda: tc.erratum("sf.exp_err", lhs="(A*B).T", printed="A.T*B.T", corrected="B.T*A.T", shapes=AB,
+                       expected="erratum", register=False),
+], ids=["identity", "gradient", "erratum"])
+def test_short_forms_take_expected_as_claim_does(make):
+    """Issue 23: tc.erratum(..., expected="erratum") raised TypeError."""
+    from theorem_check.plugins.pytest import expected_verdict
+
+    claim = make()
+    assert expected_verdict(claim) is tc.run_claim(claim, seed=0, trials=4).verdict

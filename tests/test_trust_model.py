@@ -239,12 +239,14 @@ def test_side_returning_garbage_is_a_bad_claim(side, what):
 
 def test_run_claim_dims_override():
     claim = _claim("tm.dims", lambda i, c: c.trace(i.A @ i.B), lambda i, c: c.trace(i.B @ i.A))
-    r = tc.run_claim(claim, seed=0, trials=2, dims={"n": 7})
-    assert r.verdict is tc.Verdict.VERIFIED and r.printed.configs == ({"n": 7},)
+    r = tc.run_claim(claim, seed=0, trials=2, dims={"n": 3})
+    assert r.verdict is tc.Verdict.VERIFIED and r.printed.configs == ({"n": 3},)
     with pytest.raises(InvalidArgument, match="not a dimension"):
         tc.run_claim(claim, dims={"q": 2})
     with pytest.raises(InvalidArgument, match="integer >= 0"):
         tc.run_claim(claim, dims={"n": -1})
+    with pytest.raises(InvalidArgument, match=r"dims n=7 is outside n in 1\.\.4 \(claim tm.dims\)"):
+        tc.run_claim(claim, dims={"n": 7})
 
 
 # --------------------------------------------------------------------------- CLI: controls gate, bad claims exit 2

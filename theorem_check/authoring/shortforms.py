@@ -440,14 +440,14 @@ def erratum(id: str, *, printed: Side, corrected: Side, lhs: Side, shapes: Mappi
             assumptions: Sequence[str] | str = (), controls=None, aliases: Sequence[str] = (),
             note: str = "", corrected_note: str = "", cond: float = 100.0,
             contexts: Sequence[str] = ("float32", "float64", "mp50"), scale: Callable | None = None,
-            derive: bool = True, slow: bool = False, register: bool = True) -> Claim:
+            derive: bool = True, slow: bool = False, register: bool = True, expected: str | None = None) -> Claim:
     """A printed statement ``lhs = printed`` that is wrong, with its correction ``lhs = corrected``.
 
     Both share the dims, the sampler and the left side; the corrected form is a variant of kind
     ``"corrected"`` (so the claim comes back ERRATUM when the printed one is REFUTED/ILL-POSED and the
     correction holds), and the negative controls perturb the corrected form.  Keywords as for
     :func:`identity` (``printed_latex`` is the source's statement as printed, default the LaTeX of
-    ``lhs = printed``).
+    ``lhs = printed``; ``expected="erratum"`` is the verdict a pytest run expects, as ``tc.Claim``'s).
     """
     where = f"claim {id}"
     spec = build_spec((lhs, printed, corrected), shapes, structure, sizes, where)
@@ -461,5 +461,5 @@ def erratum(id: str, *, printed: Side, corrected: Side, lhs: Side, shapes: Mappi
     src = _source(id, source, paper, section, equation, printed_latex, st.latex)
     claim = Claim(id=id, title=title or f"{_text(lhs)} = {_text(corrected)}, not {_text(printed)}", source=src,
                   statement=st, variants=(fix,), controls=_controls(controls, fix, where), aliases=tuple(aliases),
-                  assumptions=_assumptions(spec, assumptions), slow=slow)
+                  assumptions=_assumptions(spec, assumptions), slow=slow, expected=expected)
     return _finish(claim, register)

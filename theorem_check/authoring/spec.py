@@ -154,7 +154,8 @@ def _positive(rng, batch):
 
 def sampler(spec: Spec):
     def sample(rng, d, batch):
-        out: dict[str, Any] = {"_dims": dict(d)}
+        # the batch size, also for a statement of constants only (``pi = 3``), whose sides have no input
+        out: dict[str, Any] = {"_dims": dict(d), "_batch": np.zeros(batch)}
         for name in sorted(spec.mats):
             r, c = (spec.size(v, d) for v in spec.mats[name])
             kind = spec.structure.get(name)

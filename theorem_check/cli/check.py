@@ -8,6 +8,12 @@ naming the token, an unknown function, a malformed ``--shape``/``--assume``/``--
 declared but unused.  A statement whose shapes do not conform (``(A*B).T = A.T*B.T``) is not bad
 input: it is ILL-POSED (or REFUTED at the sizes where it conforms), exit 1.
 
+The statement runs in this process (it is no registered claim a worker could import), under
+``--timeout`` as ``run --jobs 1`` does: a ``SIGALRM`` that stops Python code (mpmath's included), after
+which the claim is INCONCLUSIVE ("timed out after 120 s"), exit 1.  Sizes whose instances cannot fit
+(float64 batch plus mp50 object arrays at the top of every ``--size`` range, times 4 for the sides'
+intermediates, over this machine's memory) are refused before anything runs, with the estimate.
+
 JSON record: the record of ``run --json`` plus ``"kind": "check"``, ``"statement"`` (the text as
 given), ``"shapes"`` (name -> [rows, cols]), ``"assume"`` (name -> kind), ``"sizes"`` (letter ->
 [lo, hi]); the single claim has id ``check.statement``.
@@ -20,11 +26,22 @@ import sys
 
 import click
 
-from theorem_check.cli.options import EPILOG, deprecations_noted, plural, report_broken, result_table
+from theorem_check.cli.options import (
+    EPILOG,
+    check_environment,
+    color_option,
+    deprecations_noted,
+    plural,
+    report_broken,
+    result_table,
+    timeout_option,
+    use_colour,
+)
 from theorem_check.errors import InvalidArgument
 from theorem_check.model.options import RunOptions
 
-__all__ = ["check", "build_claim", "parse_shape", "parse_assume", "parse_size"]
+__all__ = ["check", "build_claim", "parse_shape", "parse_assume", "parse_size", "instance_bytes", "check_fits",
+           "MP50_ENTRY_BYTES"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -133,6 +150,58 @@ def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None =
                     title=statement, printed=None, register=False)
 
 
+MP50_ENTRY_BYTES = 120
+"""Bytes of one entry of an mp50 object array (the pointer, the ``mpf`` and its 166-bit mantissa; measured)."""
+WORKING_FACTOR = 4
+"""The sides hold intermediates of an instance's size: an instance must fit in 1/4 of the memory."""
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:.3g} {unit}"
+        n /= 1000
+    return f"{n:.3g} PB"  # pragma: no cover
+
+
+def instance_bytes(shapes: dict, ranges: dict, trials: int) -> tuple[int, int, dict]:
+    """Bytes of the largest configuration's instance: ``(float64 batch, one mp50 instance, largest sizes)``.
+
+    Every size letter at the top of its range; the float64 arrays hold a batch of
+    ``ceil(trials / min(trials, 4))`` instances (as the numeric stage draws them), the mp50 object
+    arrays one instance at a time (:data:`MP50_ENTRY_BYTES` per entry).
+    """
+    top = {k: hi for k, (lo, hi) in ranges.items()}
+    entries = 0
+    for r, c in shapes.values():
+        entries += (top[r] if isinstance(r, str) else r) * (top[c] if isinstance(c, str) else c)
+    batch = -(-trials // max(1, min(trials, 4)))
+    return entries * 8 * batch, entries * MP50_ENTRY_BYTES, top
+
+
+def _memory_bytes() -> int:
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 8 * 10**9
+
+
+def check_fits(shapes: dict, ranges: dict, trials: int, memory: int | None = None) -> None:
+    """InvalidArgument (one line, exit 2) when the largest configuration's instance cannot fit: more than
+    1/:data:`WORKING_FACTOR` of ``memory`` (this machine's physical memory by default)."""
+    f64, mp, top = instance_bytes(shapes, ranges, trials)
+    memory = _memory_bytes() if memory is None else memory
+    if (f64 + mp) * WORKING_FACTOR <= memory:
+        return
+    what = f"--size: the largest sizes ({', '.join(f'{k}={v}' for k, v in top.items())})" if top else \
+        f"--shape: the sizes {', '.join(f'{k}={r},{c}' for k, (r, c) in shapes.items())}"
+    raise InvalidArgument(f"{what} need about {_human(f64 + mp)} for their instances (float64 "
+                          f"{_human(f64)}, mp50 object arrays {_human(mp)}), more than 1/{WORKING_FACTOR} of this "
+                          f"machine's {_human(memory)} memory: give smaller sizes")
+
+
 def parse_options(shape, assume, size, where=dict):
     shapes, structure, sizes = {}, {}, {}
     for text in shape:
@@ -194,7 +263,9 @@ def latex_statement(text: str) -> str:
 @click.option("--controls", is_flag=True, help="Also run the derived negative controls (they should be REFUTED).")
 @click.option("--latex", "from_latex", is_flag=True,
               help="Read STATEMENT as LaTeX (SymPy's LaTeX parser; scalar statements only).")
-def check(statement, shape, assume, size, trials, seed, as_json, controls, from_latex):
+@timeout_option
+@color_option
+def check(statement, shape, assume, size, trials, seed, as_json, controls, from_latex, timeout):
     """Check one identity "LHS = RHS" given in SymPy syntax.
 
     \b
@@ -210,10 +281,12 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
       theorem-check check "grad(log(det(X)), X) = X**-1" --shape X=n,n --assume X=spd
       theorem-check check "(A*B).T = A.T*B.T" --shape A=m,k --shape B=k,n      # ILL-POSED, exit 1
     """
-    from theorem_check.engine.runner import run_claims
     from theorem_check.errors import InvalidArgument
+    from theorem_check.execution.workers import run_in_process
+    from theorem_check.output import terminal
     from theorem_check.output.json_record import dumps, run_record
 
+    check_environment()
     shapes, structure, sizes = parse_options(shape, assume, size)
     if from_latex:
         if shapes:
@@ -221,21 +294,25 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
                                   "commuting symbols); give matrix statements in SymPy syntax")
         statement = latex_statement(statement)
     claim = build_claim(statement, shapes, structure, sizes)
+    check_fits(shapes, claim.statement.dims.ranges, trials)
     scalars = scalar_names(statement, shapes)
     if scalars:
         click.echo(f"theorem-check: note: {', '.join(scalars)} {'has' if len(scalars) == 1 else 'have'} no --shape: "
                    f"taken as real scalar{'s' if len(scalars) > 1 else ''}", err=True)
     with deprecations_noted():
-        result = run_claims([claim], options=RunOptions(seed=seed, trials=trials, controls=controls))
+        result = run_in_process(claim, options=RunOptions(seed=seed, trials=trials, controls=controls),
+                                timeout=timeout)
     if as_json:
         rec = {**run_record(result, kind="check"), "statement": statement,
                "shapes": {k: list(v) for k, v in shapes.items()}, "assume": dict(structure),
                "sizes": {k: list(v) for k, v in claim.statement.dims.ranges.items()}}
         click.echo(dumps(rec))
     else:
-        click.echo(result_table(result))
-        counts = ", ".join(f"{n} {v}" for v, n in result.counts().items())
-        click.echo(f"{plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed})")
+        colour = use_colour()
+        click.echo(result_table(result, colour=colour), color=colour)
+        counts = ", ".join(f"{n} {terminal.style_verdict(v, colour)}" for v, n in result.counts().items())
+        click.echo(f"{plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed})",
+                   color=colour)
     report_broken(result)
     sys.exit(result.exit_code)
 

@@ -15,8 +15,8 @@ from theorem_check.model.verdicts import VERDICTS
 from theorem_check.output import terminal
 
 __all__ = ["EPILOG", "color_option", "use_colour", "check_environment", "load_claims", "start_workers_early",
-           "FiniteSeconds", "worker_options", "select_claims", "progress_fn", "clear_progress", "result_table",
-           "deprecations_noted", "report_broken", "exit_reason", "plural", "prepare_out_dir"]
+           "FiniteSeconds", "timeout_option", "worker_options", "select_claims", "progress_fn", "clear_progress",
+           "result_table", "deprecations_noted", "report_broken", "exit_reason", "plural", "prepare_out_dir"]
 
 EPILOG = "\b\nVerdicts:\n" + "".join(f"  {v.value:<14}{info.meaning}\n" for v, info in VERDICTS.items()) + """\b
 Exit codes:
@@ -117,13 +117,18 @@ class FiniteSeconds(click.FloatRange):
         return v
 
 
-def worker_options(f):
-    """--jobs and --timeout (theorem_check.execution.workers)."""
+def timeout_option(f):
+    """--timeout (theorem_check.execution.workers): seconds per claim, 0 = no limit."""
     from theorem_check.execution.workers import DEFAULT_TIMEOUT, SLOW_TIMEOUT_FACTOR
 
-    f = click.option("--timeout", type=FiniteSeconds(min=0, max=1e7), default=DEFAULT_TIMEOUT, show_default=True,
-                     help=f"Seconds per claim (x{SLOW_TIMEOUT_FACTOR} for slow simulations; also bounds pack "
-                          "imports); a claim over it is INCONCLUSIVE. 0 = no limit.")(f)
+    return click.option("--timeout", type=FiniteSeconds(min=0, max=1e7), default=DEFAULT_TIMEOUT, show_default=True,
+                        help=f"Seconds per claim (x{SLOW_TIMEOUT_FACTOR} for slow simulations; also bounds pack "
+                             "imports); a claim over it is INCONCLUSIVE. 0 = no limit.")(f)
+
+
+def worker_options(f):
+    """--jobs and --timeout (theorem_check.execution.workers)."""
+    f = timeout_option(f)
     return click.option("--jobs", "-j", type=click.IntRange(1, 4096), default=None, envvar="THEOREM_CHECK_JOBS",
                         show_envvar=True,
                         help="Worker processes [default: the number of cores]; 1 runs in this process.")(f)

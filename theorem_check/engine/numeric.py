@@ -92,6 +92,7 @@ class InstanceResult:
     ladder: Mapping[float, Outcome] = field(default_factory=dict)
     decided_by: str = "engine"
     vacuous: bool = False
+    values: Mapping[str, float] = field(default_factory=dict)   # the instance's real scalar inputs (evidence)
 
 
 @dataclass(frozen=True)
@@ -350,6 +351,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
     fails_undefined = statement.undefined == "fails"
     confirmed = False
     out = []
+    scalars = {k: v for k, v in inst.items()
+               if k[0] != "_" and isinstance(v, np.ndarray) and v.shape == (batch,) and v.dtype.kind in "fi"}
     for b in range(batch):
         levels: list[tuple[str, Any, float]] = [(c.name, with_magnitude(entries[c.name][b], mags, b),
                                                  _floor(c, size, statement.cond)) for c in fast]
@@ -408,7 +411,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
             muts, ladder = refinement_mutant_outcomes([e for _, e, _ in decision], [f for _, _, f in decision],
                                                       IDENTITY_DELTA)
         out.append(InstanceResult(dict(dims), seed, b, r, fl, outcome, detail, mutants=muts, ladder=ladder,
-                                  vacuous=vacuous and outcome is Outcome.HOLDS))
+                                  vacuous=vacuous and outcome is Outcome.HOLDS,
+                                  values={k: float(v[b]) for k, v in scalars.items()}))
     return out
 
 
@@ -470,21 +474,19 @@ def _shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, il
 def user_configuration(statement: Statement, dims: Mapping[str, int]) -> dict[str, int]:
     """The statement's generic configuration with the sizes in ``dims`` put in (``run --dims``).
 
-    Names must be dimensions of the statement's DimSpace; values integers >= 0 (they may lie outside the
-    space's ranges: that is the point of running a claim at a user's sizes).  Raises InvalidArgument.
+    Names must be dimensions of the statement's DimSpace; values integers >= 0, inside the space's ranges
+    and constraint (checked once, by :meth:`RunOptions.check_claim`).  Raises InvalidArgument.
     """
     space = statement.dims
     unknown = sorted(set(dims) - set(space.ranges))
     if unknown:
         raise InvalidArgument(f"dims name={unknown[0]!r} is not a dimension of statement {statement.name!r} "
                               f"(its dimensions: {', '.join(space.ranges)})")
-    out = space.generic()
     for k, v in dims.items():
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise InvalidArgument(f"dims {k}={v!r} must be an integer >= 0")
-        out[k] = int(v)
-    if space.normalize is not None:
-        out = dict(space.normalize(dict(out)))
+    if (out := space.with_sizes(dims)) is None:
+        raise InvalidArgument(f"dims {space.violation(dims)} (statement {statement.name!r})")
     return out
 
 

@@ -38,7 +38,7 @@ from theorem_check.model.claims import Claim, Statement
 from theorem_check.model.options import RunOptions
 from theorem_check.model.verdicts import Outcome, Verdict
 
-__all__ = ["StatementResult", "ClaimResult", "RunResult", "MutantResult", "run_statement", "run_claim", "run_claims",
+__all__ = ["StatementResult", "counterexample_text", "ClaimResult", "RunResult", "MutantResult", "run_statement", "run_claim", "run_claims",
            "versions"]
 
 
@@ -199,6 +199,16 @@ def _dims_text(d) -> str:
     return " ".join(f"{k}={v}" for k, v in d.items())
 
 
+def counterexample_text(c) -> str:
+    """``counterexample dims {'n': 2} seed S`` of an instance, with its real scalar inputs
+    (``at x = 0.0249``; matrices are given by dims and seed only)."""
+    text = f"counterexample dims {dict(c.dims)} seed {c.seed}" if c.dims else f"counterexample seed {c.seed}"
+    values = getattr(c, "values", None) or {}
+    if values:
+        text += " at " + ", ".join(f"{k} = {v:.4g}" for k, v in values.items())
+    return text
+
+
 def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
     parts = []
     if num is not None and num.survivors:
@@ -218,7 +228,7 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
         elif num.counterexample is not None:
             c = num.counterexample
             res = ", ".join(f"{k} {_fmt(v)}" for k, v in c.residuals.items())
-            parts.append(f"counterexample dims {dict(c.dims)} seed {c.seed}: residual {res}" + (f"; {c.detail}" if c.detail else ""))
+            parts.append(f"{counterexample_text(c)}: residual {res}" + (f"; {c.detail}" if c.detail else ""))
         else:
             inst = num.instances
             if inst and inst[0].residuals and inst[0].predicted is None:
@@ -230,7 +240,7 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
                              + (f" ({inst[0].detail})" if inst[0].detail else ""))
             else:
                 parts.append(f"{len(inst)} instances")
-            if num.configs:
+            if any(num.configs):
                 parts.append("dims " + " | ".join(_dims_text(c) for c in num.configs))
             if num.vacuous:
                 parts.append("vacuous: both sides vanish on every instance (below the floor of their "
@@ -319,11 +329,11 @@ def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool =
               dims: dict | None = None, options: RunOptions | None = None) -> ClaimResult:
     """Run a claim's printed statement, its variants, and (``controls=True``) its negative controls.
 
-    ``dims`` (``{"d1": 2048}``) runs every statement that has those dimensions at those sizes (the others
+    ``dims`` (``{"d1": 5}``) runs every statement that has those dimensions at those sizes (the others
     of its configuration generic).  ``options`` (a :class:`~theorem_check.model.options.RunOptions`)
     replaces the keyword options when given (the CLI and the workers pass one).  Raises InvalidArgument
-    when an option is out of range, a name is a dimension of no statement of the claim, or a size is not
-    an integer >= 0.
+    when an option is out of range, a name is a dimension of no statement of the claim, a size is not
+    an integer >= 0, or lies outside its statement's range or constraint (:meth:`RunOptions.check_claim`).
     """
     t0 = time.perf_counter()
     if options is None:

@@ -101,25 +101,26 @@ def timeout_for(claim, timeout: float | None) -> float | None:
 # running one task (in a worker, or in process)
 
 
-def run_task(task: Task):
+def run_task(task: Task, claim=None):
     """Run ``task`` in this process; returns its ClaimResult with ``claim`` replaced by the id
-    (a Claim holds functions and does not pickle).  The registry must hold the claim."""
+    (a Claim holds functions and does not pickle).  The registry must hold the claim, unless it is
+    given (``check``'s statement, run in process)."""
     from theorem_check.authoring.registry import REGISTRY
     from theorem_check.engine.runner import run_claim
 
-    claim = REGISTRY.get(task.claim_id)
+    claim = REGISTRY.get(task.claim_id) if claim is None else claim
     result = run_claim(claim, options=task.options)
     return dataclasses.replace(result, claim=claim.id)
 
 
-def run_capturing(task: Task):
+def run_capturing(task: Task, claim=None):
     """:func:`run_task`, with the warnings it issued as picklable tuples
     ``(category module, category name, message, filename, lineno)``."""
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = run_task(task)
+        result = run_task(task, claim)
     # one claim may issue the same warning several times (shrinking, repeated checks): once each
     return result, tuple(dict.fromkeys((w.category.__module__, w.category.__qualname__, str(w.message), w.filename,
                                         w.lineno) for w in caught))

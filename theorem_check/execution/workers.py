@@ -61,10 +61,10 @@ from theorem_check.model.options import RunOptions
 __all__ = ["DEFAULT_TIMEOUT", "SLOW_TIMEOUT_FACTOR", "DEFAULT_IMPORT_TIMEOUT", "START_METHOD", "Task",
            "TaskOutcome", "WorkerPool", "ClaimTimeout", "default_jobs", "timeout_for", "pack_files", "check_packs",
            "run_claims_parallel", "run_task", "run_tasks", "run_isolated", "outcome_result", "failed_result",
-           "reissue_warnings", "start_method_ready"]
+           "reissue_warnings", "start_method_ready", "run_in_process"]
 
 
-def _in_process(task: Task, limit: float | None) -> TaskOutcome:
+def _in_process(task: Task, limit: float | None, claim=None) -> TaskOutcome:
     t0 = time.perf_counter()
     use_alarm = (limit is not None and hasattr(signal, "setitimer")
                  and threading.current_thread() is threading.main_thread()
@@ -77,7 +77,7 @@ def _in_process(task: Task, limit: float | None) -> TaskOutcome:
         old = signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, limit)
     try:
-        result, warns = run_capturing(task)
+        result, warns = run_capturing(task, claim)
         return TaskOutcome("ok", result=result, seconds=time.perf_counter() - t0, warnings=warns)
     except ClaimTimeout:
         return TaskOutcome("timeout", message=f"timed out after {fmt_seconds(limit)}", seconds=time.perf_counter() - t0)
@@ -210,6 +210,21 @@ def run_claims_parallel(claims: Iterable, *, seed: int = 0, trials: int = 16, co
     reissue_warnings(outs)
     results = tuple(outcome_result(c, t, o) for c, t, o in zip(claims, tasks, outs))
     return run_result(results, options, started, time.perf_counter() - t0, skipped_slow)
+
+
+def run_in_process(claim, *, options: RunOptions, timeout: float | None = DEFAULT_TIMEOUT):
+    """Run one claim that need not be in the registry (``check``'s statement) in this process, under the
+    time limit of ``jobs=1`` (a ``SIGALRM``: it stops Python code, mpmath's included, not a hang inside a
+    C extension); a claim over it is INCONCLUSIVE ("timed out after 120 s").  Returns a RunResult."""
+    from theorem_check.engine.runner import run_result
+
+    options.check_claim(claim)
+    task = Task(claim.id, options)
+    t0 = time.perf_counter()
+    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    o = _in_process(task, timeout_for(claim, timeout), claim=claim)
+    reissue_warnings([o])
+    return run_result((outcome_result(claim, task, o),), options, started, time.perf_counter() - t0)
 
 
 # ---------------------------------------------------------------------------------------------

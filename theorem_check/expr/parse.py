@@ -116,6 +116,31 @@ FUNCTIONS: dict[str, Any] = {
 entrywise; ``expm``/``logm``/``sqrtm`` are the matrix functions."""
 
 
+NOT_NUMBERS = {"nan": "SymPy's not-a-number", "oo": "SymPy's infinity", "zoo": "SymPy's complex infinity"}
+"""Names SymPy reads as values that are not real numbers: refused as scalar names (a side is a finite
+real expression, so ``oo = oo`` is no statement), with the imaginary unit ``I`` (:data:`IMAGINARY`)."""
+IMAGINARY = "I"
+
+
+def _special_name(text: str, name: str) -> ParseError | None:
+    """The error for a scalar named like one of SymPy's special values (``nan``, ``oo``, ``zoo``, ``I``)."""
+    if name in NOT_NUMBERS:
+        return ParseError(f"{text!r}: {name!r} is not a number ({NOT_NUMBERS[name]}): sides are finite real "
+                          "expressions")
+    if name == IMAGINARY:
+        return ParseError(f"{text!r}: 'I' is SymPy's imaginary unit, and statements are real (complex "
+                          "values are not supported): name a real scalar otherwise, write eye(n) for the "
+                          "identity matrix")
+    return None
+
+
+def _not_finite(text: str, expr) -> None:
+    """ParseError when SymPy folded a side to a value that is not a finite real number (``x/0`` is
+    ``zoo*x``, ``0/0`` is ``nan``)."""
+    if isinstance(expr, sp.Basic) and expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+        raise ParseError(f"{text!r} is not a number: SymPy evaluates it to {expr} (a division by zero?)")
+
+
 def size_symbol(name: str) -> sp.Symbol:
     """The SymPy symbol of a size letter (``integer=True, positive=True``)."""
     return sp.Symbol(name, integer=True, positive=True)
@@ -315,6 +340,9 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes):
             if dotted:
                 raise ParseError(f"{text!r}: {name!r} is used as a matrix ({name}.…) but has no shape "
                                  f"(declare it, e.g. --shape {name}=n,n)")
+            special = _special_name(text, name)
+            if special is not None:
+                raise special
             local[name] = sp.Symbol(name, real=True)
     try:
         tree = ast.parse(text.strip(), mode="eval")
@@ -341,6 +369,7 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes):
         raise ParseError(f"{text!r}: a side is one expression (found a tuple: a stray ',')")
     if not isinstance(expr, sp.Basic):
         expr = sp.sympify(expr)
+    _not_finite(text, expr)
     return expr
 
 

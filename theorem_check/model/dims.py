@@ -31,6 +31,12 @@ MAX_CONFIGURATIONS = 250_000
 """Largest product of range sizes a :class:`DimSpace` accepts (configurations are enumerated)."""
 
 
+def _generic_key(d: Dims):
+    """Sizes >= 2, distinct sizes, sizes >= 3, then the smallest total (:meth:`DimSpace.generic`)."""
+    v = list(d.values())
+    return (sum(x >= 2 for x in v), len(set(v)), sum(x >= 3 for x in v), -sum(v))
+
+
 @dataclass(frozen=True)
 class DimSpace:
     """Integer dimensions with inclusive ranges.
@@ -123,11 +129,7 @@ class DimSpace:
         then as many sizes >= 3, then the smallest total (DESIGN.md, "Trust model": instances always include
         it, so that statements true only at size 1 or only for equal sizes are not verified by luck)."""
         if "generic" not in self._cache:
-            def key(d: Dims):
-                v = list(d.values())
-                return (sum(x >= 2 for x in v), len(set(v)), sum(x >= 3 for x in v), -sum(v))
-
-            self._cache["generic"] = max(self._all(), key=key)
+            self._cache["generic"] = max(self._all(), key=_generic_key)
         return dict(self._cache["generic"])
 
     @property
@@ -161,6 +163,33 @@ class DimSpace:
         if not self._ok(d):
             raise InvalidArgument(f"dims={dims!r} must lie in {dict(self.ranges)} and satisfy the claim's constraint")
         return d
+
+    def violation(self, sizes: Mapping[str, int]) -> str | None:
+        """Why ``sizes`` (some or all of this space's names, ``run --dims``) cannot be run, or None.
+
+        A value outside its inclusive range (``D=0 is outside D in 2..4``); else the configuration
+        they make (the :meth:`generic` one with ``sizes`` put in, normalised) breaks the ``where``
+        constraint.  Names not in the space are ignored.
+        """
+        own = {k: int(v) for k, v in sizes.items() if k in self.ranges}
+        for k, v in own.items():
+            lo, hi = self.ranges[k]
+            if not lo <= v <= hi:
+                return f"{k}={v} is outside {k} in {lo}..{hi}"
+        if own and self.with_sizes(own) is None:
+            given = ", ".join(f"{k}={v}" for k, v in own.items())
+            return f"{given} breaks the constraint of the dimensions (no valid configuration has these sizes)"
+        return None
+
+    def with_sizes(self, sizes: Mapping[str, int]) -> Dims | None:
+        """The configuration to run ``sizes`` at: the :meth:`generic` one with ``sizes`` put in (normalised)
+        when valid, else the most generic valid configuration that has these sizes; None when none has."""
+        own = {k: int(v) for k, v in sizes.items() if k in self.ranges}
+        d = self._norm({**self.generic(), **own})
+        if self._ok(d):
+            return d
+        fits = [c for c in self._all() if all(c.get(k) == v for k, v in own.items())]
+        return dict(max(fits, key=_generic_key)) if fits else None
 
     def smaller(self, dims: Dims) -> Iterator[Dims]:
         """Valid configurations strictly smaller than ``dims`` in total size, smallest first."""

@@ -85,20 +85,27 @@ class RunOptions:
         return dict(self.dims)
 
     def check_claim(self, claim) -> None:
-        """Every name in ``dims`` must be a dimension of some statement or control of ``claim``.
+        """Every name in ``dims`` must be a dimension of some statement or control of ``claim``, every
+        value inside that statement's declared range, and the configuration it makes must satisfy the
+        DimSpace's ``where`` constraint (:meth:`~theorem_check.model.dims.DimSpace.violation`).
 
-        Raises InvalidArgument naming the unknown name and the claim's dimensions.
+        Raises InvalidArgument naming the unknown name and the claim's dimensions, or the value and
+        the range (``dims D=0 is outside D in 2..4 (claim noise.thm5_4)``).
         """
         if not self.dims:
             return
         names: set[str] = set()
-        for st in (*claim.statements(), *claim.controls):
-            if st.dims is not None:
-                names |= set(st.dims.ranges)
+        spaces = [st.dims for st in (*claim.statements(), *claim.controls) if st.dims is not None]
+        for space in spaces:
+            names |= set(space.ranges)
         unknown = sorted(set(self.dims_dict()) - names)
         if unknown:
             raise InvalidArgument(f"dims name={unknown[0]!r} is not a dimension of claim {claim.id} "
                                   f"(its dimensions: {', '.join(sorted(names)) or 'none'})")
+        for space in {id(s): s for s in spaces}.values():
+            why = space.violation(self.dims_dict())
+            if why:
+                raise InvalidArgument(f"dims {why} (claim {claim.id})")
 
     def check_claims(self, claims: Iterable) -> None:
         """:meth:`check_claim` for each claim (before any worker starts)."""

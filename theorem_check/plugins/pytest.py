@@ -12,7 +12,9 @@ project's ``pyproject.toml`` (the rootdir's)::
     trials = 16                       # optional; --tc-trials wins
 
 Each claim becomes the item ``<pack path>::<claim id>`` (``-k``, ``-x``, ``--lf``, ``-n``
-from pytest-xdist work as for any test).  A claim passes when it is PROVED or VERIFIED, or, when
+from pytest-xdist work as for any test, and the node id as an argument runs that claim alone).
+A claim whose code raises, or gives NaN, on every instance (the CLI's exit 2) is an error of its
+test (``E``, raised in the item's setup) with the reason, not a failed verdict.  A claim passes when it is PROVED or VERIFIED, or, when
 it declares ``expected=`` (``"erratum"``, ``"REFUTED"``, any verdict name, case-insensitive),
 when it gets exactly that verdict.  A failure shows the verdict, the evidence of every statement,
 the smallest counterexample, the seed and the command that reproduces it.  Every item carries
@@ -28,13 +30,15 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["ClaimFailure", "PackFile", "ClaimItem", "expected_verdict", "configured_packs"]
+__all__ = ["ClaimFailure", "PackFile", "ClaimItem", "expected_verdict", "configured_packs", "failure_text",
+           "rerun_command"]
 
 _DEFAULT_SEED = 0
 _DEFAULT_TRIALS = 16
 _PACKS_KEY = pytest.StashKey[list]()
 _RUN_KEY = pytest.StashKey[tuple]()  # (seed, trials)
 _LOADED_KEY = pytest.StashKey[dict]()  # pack path -> its claims: a pack imports once per session
+_COLLECTED_KEY = pytest.StashKey[set]()  # packs that pytest's own collection reached (as arguments)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -125,6 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
     packs = configured_packs(config)
     config.stash[_PACKS_KEY] = packs
     config.stash[_LOADED_KEY] = {}
+    config.stash[_COLLECTED_KEY] = set()
     config.addinivalue_line("markers", "theorem_check: a theorem-check claim (from --tc-pack)")
     config.addinivalue_line("markers", "theorem_check_slow: a slow theorem-check claim (a simulation)")
     if packs:
@@ -151,19 +156,23 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         loaded.clear()
 
 
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config):
-    """A pack is collected by this plugin only (never imported a second time as a test module)."""
-    packs = config.stash.get(_PACKS_KEY, [])
-    if packs and collection_path.resolve() in packs:
-        return True
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent):
+    """A pack that pytest collects itself (named as an argument, ``my_claims.py::mine.eq31``, or matching
+    ``python_files``) is a :class:`PackFile`, never a test module imported a second time."""
+    packs = parent.config.stash.get(_PACKS_KEY, [])
+    if packs and Path(module_path).resolve() in packs:
+        return PackFile.from_parent(parent, path=Path(module_path))
     return None
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
-    """Collect every pack's claims and append them to the items (before -k, -m, --lf and xdist see them)."""
+    """Collect the claims of every pack pytest did not collect itself and append them to the items
+    (before -k, -m, --lf and xdist see them)."""
     packs = config.stash.get(_PACKS_KEY, [])
-    for path in packs:
+    collected = config.stash.get(_COLLECTED_KEY, set())
+    for path in [p for p in packs if p not in collected]:
         collector = PackFile.from_parent(session, path=path)
         ihook = collector.ihook
         ihook.pytest_collectstart(collector=collector)
@@ -202,6 +211,7 @@ class PackFile(pytest.File):
         from theorem_check.errors import TheoremCheckError
 
         path = Path(self.path).resolve()
+        self.config.stash[_COLLECTED_KEY].add(path)
         loaded = self.config.stash[_LOADED_KEY]
         claims = loaded.get(path)
         if claims is None or any(c.id not in REGISTRY for c in claims):
@@ -236,19 +246,33 @@ class ClaimItem(pytest.Item):
     def __init__(self, *, claim, **kwargs) -> None:
         super().__init__(**kwargs)
         self.claim = claim
+        self.result = None
 
-    def runtest(self) -> None:
-        """Run the claim (:func:`theorem_check.run_claim`); raise ClaimFailure unless it passes."""
-        from theorem_check.engine.runner import run_claim
+    def setup(self) -> None:
+        """Run the claim (:func:`theorem_check.run_claim`).  A claim that could not be evaluated at all
+        (its code raised, or gave NaN, on every instance; a side returned no array: the CLI's exit 2) is
+        an error of the test (pytest's ``E``), with the reason, not a failed verdict."""
+        from theorem_check.engine.runner import run_claim, run_result
+        from theorem_check.model.options import RunOptions
 
         seed, trials = self.config.stash[_RUN_KEY]
-        result = run_claim(self.claim, seed=seed, trials=trials)
-        expected = expected_verdict(self.claim)
-        broken = any(st.numeric is not None and st.numeric.unevaluated for st in (result.printed, *result.variants))
-        ok = (result.verdict is expected) if expected is not None else result.verdict.ok
-        self.user_properties.append(("verdict", result.verdict.value))
+        options = RunOptions(seed=seed, trials=trials)
+        self.result = run_claim(self.claim, options=options)
+        self.user_properties.append(("verdict", self.result.verdict.value))
         self.user_properties.append(("seed", seed))
-        if broken or not ok:
+        broken = run_result((self.result,), options, "", 0.0).broken
+        if broken:
+            more = f" (and {len(broken) - 1} more statements)" if len(broken) > 1 else ""
+            pytest.fail(f"{broken[0]}{more}\n  reproduce: {rerun_command(self.claim.id, Path(self.path), seed, trials)}",
+                        pytrace=False)
+
+    def runtest(self) -> None:
+        """Raise ClaimFailure unless the claim got the verdict it should (PROVED/VERIFIED, or ``expected=``)."""
+        seed, trials = self.config.stash[_RUN_KEY]
+        result = self.result
+        expected = expected_verdict(self.claim)
+        ok = (result.verdict is expected) if expected is not None else result.verdict.ok
+        if not ok:
             raise ClaimFailure(result, expected, seed, trials, Path(self.path))
 
     def repr_failure(self, excinfo, style=None):
@@ -268,13 +292,13 @@ def _counterexample_lines(st) -> list[str]:
     if num is None:
         return []
     out = []
-    if num.ill_posed:
-        out.append(f"      ill-posed at {num.ill_posed}")
     c = num.counterexample
-    if c is not None:
+    if c is not None and not num.ill_posed:   # an ill-posed statement's evidence says where already
         res = ", ".join(f"{k} {v:.3g}" for k, v in c.residuals.items())
+        values = ", ".join(f"{k} = {v:.4g}" for k, v in c.values.items())
         out.append(f"      smallest counterexample: dims {dict(c.dims)}, instance seed {c.seed}"
-                   + (f", residual {res}" if res else "") + (f"; {c.detail}" if c.detail else ""))
+                   + (f", at {values}" if values else "") + (f", residual {res}" if res else "")
+                   + (f"; {c.detail}" if c.detail else ""))
     if num.unevaluated:
         out.append(f"      could not be evaluated on any instance: {num.unevaluated}")
     return out
@@ -291,11 +315,16 @@ def failure_text(exc: ClaimFailure) -> str:
         lines.append(f"  [{st.kind}] {st.name}: {st.verdict.value}")
         lines.append(f"      evidence: {st.evidence}")
         lines += _counterexample_lines(st)
-    pack = str(exc.pack)
-    try:  # relative to the working directory when the pack is below it
-        pack = str(exc.pack.relative_to(Path.cwd()))
+    lines.append(f"  reproduce: {rerun_command(r.id, exc.pack, exc.seed, exc.trials)}")
+    return "\n".join(lines)
+
+
+def rerun_command(claim_id: str, pack: Path, seed: int, trials: int) -> str:
+    """``theorem-check run ID --pack PACK --seed S --trials N`` (the pack relative to the working
+    directory when it is below it)."""
+    text = str(pack)
+    try:
+        text = str(pack.relative_to(Path.cwd()))
     except ValueError:
         pass
-    cmd = ["theorem-check", "run", r.id, "--pack", pack, "--seed", str(exc.seed), "--trials", str(exc.trials)]
-    lines.append(f"  reproduce: {shlex.join(cmd)}")
-    return "\n".join(lines)
+    return shlex.join(["theorem-check", "run", claim_id, "--pack", text, "--seed", str(seed), "--trials", str(trials)])
