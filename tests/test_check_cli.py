@@ -216,9 +216,15 @@ def test_color_option_as_every_command(capsys):
 
 
 def test_timeout_makes_a_slow_statement_inconclusive(capsys):
-    """check runs in process under the time limit of run --jobs 1 (a SIGALRM that stops mpmath)."""
-    code, out, err = run_main(capsys, "check", "A*A*A*A*A = A*A*A*A*A", "--shape", "A=n,n", "--size", "n=90",
-                              "--timeout", "0.5", "--json")
+    """check runs in process under the time limit of run --jobs 1 (a SIGALRM that stops mpmath).
+
+    The limit is armed only when no other interval timer is pending (it would be overwritten), so a
+    timer left running by an earlier test in this process is cleared first."""
+    import signal
+
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    code, out, err = run_main(capsys, "check", "A*A*A*A*A = A*A*A*A*A", "--shape", "A=n,n", "--assume", "A=spd",
+                              "--size", "n=90", "--timeout", "0.5", "--json")
     (claim,) = json.loads(out)["claims"]
     assert code == 1 and claim["verdict"] == "INCONCLUSIVE" and "timed out after" in claim["evidence"], err
 
