@@ -30,6 +30,7 @@ Frobenius inner product, and is the classic wrong variant.
 from __future__ import annotations
 
 import functools
+import random
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -125,8 +126,6 @@ def _diff_agrees(f, X, d) -> bool:
         Xe = mats[X]
         if de.shape != Xe.shape:
             return False
-        import random
-
         rnd = random.Random(20261201)
         entries = sorted(set().union(*(v.free_symbols for v in mats.values())), key=str)
         for _ in range(2):  # exact values at two random rational points (the difference is rational)

@@ -58,7 +58,6 @@ def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, qu
     start_workers_early(jobs)
     pack_claims = load_claims(packs, timeout)
     claims, skipped = select_claims(ids, paper, all_, pack_claims, slow=slow)
-    options.check_claims(claims)
     show_progress = not quiet and not as_json and sys.stderr.isatty()
     progress = progress_fn(show_progress)
     try:

@@ -147,7 +147,7 @@ class Progress:
             except (AttributeError, ValueError):
                 tty = False
         self.tty = tty
-        self._last_step, self._last_line = -1, float("-inf")
+        self._last_step, self._last_line, self._ended = -1, float("-inf"), False
         self.width = width
         self._clock = clock
         self.t0 = clock()
@@ -209,11 +209,9 @@ class Progress:
         final = bool(n) and k >= n
         step = 10 * k // n if n else k
         now = self._clock()
-        if final and self._last_step == "end":
+        if self._ended or (not final and step == self._last_step and now - self._last_line < 30):
             return
-        if not final and step == self._last_step and now - self._last_line < 30:
-            return
-        self._last_step, self._last_line = ("end" if final else step), now
+        self._last_step, self._last_line, self._ended = step, now, final
         try:
             self.stream.write(f"theorem-check: {self.line(now)}\n")
             self.stream.flush()
