@@ -100,11 +100,38 @@ def test_a_rise_far_above_the_finer_floor_is_not_holds(first, floors, expected):
 
 @given(r0=st.floats(1e-6, 1.0), c=st.floats(0.0, 1.0), f_prev=st.floats(1e-9, 1e-4), ratio=st.floats(4.0, 1e6))
 def test_holds_only_near_the_finest_floor(r0, c, f_prev, ratio):
-    """HOLDS needs r_last <= f_last sqrt(f_prev / f_last), whatever the earlier levels did."""
+    """Unless the last step fell at rate, HOLDS needs r_last <= f_last sqrt(f_prev / f_last), whatever
+    the earlier levels did."""
     floors = [f_prev * 1e3, f_prev, f_prev / ratio]
     near = floors[-1] * math.sqrt(ratio)
-    r_last = near * (1 + c)
-    assert decide_refinement([r0, r0 * 1e-3, r_last * 1.0000001], floors) is not Outcome.HOLDS
+    r_last = near * (1 + c) * 1.0000001
+    r_prev = min(r0 * 1e-3, r_last * math.sqrt(ratio) * 0.999)   # the last step fell short of sqrt(rho_L)
+    assert decide_refinement([r0, r_prev, r_last], floors) is not Outcome.HOLDS
+
+
+@given(u=st.floats(0.0, 1.0), f_last=st.floats(1e-30, 1e-6), step=st.floats(4.0, 1e4))
+def test_a_residual_that_falls_at_rate_on_every_step_holds(u, f_last, step):
+    """Three levels or more: a residual that fell at the predicted rate on every step (a truncation error
+    k times the floor's, k <= sqrt(rho) = step) holds although it ends above sqrt(f_prev f_last)."""
+    k = 1.0 + u * (step - 1.0) * 0.999
+    floors = [f_last * step ** 2, f_last * step, f_last]
+    assert decide_refinement([k * f for f in floors], floors) is Outcome.HOLDS
+
+
+@given(k=st.floats(1.0, 99.0), gap=st.floats(2.0, 1e6))
+def test_a_gap_above_the_whole_refinements_floor_never_holds(k, gap):
+    """The same falling error on top of an exact gap above f_last sqrt(rho): never HOLDS."""
+    floors = [1e-4, 1e-6, 1e-8]
+    g = gap * floors[-1] * math.sqrt(floors[0] / floors[-1])
+    assert decide_refinement([k * f + g for f in floors], floors) is not Outcome.HOLDS
+
+
+def test_the_last_step_must_fall_at_rate_too():
+    floors = [1e-4, 1e-6, 1e-8]
+    assert decide_refinement([4.9e-3, 4.9e-5, 4.9e-7], floors) is Outcome.HOLDS
+    assert decide_refinement([4.9e-3, 4.9e-5, 2e-5], floors) is not Outcome.HOLDS   # stalled on the last step
+    assert decide_refinement([4.9e-3, 4.5e-3, 9e-8], floors) is Outcome.HOLDS        # clause (b) as before
+    assert decide_refinement([4.9e-3, 4.5e-3, 4.9e-6], floors) is not Outcome.HOLDS  # the first step stalled
 
 
 @given(f_last=st.floats(1e-40, 1e-3), ratio=st.floats(4.0, 1e20), u=st.floats(0.0, 1.0))

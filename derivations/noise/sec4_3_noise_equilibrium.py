@@ -484,9 +484,15 @@ def _p4_check(sign=1.0, drift=None):
             ift = -sign * dJ_dth / dJ_dl
             meas.append(fd)
             pred.append(ift)
-        # central differences: relative error O(h^2) (unit constant); brentq's xtol 1e-14 adds 1e-14/h
+        # central differences: relative error K h^2; brentq's xtol 1e-14 adds 1e-14/h.  K is each side's own
+        # h^2 coefficient, estimated a posteriori from its two coarsest levels (Richardson: x(h) = x(0) + c h^2,
+        # so c = (x(h1) - x(h2)) / (h1^2 - h2^2)), relative to its finest value, and never below 1 (the
+        # unit constant used before).  It reads each side alone, never their difference, so a wrong
+        # derivative formula (the minus-sign control) keeps its O(1) gap against these floors.
+        K = max([1.0] + [abs(x[0] - x[1]) / ((hs[0] ** 2 - hs[1] ** 2) * max(abs(x[-1]), 1e-300))
+                         for x in (meas, pred)])
         return tc.Refinement.of([f"h={h:g}" for h in hs], measured=meas, predicted_levels=pred,
-                                floors=[h ** 2 + 1e-14 / h for h in hs],
+                                floors=[K * h ** 2 + 1e-14 / h for h in hs],
                                 detail=f"lambda*={l0:.5g}, d lambda*/dv = {meas[-1]:.6g} (finite differences), "
                                        f"{pred[-1]:.6g} (implicit function theorem)")
     return check

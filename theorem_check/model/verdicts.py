@@ -19,6 +19,13 @@ moves* when the computation is refined with what a true statement must do:
     shown that it resolved anything: ``3.4e-4 -> 1.1e-8 -> 1.0e-8`` against floors down to
     ``8.5e-13`` did fall at rate from the first level, but stalled four decades above the finest
     floor, and is not HOLDS;
+    With three levels or more it also **HOLDS** when *every* refinement step fell at least at half
+    its predicted rate (``r_k / r_(k+1) >= sqrt(f_k / f_(k+1))``) and it ended within the whole
+    refinement's tolerance, ``r_last <= f_last * sqrt(rho)``: a residual that keeps falling at the
+    method's rate is truncation error with a larger constant than the floor's (a central difference
+    of a steep function: ``4.9e-3 -> 4.9e-5 -> 4.9e-7`` against ``h**2`` floors ``1e-4 -> 1e-8``), not
+    an exact gap, which would show as a stall on some step.  A gap ``g`` below
+    ``f_last * sqrt(rho)`` can pass this way, the same bound as for two levels;
   - **FAILS** if it stalled or rose: ``r_last >= r_first / 2``, or (three levels or more) over the
     last refinement ``r_last >= r_prev / 2``, while ``r_last > f_last * sqrt(rho)`` (far above the
     floors on the scale of the whole refinement: above the geometric midpoint of the coarsest and
@@ -136,6 +143,18 @@ class Outcome(str, enum.Enum):
     GREY = "grey"
 
 
+def _fell_at_rate(residuals: Sequence[float], floors: Sequence[float]) -> bool:
+    """Every refinement step fell at least at half the predicted rate in log scale:
+    ``r_k / r_{k+1} >= sqrt(f_k / f_{k+1})`` for each k (a zero residual counts as a full fall)."""
+    for (r0, r1), (f0, f1) in zip(zip(residuals, residuals[1:]), zip(floors, floors[1:])):
+        r0, r1 = float(r0), float(r1)
+        if r1 > 0 and not r0 / r1 >= math.sqrt(f0 / f1):
+            return False
+        if r1 == 0 and r0 == 0:
+            return False
+    return True
+
+
 def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Outcome:
     """Decide one instance from residuals measured at increasingly refined levels.
 
@@ -168,6 +187,8 @@ def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Ou
     <Outcome.GREY: 'grey'>
     >>> decide_refinement([3e-2, 8.8e-8, 9.9e-7], [1e-3, 1e-8, 1e-11])   # rose far above every floor
     <Outcome.FAILS: 'fails'>
+    >>> decide_refinement([4.9e-3, 4.9e-5, 4.9e-7], [1e-4, 1e-6, 1e-8])   # h**2 error, constant 49
+    <Outcome.HOLDS: 'holds'>
     """
     if len(residuals) < 2 or len(residuals) != len(floors):
         raise InvalidArgument(f"residuals={list(residuals)!r} and floors={list(floors)!r} must have the same "
@@ -186,6 +207,8 @@ def decide_refinement(residuals: Sequence[float], floors: Sequence[float]) -> Ou
     if r_last <= f_last:
         return Outcome.HOLDS
     if r_last <= r_first / math.sqrt(rho) and r_last <= f_last * math.sqrt(rho_last):
+        return Outcome.HOLDS
+    if len(residuals) > 2 and r_last <= f_last * math.sqrt(rho) and _fell_at_rate(residuals, floors):
         return Outcome.HOLDS
     stalled = r_last >= r_first / 2 or (len(residuals) > 2 and r_last >= float(residuals[-2]) / 2)
     if stalled and r_last > f_last * math.sqrt(rho):
