@@ -69,8 +69,8 @@ _OTHER = {
     r"\ge": "an inequality", r"\geq": "an inequality", r"\leqslant": "an inequality",
     r"\geqslant": "an inequality", r"\ll": "an inequality", r"\gg": "an inequality",
     r"\preceq": "an inequality", r"\succeq": "an inequality", r"\prec": "an inequality",
-    r"\succ": "an inequality", r"\neq": "\\neq", r"\ne": "\\neq", r"\to": "a limit (\\to)",
-    r"\rightarrow": "a limit (\\to)", r"\longrightarrow": "a limit (\\to)", r"\mapsto": "\\mapsto",
+    r"\succ": "an inequality", r"\neq": "\\neq", r"\ne": "\\neq", r"\to": "a map or limit (\\to)",
+    r"\rightarrow": "a map or limit (\\to)", r"\longrightarrow": "a map or limit (\\to)", r"\mapsto": "\\mapsto",
     r"\in": "a membership (\\in)", r"\subset": "\\subset", r"\subseteq": "\\subseteq",
     r"\implies": "an implication", r"\Rightarrow": "an implication", r"\iff": "an equivalence",
     r"\Leftrightarrow": "an equivalence",
@@ -167,7 +167,7 @@ def relations(latex: str) -> tuple[list[str], list[str]]:
     ``\\lim_{\\rho\\to 0}``, ``\\mathbb{E}_{x\\sim D}``) do not count; nor do those inside ``\\left(``
     ... ``\\right)`` or plain parentheses."""
     s = strip_wrappers(latex)
-    s = re.sub(r",?\s*(?:\\quad|\\qquad|\\,|\\;)*\s*(?:\\forall|\\text\{\s*(?:for|where|if)\b).*$", "", s)
+    s = re.sub(r"(?:(?:,|\\q?quad|\\[,;])\s*)+\\text\{\s*(?:for|where|if)\b.*$|,?\s*\\forall.*$", "", s)
     depth = paren = 0
     ops, rels, start, i = [], [], 0, 0
     while i < len(s):
@@ -208,7 +208,7 @@ def _not_identity(rels: list[str], latex: str) -> str | None:
             return _OTHER.get(r, r)
     if re.search(r"\\begin\{[a-z]*cases\}", latex):
         return "a definition by cases"
-    if re.search(r"\\lim\b|\\limsup\b|\\liminf\b", latex):
+    if re.search(r"\\(?:lim|limsup|liminf)(?![A-Za-z])", latex):
         return "a limit"
     return None
 

@@ -14,7 +14,8 @@ Three formats, chosen by :func:`text_format` from the file name:
     ``... (31)`` (the arXiv-HTML export: a garbled rendering, then the display's clean LaTeX, then the
     number; a multi-row display repeats ``\\displaystyle`` before each row).  The LaTeX is the run of
     whitespace-separated (brace-aware) tokens before the number that look like LaTeX (contain one of
-    ``\\ { } _ ^``).
+    ``\\ { } _ ^``, or a relation between characters, ``A=B``; a word right after a control word,
+    ``\\leq mn``, belongs to it).
 
 Numbers are ``14``, ``B.3``, ``A4``, ``E9``.  A number *cited* in the prose (``Eq. (12)``,
 ``Eqs. (13)-(14)``, ``(25)–(26)``, ``identity (E9)``) whose display the text does not hold is returned
@@ -117,10 +118,12 @@ _LEAD_REL = re.compile(r"^(=|<|>|\\(?:le|ge|leq|geq|approx|propto|sim|simeq|equi
 
 
 def strip_wrappers(latex: str) -> str:
-    """The row without layout: ``\\boxed{...}`` unwrapped, ``\\displaystyle``, ``&``, ``\\label{}``,
+    """The row without layout: ``\\boxed{...}`` unwrapped, ``\\displaystyle``, ``&`` (outside inner
+    environments such as ``cases``), ``\\label{}``,
     ``\\tag{}``, ``\\nonumber``, ``\\notag``, ``\\left``/``\\right`` kept; trailing ``.``/``,``/``;`` cut."""
     s = re.sub(r"\\(?:label|tag)\*?\{[^{}]*\}|\\nonumber\b|\\notag\b|\\displaystyle\b|\\textstyle\b", " ", latex)
-    s = s.replace("&", " ")
+    inner = [(m.start(), m.end()) for m in re.finditer(r"\\begin\{(\w+\*?)\}.*?\\end\{\1\}", s, re.S)]
+    s = "".join(" " if c == "&" and not any(a <= i < b for a, b in inner) else c for i, c in enumerate(s))
     while True:
         m = re.search(r"\\boxed\s*\{", s)
         if not m:
@@ -275,7 +278,11 @@ def _tokens_before(segment: str) -> list[tuple[int, str]]:
 
 
 def _looks_latex(tok: str) -> bool:
-    return tok.isascii() and bool(_LATEXISH.search(tok)) and not tok.endswith("$") and not tok.startswith("$")
+    """A token of clean LaTeX: ASCII with a command, brace, ``_`` or ``^``, or a relation between
+    characters (``A=B``); a lone ``=`` or a word is garbled text or prose.  Inline ``$...$`` is prose."""
+    if not tok.isascii() or tok.startswith("$") or tok.endswith("$"):
+        return False
+    return bool(_LATEXISH.search(tok)) or (len(tok) >= 3 and bool(re.search(r"\w\s*[=<>]|[=<>]\s*\w", tok)))
 
 
 def _first_row(toks: list[tuple[int, str]], first: int) -> str:
@@ -304,8 +311,11 @@ def _find_bare(text: str, skip: list[tuple[int, int]]) -> list[Display]:
         segment = text[seg_start:m.start()]
         toks = _tokens_before(segment)
         run = []
-        for start, tok in reversed(toks):
-            if not _looks_latex(tok):
+        for k in range(len(toks) - 1, -1, -1):
+            start, tok = toks[k]
+            after_word = k > 0 and tok.isascii() and _looks_latex(toks[k - 1][1]) \
+                and re.search(r"\\[A-Za-z]+$", toks[k - 1][1])   # "\leq mn": a word after a control word
+            if not (_looks_latex(tok) or after_word):
                 break
             run.append((start, tok))
         if not run:
