@@ -18,7 +18,6 @@ from pathlib import Path
 
 import click
 
-from theorem_check.authoring.registry import REGISTRY, load_builtin
 from theorem_check.authoring.scan import scan_file
 from theorem_check.authoring.skeleton import pack_key, pack_skeleton
 from theorem_check.cli.options import color_option
@@ -55,11 +54,8 @@ def scan(file, as_json, pack_out, paper):
       theorem-check scan paper.tex --pack-out paper_claims.py
       theorem-check scan noise.txt --paper noise --json
     """
-    if paper is not None:
-        load_builtin()
-        known = [p for p in REGISTRY.papers() if p in _BUILTIN] or list(_BUILTIN)
-        if paper not in known:
-            raise InvalidArgument(f"--paper={paper!r} must be one of {', '.join(known)}")
+    if paper is not None and paper not in _BUILTIN:
+        raise InvalidArgument(f"--paper={paper!r} must be one of {', '.join(_BUILTIN)}")
     result = scan_file(file)
     if paper is not None:
         result = covered_scan(result, paper)
