@@ -19,6 +19,7 @@ from theorem_check.authoring.registry import REGISTRY, load_builtin
     ("eq. 11 / Figure 2", ("11",), ()),
     ("before (19)", (), ("19",)),
     ("display after (7)", (), ("7",)),
+    ("proof of (4)", (), ("4",)),
     ("Theorem 1 (3)", (), ()),           # a part of a theorem, no equation
     ("Section 3", (), ()),
     ("Tables II, III, VII", (), ()),

@@ -4,8 +4,9 @@ A claim names its source in ``Source.equation`` as printed in the catalogue: ``"
 ``"(19)-(20)"``, ``"Theorem 5.4, (17)-(18)"``, ``"(40), (43)"``, ``"eqs. 25-26 / hysteresis"``,
 ``"footnote 14, (34)"``.  :func:`equation_refs` reads the equation numbers such a label names: every
 ``(N)``, a range ``(a)-(b)`` (every number from a to b), ``eq. N`` / ``eqs. a-b``.  A number the label
-places text *next to* (``"before (19)"``, ``"text after (14)"``, ``"display after (7)"``) is not
-covered by the claim: it is returned apart, as *near*.  Theorem and lemma numbers (``Theorem 5.2``)
+places text *next to* (``"before (19)"``, ``"text after (14)"``, ``"display after (7)"``, and
+``"proof of (4)"``, which in the catalogue is the proof of a theorem's part) is not covered by the
+claim: it is returned apart, as *near*.  Theorem and lemma numbers (``Theorem 5.2``)
 are not equation numbers and are ignored, and so are their parts (``"Theorem 1 (3)"``) and footnote numbers.
 
 >>> equation_refs("Theorem 5.4, (17)-(18)")
@@ -25,7 +26,7 @@ _NUM = r"[A-Z]?\.?\d{1,3}"
 _RANGE = re.compile(r"\((" + _NUM + r")\)(?:\s*[-–]\s*\((" + _NUM + r")\))?")
 _EQS = re.compile(r"\beqs?\.\s*(" + _NUM + r")(?:\s*[-–]\s*(" + _NUM + r"))?", re.I)
 _PART = re.compile(r"\b(?:Theorem|Lemma|Proposition|Corollary|Definition|Remark)\s+[\w.]+\s*$")
-_NEAR = re.compile(r"\b(?:before|after|next to|near)\s*$", re.I)
+_NEAR = re.compile(r"\b(?:before|after|next to|near|proof of)\s*$", re.I)
 
 
 def _span(a: str, b: str | None) -> list[str]:

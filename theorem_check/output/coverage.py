@@ -88,6 +88,9 @@ def coverage_markdown(scans: dict[str, Scan]) -> str:
            "the text next to it (\"before (19)\").  A number the text only cites (the review cites the",
            "paper's equations without printing them) is marked *cited*.",
            ""]
+    if not all(s.reader for s in scans.values()):
+        out += ["The LaTeX reader (`theorem_check.expr.latex`) was not installed when this map was generated:",
+                "every identity is *unparsed* here; the relation column does not depend on the reader.", ""]
     for paper, scan in scans.items():
         near = near_map(REGISTRY.by_paper(paper))
         entries = scan.entries
