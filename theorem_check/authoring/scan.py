@@ -49,10 +49,11 @@ from theorem_check.authoring.scan_find import (
     text_format,
 )
 from theorem_check.errors import TheoremCheckError
-from theorem_check.expr import FUNCTIONS, names_in
+from theorem_check.expr import FUNCTIONS, ParseError, names_in
+from theorem_check.expr import parse as parse_syntax
 
 __all__ = ["CLASSES", "Entry", "Scan", "Parser", "default_parser", "relations", "classify", "scan_text",
-           "scan_file", "side_names", "size_letter"]
+           "scan_file", "side_names", "side_text", "size_letter"]
 
 CLASSES = ("checkable", "needs shapes", "not an identity", "unparsed")
 """The classes of a scanned equation, in the order tables and counts list them."""
@@ -225,8 +226,53 @@ def side_names(side) -> set[str]:
     return {getattr(s, "name", str(s)) for s in free}
 
 
-def _as_text(side) -> str:
-    return side if isinstance(side, str) else str(side)
+_SPECIAL = {"Determinant": "det", "HadamardProduct": "hadamard", "KroneckerProduct": "kron", "DiagMatrix": "diag",
+            "DiagonalOf": "diag"}
+
+
+def side_text(side) -> str:
+    """A parsed side in the string syntax: a string as is; a SymPy tree printed so that
+    :func:`theorem_check.expr.parse` reads it back (``Trace`` -> ``trace``, ``Determinant`` -> ``det``,
+    ``Grad`` -> ``grad``, ...: a node whose lower-cased class name is a function of the string syntax)."""
+    if isinstance(side, str):
+        return side
+    import sympy as sp
+    from sympy.printing.str import StrPrinter
+
+    class _Syntax(StrPrinter):
+        def _print_Basic(self, e):  # noqa: N802 - SymPy's printer dispatch names
+            name = _SPECIAL.get(type(e).__name__, type(e).__name__.lower())
+            if name in FUNCTIONS and e.args:
+                return f"{name}({', '.join(self._print(a) for a in e.args)})"
+            return super()._print_Basic(e)
+
+        def _print_ElementwiseApplyFunction(self, e):  # noqa: N802 - exp(X), sigmoid(X) of a matrix
+            f = e.function
+            var = getattr(f, "variables", (None,))[0]
+            body = getattr(f, "expr", None)
+            if body is not None and body.args == (var,):
+                return f"{self._print(body.func)}({self._print(e.expr)})"
+            return super()._print_Basic(e)
+
+        def _print_HadamardPower(self, e):  # noqa: N802 - hadamard(A, A) is folded to A∘²
+            k = e.exp
+            if getattr(k, "is_Integer", False) and 2 <= int(k) <= 8:
+                return f"hadamard({', '.join([self._print(e.base)] * int(k))})"
+            return super()._print_Basic(e)
+
+        def _print_Identity(self, e):  # noqa: N802
+            return f"eye({self._print(e.rows)})"
+
+        def _print_OneMatrix(self, e):  # noqa: N802
+            return f"ones({self._print(e.rows)}, {self._print(e.cols)})"
+
+        def _print_ZeroMatrix(self, e):  # noqa: N802
+            return f"zeros({self._print(e.rows)}, {self._print(e.cols)})"
+
+    printer = _Syntax()
+    for cls in ("Trace", "Determinant", "HadamardProduct", "KroneckerProduct", "DiagMatrix", "DiagonalOf"):
+        setattr(printer, f"_print_{cls}", printer._print_Basic)
+    return printer.doprint(side) if isinstance(side, sp.Basic) else str(side)
 
 
 def size_letter(size: str) -> str | int:
@@ -292,13 +338,22 @@ def classify(display: Display, shapes: Mapping[str, tuple], parse: Parser | None
             names |= side_names(lhs) | side_names(rhs)
         except TheoremCheckError as exc:
             return Entry(cls="unparsed", reason=" ".join(str(exc).split())[:160], relation=relation, **base)
-        sides.append((_as_text(lhs), _as_text(rhs)))
+        sides.append((side_text(lhs), side_text(rhs)))
     missing = tuple(sorted(n for n in names if n not in shapes))
     used = {n: tuple(shapes[n]) for n in sorted(names) if n in shapes}
     common = dict(relation=relation, sides=tuple(sides), names=tuple(sorted(names)), missing=missing,
                   shapes=used, **base)
     if missing:
         return Entry(cls="needs shapes", reason="no shape for " + ", ".join(missing), **common)
+    for pair in sides:
+        for text in pair:
+            try:
+                parse_syntax(text, used)
+            except ParseError as exc:   # the reader's tree has no form the string syntax reads back
+                return _replace(Entry(cls="unparsed", reason="", **common),
+                                reason=" ".join(f"no string-syntax form: {exc}".split())[:160])
+            except (TheoremCheckError, ValueError, TypeError):   # shapes: the engine decides (ILL-POSED)
+                pass
     what = "identity" if len(sides) == 1 else f"{len(sides)} identities (a chain)"
     return Entry(cls="checkable", reason=f"{what}; every name has a shape", **common)
 
