@@ -132,7 +132,7 @@ def test_side_names_skip_functions_and_constants():
 
 
 @pytest.mark.parametrize("size, letter", [("d_{2}", "d_2"), ("d_{i-1}", "d_i_1"), ("40", 40), (r"\ell", "ell"),
-                                          ("2n", "n_2n")])
+                                          ("2n", None), ("d_{2}+d_{0}", None), ("(d_x+d_y)d", None), ("0", None)])
 def test_size_letter(size, letter):
     assert size_letter(size) == letter
 

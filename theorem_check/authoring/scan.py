@@ -275,17 +275,18 @@ def side_text(side) -> str:
     return printer.doprint(side) if isinstance(side, sp.Basic) else str(side)
 
 
-def size_letter(size: str) -> str | int:
+def size_letter(size: str) -> str | int | None:
     """A size as written in a declaration -> an int or a size letter of the short forms
-    (``"d_{2}"`` -> ``"d_2"``, ``"d_{i-1}"`` -> ``"d_i_1"``, ``"40"`` -> 40, ``"\\ell"`` -> ``"ell"``)."""
+    (``"d_{2}"`` -> ``"d_2"``, ``"d_{i-1}"`` -> ``"d_i_1"``, ``"40"`` -> 40, ``"\\ell"`` -> ``"ell"``);
+    None for a size that is an expression (``"d_{2}+d_{0}"``, ``"2n"``, ``"(d_x+d_y)d"``): no letter
+    stands for it, and a fresh letter would break the shapes' relations."""
     s = size.strip()
     if s.isdigit():
-        return int(s)
+        return int(s) if int(s) >= 1 else None
+    if not re.fullmatch(r"(?:\\[A-Za-z]+|[A-Za-z])\s*(?:_\s*(?:\{[^{}]*\}|[A-Za-z0-9]))?", s):
+        return None
     s = re.sub(r"\\([A-Za-z]+)", r"\1", s)
-    s = re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_")
-    if not s or not (s[0].isalpha()):
-        s = "n_" + s
-    return s
+    return re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_")
 
 
 def _declared_shapes(decls: Iterable[Declaration], parse: Parser | None) -> dict:
@@ -302,7 +303,9 @@ def _declared_shapes(decls: Iterable[Declaration], parse: Parser | None) -> dict
                 name = got.pop()
             except (TheoremCheckError, ValueError, TypeError):
                 continue
-        out.setdefault(name, tuple(size_letter(x) for x in d.shape))
+        shape = tuple(size_letter(x) for x in d.shape)
+        if len(shape) <= 2 and None not in shape:   # tensors and sizes that are expressions: no shape
+            out.setdefault(name, shape)
     return out
 
 
