@@ -61,3 +61,24 @@ def test_bad_input_is_one_line_exit_2(args, message):
     code, out, err = tc(*args)
     assert code == 2 and message in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_run_with_a_reader_decides_the_checkable_identities(monkeypatch, tmp_path):
+    """With a reader installed (a fake one here), --run runs the skeleton's live claims: the fixture's
+    factor-2 equation is REFUTED (exit 1), the true ones hold."""
+    import types
+
+    from click.testing import CliRunner
+
+    from tests.authoring.scan_fakes import fake_parse
+    from theorem_check.cli.main import cli
+
+    fake = types.ModuleType("theorem_check.expr.latex")
+    fake.parse_latex_statement = fake_parse
+    monkeypatch.setitem(sys.modules, "theorem_check.expr.latex", fake)
+    res = CliRunner().invoke(cli, ["scan", str(FIXTURES / "paper.tex"), "--run", "--json", "--trials", "4"])
+    assert res.exit_code == 1, res.output
+    rec = json.loads(res.stdout)
+    assert rec["reader"] is True and rec["counts"]["checkable"] == 5
+    assert rec["run"]["paper.eq6"] == "REFUTED"
+    assert {rec["run"][k] for k in ("paper.eq1", "paper.eq2", "paper.eq4", "paper.eq5")} <= {"PROVED", "VERIFIED"}

@@ -20,7 +20,7 @@ import re
 from theorem_check.authoring.scan import Entry, Scan
 from theorem_check.errors import InvalidArgument
 
-__all__ = ["pack_skeleton", "pack_key", "claim_id"]
+__all__ = ["pack_skeleton", "pack_key", "claim_id", "skeleton_claims"]
 
 
 def pack_key(stem: str) -> str:
@@ -104,3 +104,20 @@ def pack_skeleton(scan: Scan, key: str) -> str:
         seen.add(e.number)
         body += _entry_lines(e, key) + [""]
     return "\n".join(head + body).rstrip() + "\n"
+
+
+def skeleton_claims(scan: Scan, key: str) -> list:
+    """The live claims of :func:`pack_skeleton`, built (not registered) for ``scan --run``: one
+    ``tc.identity`` per link of each checkable equation (a restated number once).  A side that the short
+    forms refuse (ClaimDefinitionError, ParseError) raises, naming the claim."""
+    from theorem_check.authoring.shortforms import identity
+
+    out, seen = [], set()
+    for e in scan.entries:
+        if e.cls != "checkable" or e.number in seen:
+            continue
+        seen.add(e.number)
+        for k, (lhs, rhs) in enumerate(e.sides, start=1):
+            out.append(identity(claim_id(key, e.number, k), lhs, rhs, shapes=dict(e.shapes),
+                                equation=f"({e.number})", latex=e.latex, register=False))
+    return out
