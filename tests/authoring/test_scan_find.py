@@ -117,3 +117,9 @@ def test_rendered_displays_are_found_with_their_latex(statements, form):
     ds = find_displays(text, "tex" if form == "tex" else ("md" if form == "md" else "txt"))
     assert [(d.number, d.latex) for d in ds if not d.cited] == [
         (str(k), strip_wrappers(s)) for k, s in enumerate(statements, start=1)]
+
+
+def test_tex_numbered_within_sections_and_appendices():
+    ds = find_displays(read_text(FIXTURES / "sections.tex"), "tex")
+    # \section* does not count; \appendix restarts the sections at A; a \tag neither counts nor resets
+    assert _numbers(ds) == ["1.1", "1.2", "1.3", "2.1", "2.2", "A.1", r"$\star$", "B.1"]

@@ -5,8 +5,10 @@ Three formats, chosen by :func:`text_format` from the file name:
 ``tex``
     ``equation``, ``align``, ``gather``, ``multline``, ``eqnarray``, ``flalign``, ``alignat`` (numbered;
     their starred forms and ``\\[...\\]`` only where a row has ``\\tag{N}``).  Numbers are those LaTeX
-    gives without ``\\numberwithin`` or ``subequations`` (a counter over the document, one per row not
-    marked ``\\nonumber``/``\\notag``); ``\\tag{N}`` wins; the row's ``\\label`` is kept.
+    gives: a counter over the document, one per row not marked ``\\nonumber``/``\\notag``, or with
+    ``\\numberwithin{equation}{section}`` ``S.k`` reset at each ``\\section`` (``A.k``, ``B.k`` after
+    ``\\appendix``); ``subequations`` and ``\\setcounter`` are not followed; ``\\tag{N}`` wins; the
+    row's ``\\label`` is kept.
 ``md``
     ``$$...$$`` followed by ``(N)`` (on the same or the next line) or containing ``\\tag{N}``.
 ``txt``
@@ -192,6 +194,20 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"(?<!\\)%[^\n]*", lambda m: " " * len(m.group(0)), text)
 
 
+def _section_numbers(text: str) -> list[tuple[int, str]]:
+    """(position, number) of each numbered ``\\section``: 1, 2, ... and A, B, ... after ``\\appendix``."""
+    events = sorted([(m.start(), "s") for m in re.finditer(r"\\section\s*(?!\*)[\[{]", text)]
+                    + [(m.start(), "a") for m in re.finditer(r"\\appendix\b", text)])
+    out, k, appendix = [], 0, False
+    for pos, what in events:
+        if what == "a":
+            appendix, k = True, 0
+            continue
+        k += 1
+        out.append((pos, chr(ord("A") + k - 1) if appendix else str(k)))
+    return out
+
+
 def _find_tex(text: str) -> list[Display]:
     text = _strip_comments(text)
     out: list[Display] = []
@@ -200,7 +216,15 @@ def _find_tex(text: str) -> list[Display]:
              for m in _ENV_RE.finditer(text)]
     spans += [(m.start(), m.end(), "display", True, m.start(1), m.group(1))
               for m in re.finditer(r"\\\[(.*?)\\\]", text, re.S) if "\\tag" in m.group(1)]
-    for _, _, env, starred, off, body in sorted(spans):
+    within = re.search(r"\\numberwithin\s*\{equation\}\s*\{section\}", text) is not None
+    sections = _section_numbers(text) if within else []
+    prefix = last = ""
+    for start, _, env, starred, off, body in sorted(spans):
+        if within:   # equations numbered S.k, the counter reset at each \section (A.k, B.k after \appendix)
+            here = [n for pos, n in sections if pos < start]
+            prefix = here[-1] if here else "0"
+            if prefix != last:
+                counter, last = 0, prefix
         rows = _split_rows(body) if env in _ROWS else [(0, body)]
         prev = ""
         for r_off, row in rows:
@@ -212,7 +236,7 @@ def _find_tex(text: str) -> list[Display]:
                     number = tag.group(1).strip()
                 else:
                     counter += 1
-                    number = str(counter)
+                    number = f"{prefix}.{counter}" if within else str(counter)
                 latex = strip_wrappers(row)
                 cont = prev if prev and _starts_with_relation(row) else ""
                 out.append(Display(number, latex, _line_of(text, off + r_off + len(row) - len(row.lstrip())),
