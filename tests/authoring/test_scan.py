@@ -57,7 +57,7 @@ def test_without_a_reader_every_identity_is_unparsed_and_says_why():
 def test_md_and_txt_fixtures():
     md = scan_file(FIXTURES / "notes.md", parse=fake_parse)
     assert _classes(md) == {"1": "checkable", "2": "not an identity", "3": "not an identity", "4": "unparsed",
-                            "9": "unparsed"}
+                            "5": "unparsed", "9": "unparsed"}
     by = {e.number: e for e in md.entries}
     assert by["2"].reason == "a definition (:=)" and by["3"].reason == "\\propto"
     assert "fake reader" in by["4"].reason                     # the reader's one-line message

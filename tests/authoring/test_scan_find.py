@@ -35,14 +35,15 @@ def test_tex_fixture_numbers_rows_tags_labels():
 
 def test_md_fixture_numbers_and_cited():
     ds = find_displays(read_text(FIXTURES / "notes.md"), "md")
-    assert _numbers(ds) == ["1", "2", "3", "4"]        # (N) after $$, on the next line, \tag{N}
+    assert _numbers(ds) == ["1", "2", "3", "4", "5"]   # (N) after $$, on the next line, \tag{N}, \qquad (N)
     assert _numbers(ds, cited=True) == ["9"]           # Eq. (4) is displayed; Eq. (9) is only cited
     assert {d.number: d.latex for d in ds}["3"] == r"y \propto W x"
+    assert {d.number: d.latex for d in ds}["5"] == r"\|x\|^2 = x^\top x"
 
 
 def test_txt_fixture_bare_latex_after_garbled_text():
     ds = find_displays(read_text(FIXTURES / "export.txt"), "txt")
-    assert _numbers(ds) == ["1", "2", "3", "4", "B.3"]
+    assert _numbers(ds) == ["1", "2", "3", "4", "5", "B.3"]
     by = {d.number: d for d in ds}
     assert by["1"].latex == r"L(\theta)=\|W_{1}x\|^{2}"
     assert by["2"].latex == r"(W_{1}x)^{\top}=x^{\top}W_{1}^{\top}"
@@ -50,6 +51,7 @@ def test_txt_fixture_bare_latex_after_garbled_text():
     assert by["3"].latex == r"\frac{d}{d\lambda}S \propto{\rm Tr}[T]"
     assert by["4"].latex == r"={\rm Tr}[T^{\top}]" and by["4"].continues == by["3"].latex
     assert by["B.3"].latex == r"\|W_{1}\|^{2}\leq mn"
+    assert by["5"].latex == r"L(\theta) = \sum_{i} \ell_{i}(\theta)"    # a display on a line of its own
     # "Part (2)" and "(2024)" are no citations; "Eq. ( 12 )" is
     assert _numbers(ds, cited=True) == ["12"]
 

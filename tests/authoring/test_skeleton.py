@@ -59,7 +59,7 @@ def test_without_reader_the_skeleton_is_all_todos():
     text = pack_skeleton(scan_file(FIXTURES / "notes.md", parse=None), "notes")
     assert "tc.identity(" not in text.replace("# tc.identity(", "")
     assert "LaTeX reader (theorem_check.expr.latex) was not installed" in text
-    assert "# TODO (9), line 18: unparsed: cited in the text; its display is not in it" in text
+    assert "# TODO (9), line 20: unparsed: cited in the text; its display is not in it" in text
 
 
 def test_restated_equation_is_live_once():

@@ -13,7 +13,7 @@ def test_markdown_map():
     md = coverage_markdown({"noise": s})
     assert "## noise" in md and "| (2) | `:=` | not an identity | `noise.eq2` |" in md
     assert "| (9) | cited | unparsed |" in md
-    assert "5 equation numbers" in md
+    assert "6 equation numbers" in md
 
 
 def test_table_summary_record():

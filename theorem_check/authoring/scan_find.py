@@ -17,7 +17,7 @@ Three formats, chosen by :func:`text_format` from the file name:
     number; a multi-row display repeats ``\\displaystyle`` before each row).  The LaTeX is the run of
     whitespace-separated (brace-aware) tokens before the number that look like LaTeX (contain one of
     ``\\ { } _ ^``, or a relation between characters, ``A=B``; a word right after a control word,
-    ``\\leq mn``, belongs to it).
+    ``\\leq mn``, and a lone ``=``, ``+``, ``-`` between such tokens, belong to it).
 
 Numbers are ``14``, ``B.3``, ``A4``, ``E9``.  A number *cited* in the prose (``Eq. (12)``,
 ``Eqs. (13)-(14)``, ``(25)–(26)``, ``identity (E9)``) whose display the text does not hold is returned
@@ -258,7 +258,10 @@ def _find_dollars(text: str) -> tuple[list[Display], list[tuple[int, int]]]:
         body = m.group(1)
         spans.append((m.start(), m.end()))
         tag = re.search(r"\\tag\*?\{([^{}]*)\}", body)
-        number = m.group(3) or (tag.group(1).strip() if tag else None)
+        inside = re.search(r"\\q?quad\s*\((" + _NUM + r")\)\s*$", body)   # $$ ... \qquad (3) $$
+        if inside and not m.group(3) and not tag:
+            body = body[:inside.start()]
+        number = m.group(3) or (tag.group(1).strip() if tag else None) or (inside.group(1) if inside else None)
         adjacent = last_end >= 0 and not text[last_end:m.start()].strip()
         if number:
             cont = prev if prev and adjacent and _starts_with_relation(body) else ""
@@ -337,9 +340,10 @@ def _find_bare(text: str, skip: list[tuple[int, int]]) -> list[Display]:
         run = []
         for k in range(len(toks) - 1, -1, -1):
             start, tok = toks[k]
-            after_word = k > 0 and tok.isascii() and _looks_latex(toks[k - 1][1]) \
-                and re.search(r"\\[A-Za-z]+$", toks[k - 1][1])   # "\leq mn": a word after a control word
-            if not (_looks_latex(tok) or after_word):
+            left = toks[k - 1][1] if k > 0 else ""
+            after_word = tok.isascii() and _looks_latex(left) and re.search(r"\\[A-Za-z]+$", left)  # "\leq mn"
+            operator = tok in ("=", "+", "-", "<", ">", "&=") and _looks_latex(left)             # "L(x) = ..."
+            if not (_looks_latex(tok) or after_word or operator):
                 break
             run.append((start, tok))
         if not run:
