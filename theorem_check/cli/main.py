@@ -142,9 +142,10 @@ def _register_commands() -> None:
     from theorem_check.cli.check import check
     from theorem_check.cli.report import report
     from theorem_check.cli.run import run
+    from theorem_check.cli.scan import scan
     from theorem_check.cli.sweep import sweep
 
-    for command in (list_cmd, show, run, report, sweep, check):
+    for command in (list_cmd, show, run, report, sweep, check, scan):
         cli.add_command(command)
 
 
