@@ -24,8 +24,11 @@ Stable entry points (``theorem-check check --latex`` and ``theorem-check scan`` 
 What is read (``I`` below is any expression)
 --------------------------------------------
 * products: juxtaposition, ``\cdot``, ``\times``; ``/`` and ``\frac{}{}`` (``\frac12``); ``+``, ``-``;
-  ``\odot`` and ``\circ`` the Hadamard product, ``\otimes`` the Kronecker product (both bind looser
-  than juxtaposition: ``A B \odot C`` is ``(AB) \odot C``); ``\oplus`` (the direct sum) is refused.
+  ``\odot`` and ``\circ`` the Hadamard product, ``\otimes`` the Kronecker product; a product of
+  matrices beside them without parentheses (``A B \odot C``) is refused as ambiguous (papers read it
+  ``(AB) \odot C``, SymPy's printer ``A (B \odot C)``); a scalar factor is fine (``c A \odot B``);
+  ``A^{\circ 2}`` the Hadamard power;
+  ``\oplus`` (the direct sum) is refused.
 * ``^\top``, ``^T``, ``^{\mathsf T}``, ``^\intercal`` transpose; ``^{-1}`` inverse; ``^{-\top}`` the
   inverse transposed; ``^H``, ``^*``, ``^\dagger`` the conjugate transpose (``.H``; ``conj(z)`` for a
   scalar ``z``); ``\bar{}``, ``\overline{}`` the conjugate (``conj``); ``^2``, ``^{1/2}`` powers
@@ -175,9 +178,12 @@ def _shape(text: str, shapes: tuple):
     "?" when it does not parse or conform (a statement may be ILL-POSED: that is for the engine)."""
     try:
         e = parse(text, dict(shapes))
-    except (ExprError, ShapeMismatch, ValueError, TypeError):
+    except (ExprError, ShapeMismatch, ValueError, TypeError, AttributeError):
         return "?"
-    return tuple(e.shape) if isinstance(e, sp.MatrixExpr) else None
+    try:
+        return tuple(e.shape) if isinstance(e, sp.MatrixExpr) else None
+    except (AttributeError, TypeError, ValueError):      # SymPy cannot say (a power of a scalar transposed)
+        return "?"
 
 
 def _one(x) -> bool:
@@ -259,6 +265,8 @@ class _Emit:
             return self.terms(n[1], sign) + self.terms(n[2], sign)
         if n[0] == "sub":
             return self.terms(n[1], sign) + self.terms(n[2], "-" if sign == "+" else "+")
+        if n[0] == "neg":
+            return self.terms(n[1], "-" if sign == "+" else "+")
         return [(sign, n)]
 
     def e_add(self, n, hint):
@@ -285,6 +293,8 @@ class _Emit:
     e_sub = e_add
 
     def e_neg(self, n, hint):
+        if n[1][0] in ("add", "sub", "neg"):
+            return self.e_add(n, hint)
         t, p = self.emit(n[1], hint)
         return f"-{self.wrap(t, p, _MUL)}", _NEG
 
@@ -318,10 +328,19 @@ class _Emit:
 
     def binary_fn(self, fn: str, n, hint):
         ta, tb = self.emit(n[1], hint), self.emit(n[2], hint)
+        for side, bare in zip((n[1], n[2]), n[3]):
+            if bare and all(isinstance(self.shape(self.emit(f)[0]), tuple) for f in side[1:3]):
+                op = r"\odot" if fn == "hadamard" else r"\otimes"
+                self.fail(f"a product of matrices beside {op} without parentheses is ambiguous (authors and SymPy "
+                          rf"disagree on which binds tighter): write (A B) {op} C or A (B {op} C)")
         return f"{fn}({ta[0]}, {tb[0]})", _ATOM
 
     def e_had(self, n, hint):
         return self.binary_fn("hadamard", n, hint)
+
+    def e_hpow(self, n, hint):
+        t, _ = self.emit(n[1], hint)
+        return (f"hadamard({', '.join([t] * n[2])})" if n[2] > 1 else t), _ATOM
 
     def e_kron(self, n, hint):
         return self.binary_fn("kron", n, hint)

@@ -15,9 +15,10 @@ The tree: tuples whose first entry names the node.
     and multi-letter names).  The string-syntax name is :func:`name_text`: ``W_1``, ``W__l``
     (SymPy prints ``__`` as a superscript), ``lamda`` for ``\\lambda`` (``lambda`` is a Python keyword).
 ``("num", "2.5")``, ``("ident", size or None)``, ``("ones", size or None)``
-``("add"|"sub"|"mul"|"div"|"had"|"kron", a, b)``, ``("neg", a)``
+``("add"|"sub"|"mul"|"div", a, b)``, ``("had"|"kron", a, b, bare)`` (``bare``: which operand is a
+product written without parentheses), ``("neg", a)``
 ``("T"|"inv"|"invT"|"H"|"conj", a)``, ``("pow", a, e)``, ``("call", fname, args)``
-``("bars", a)``, ``("norm", a, subscript)``, ``("inner", a, b)``
+``("hpow", a, k)`` (``A^{\\circ 2}``), ``("bars", a)``, ``("norm", a, subscript)``, ``("inner", a, b)``
 ``("grad", f, wrt)``, ``("hess", f, wrt)``, ``("partial", f, [(wrt, transposed), ...])``
 
 Raises :class:`~theorem_check.errors.ParseError` (one line: the token, its column) for text the
@@ -68,6 +69,8 @@ def _parser():
     import lark
 
     grammar = (Path(__file__).with_name("latex.lark")).read_text(encoding="utf-8")
+    words = sorted(set(FUNCTION_NAMES) | set(REFUSED), key=len, reverse=True)
+    grammar = grammar.replace("FUNCTION_WORDS", "|".join(words))
     return lark.Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False, maybe_placeholders=False)
 
 
@@ -235,6 +238,8 @@ class _Build:
         m = re.match(r"\\([A-Za-z]+)\s*(.*)$", str(tok), re.S)
         style, arg = m.group(1), m.group(2).strip()
         inner = arg[1:-1].strip() if arg.startswith("{") else arg
+        if inner == "I" and style in ("mathbb", "mathbf", "boldsymbol", "bm", "mathrm"):
+            return ("ident", None)                     # SymPy prints Identity as \mathbb{I}; the Cookbook bold I
         if style == "mathbb":
             self.fail(rf"\mathbb{{{inner}}} is not a name or an operator the LaTeX reader knows "
                       "(an expectation or a set?)")
@@ -250,7 +255,7 @@ class _Build:
                 return ("name", inner, "", "", "")
             self.fail(f"cannot read {str(tok)!r} as a name")
         if sub[0] == "ident":
-            sub = ("name", "I", "", "", "I")
+            sub = ("name", "I", "", "", "I")       # \hat{I}, \mathcal{I}: a name
         _, base, s, sup, letter = sub
         suffix = _STYLE_SUFFIX.get(style, "")
         return ("name", base + suffix, s, sup, letter)
@@ -349,7 +354,15 @@ class _Build:
             return (kind, self.node(a), self.node(b))
         return f
 
-    n_add, n_sub, n_hadamard, n_kron, n_div = bin("add"), bin("sub"), bin("had"), bin("kron"), bin("div")
+    n_add, n_sub, n_div = bin("add"), bin("sub"), bin("div")
+
+    def product(kind):  # noqa: N805 - a factory of methods
+        def f(self, a, _op, b):
+            bare = tuple(getattr(t, "data", "") == "mul" for t in (a, b))
+            return (kind, self.node(a), self.node(b), bare)
+        return f
+
+    n_hadamard, n_kron = product("had"), product("kron")
 
     def n_mul(self, a, *rest):
         return ("mul", self.node(a), self.node(rest[-1]))
@@ -360,6 +373,9 @@ class _Build:
 
     def n_neg(self, _op, a):
         return ("neg", self.node(a))
+
+    def n_signed(self, _op, a):                 # a unary '+'
+        return self.node(a)
 
     def n_transpose(self, a, _t):
         return ("T", self.node(a))
@@ -375,6 +391,12 @@ class _Build:
 
     def n_prime(self, a, _t):
         self.fail("\"'\" is ambiguous in LaTeX (a transpose, or another name): write ^\\top, or a new name")
+
+    def n_hadamard_power(self, a, tok):
+        k = int(re.findall(r"[0-9]+", str(tok))[-1])
+        if not 1 <= k <= 16:
+            self.fail(f"the Hadamard power {str(tok)!r} must be 1..16")
+        return ("hpow", self.node(a), k)
 
     def n_power(self, a, _caret, e):
         return ("pow", self.node(a), self.node(e))
