@@ -1,6 +1,9 @@
 """``theorem-check check "LHS = RHS" --shape X=n,n --assume X=spd``: one identity from the shell.
 
-The statement is read in SymPy syntax (:mod:`theorem_check.expr`), turned into a claim with
+The statement is read in SymPy syntax (:mod:`theorem_check.expr`) or, with ``--latex``, as a paper
+prints it (:mod:`theorem_check.expr.latex`, which writes it out in the string syntax: the note on stderr
+shows that reading and the shapes the conventions gave); ``--where`` declares shapes and structures as
+papers state them (:mod:`theorem_check.expr.declarations`, both syntaxes).  It is turned into a claim with
 :func:`theorem_check.authoring.shortforms.identity` (not registered), and run like ``theorem-check run``:
 same table, verdicts, smallest counterexample, ``--json`` record and exit codes (0 PROVED/VERIFIED,
 1 REFUTED/ILL-POSED/INCONCLUSIVE, 2 bad input).  Bad input is one line on stderr: a parse error
@@ -15,7 +18,8 @@ which the claim is INCONCLUSIVE ("timed out after 120 s"), exit 1.  Sizes whose 
 intermediates, over this machine's memory) are refused before anything runs, with the estimate.
 
 JSON record: the record of ``run --json`` plus ``"kind": "check"``, ``"statement"`` (the text as
-given), ``"shapes"`` (name -> [rows, cols]), ``"assume"`` (name -> kind), ``"sizes"`` (letter ->
+given), with ``--latex`` also ``"syntax": "latex"`` and ``"read_as"`` (the string-syntax reading), ``"shapes"``
+(name -> [rows, cols], conventions included), ``"assume"`` (name -> kind), ``"sizes"`` (letter ->
 [lo, hi]); the single claim has id ``check.statement``.
 """
 
@@ -289,7 +293,7 @@ def _shape_words(conv: dict) -> str:
 @timeout_option
 @color_option
 def check(statement, shape, assume, size, trials, seed, as_json, controls, from_latex, where, timeout):
-    """Check one identity "LHS = RHS" given in SymPy syntax.
+    """Check one identity "LHS = RHS" given in SymPy syntax (or, with --latex, as the paper prints it).
 
     \b
     `*` is the matrix product, `.T` the transpose, `**-1` the inverse; trace, det, log(det(X)),
@@ -313,6 +317,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
       theorem-check check "grad(trace(X*X*B), X) = (X*B + B*X).T" --shape X=n,n --shape B=n,n
       theorem-check check "grad(log(det(X)), X) = X**-1" --shape X=n,n --assume X=spd
       theorem-check check "(A*B).T = A.T*B.T" --shape A=m,k --shape B=k,n      # ILL-POSED, exit 1
+      theorem-check check --latex '\\nabla_X \\log\\det X = X^{-\\top}' --where 'X \\succ 0'
     """
     from theorem_check.execution.workers import run_in_process
     from theorem_check.output import terminal
