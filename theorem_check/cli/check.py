@@ -307,7 +307,8 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     --latex reads papers' notation: products by juxtaposition or \\cdot, ^\\top ^T ^{-1} ^{-\\top},
     \\operatorname{tr}, \\det, \\log\\det, \\|X\\|_F, \\langle A, B\\rangle, \\odot, \\otimes,
     \\nabla_X f, \\frac{\\partial f}{\\partial X}, \\nabla^2_x f, I, I_n, \\mathbf{1}, W_1, W^{(l)}
-    (names: \\lambda is lamda, W^{(l)} is W__l); \\exp, \\log, \\sqrt of a matrix act entrywise.
+    (names: \\lambda is lamda, W^{(l)} is W__l); \\exp, \\log, \\sqrt of a square matrix are refused
+    as ambiguous: \\operatorname{expm}, \\operatorname{logm}, X^{1/2}, or entrywise \\exp_\\odot(X).
     Without --shape/--where, LaTeX names follow conventions (as matrixcalculus.org):
     a lower-case Latin letter is a column vector n x 1, an upper-case one an n x n matrix,
     Greek and multi-letter names are scalars; declarations override them name by name.

@@ -36,9 +36,12 @@ What is read (``I`` below is any expression)
 * ``\operatorname{tr}``, ``\mathrm{Tr}``, ``\tr``, ``\det``, ``\log\det``, ``\operatorname{diag}``,
   ``\operatorname{vec}``, ``\operatorname{softmax}``, ``\sigma(...)`` (the logistic function; ``\sigma``
   not followed by a parenthesis is a name), ``\exp``, ``\log``, ``\ln``, ``\sqrt{}``,
-  ``\sqrt[n]{}``, ``\tanh``, ``\operatorname{expm}`` ...: as in the string syntax, ``\exp``, ``\log``,
-  ``\sqrt`` of a matrix act **entrywise**; the matrix functions are ``\operatorname{expm}``,
-  ``\operatorname{logm}``, ``X^{1/2}``.  An operator without parentheses takes the product that
+  ``\sqrt[n]{}``, ``\tanh``, ``\operatorname{expm}`` ...: ``\exp``, ``e^{}``, ``\log``, ``\sqrt`` of a
+  *square* matrix are refused as ambiguous (the matrix function or the entrywise one): write
+  ``\operatorname{expm}``, ``\operatorname{logm}``, ``X^{1/2}`` for the matrix functions and
+  ``\exp_\odot(X)``, ``\log_\odot(X)``, ``\operatorname{sqrt}_\odot(X)`` (or ``_\circ``) for the
+  entrywise ones (the string syntax's ``exp``, ``log``, ``sqrt``); of a vector or a non-square
+  matrix they act entrywise, as do ``\sigma``, ``\tanh``, ``\sin``, ``\cos``.  An operator without parentheses takes the product that
   follows: ``\operatorname{tr} A B`` is ``tr(AB)``, ``\log\det X`` is ``log(det(X))``.
 * ``\|X\|_F`` (and ``\|x\|``, ``\|x\|_2`` of a vector) the Frobenius/Euclidean norm ``norm2``; the
   spectral norm of a matrix is refused; ``|a|`` the absolute value of a scalar, ``|X|`` the determinant
@@ -376,6 +379,7 @@ class _Emit:
         base, ex = n[1], n[2]
         if base[0] == "name" and name_text(base) == "e" and "e" not in self.shaped:
             t, p = self.scalar(*self.emit(ex))
+            self.ambiguous_square("exp", t)
             return f"exp({t})", _ATOM
         tb, pb = self.scalar(*self.emit(base, hint))
         te, pe = self.emit(ex)
@@ -384,9 +388,22 @@ class _Emit:
         return f"{self.wrap(tb, pb, _ATOM)}**{self.wrap(te, pe, _ATOM)}", _POW
 
     # functions ---------------------------------------------------------------------------------
+    def ambiguous_square(self, fn: str, t: str) -> None:
+        """ParseError when ``exp``/``log``/``sqrt`` (written without ``_\\odot``) gets a square matrix:
+        papers mean the matrix function as often as the entrywise one."""
+        sh = self.shape(t)
+        if isinstance(sh, tuple) and not _is_1x1(sh) and sh[0] == sh[1]:
+            matrix = {"exp": r"\operatorname{expm}", "log": r"\operatorname{logm}", "sqrt": "X^{1/2}"}[fn]
+            self.fail(rf"\{fn} of the square matrix {t} is ambiguous: write {matrix} for the matrix function or "
+                      rf"\{'operatorname{sqrt}' if fn == 'sqrt' else fn}_\odot(...) for the entrywise one")
+
     def e_call(self, n, hint):
         fn, args = n[1], n[2]
+        entrywise = fn.endswith("@")
+        fn = fn.rstrip("@")
         texts = [self.emit(a)[0] for a in args]
+        if fn in ("exp", "log", "sqrt") and len(texts) == 1 and not entrywise:
+            self.ambiguous_square(fn, texts[0])
         if fn in _SCALAR_FNS and len(args) == 1:
             texts = [self.scalar(texts[0], _ATOM)[0]]
         if fn == "logdet":

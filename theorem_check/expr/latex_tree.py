@@ -17,7 +17,8 @@ The tree: tuples whose first entry names the node.
 ``("num", "2.5")``, ``("ident", size or None)``, ``("ones", size or None)``
 ``("add"|"sub"|"mul"|"div", a, b)``, ``("had"|"kron", a, b, bare)`` (``bare``: which operand is a
 product written without parentheses), ``("neg", a)``
-``("T"|"inv"|"invT"|"H"|"conj", a)``, ``("pow", a, e)``, ``("call", fname, args)``
+``("T"|"inv"|"invT"|"H"|"conj", a)``, ``("pow", a, e)``, ``("call", fname, args)`` (``fname`` ends
+in ``@`` when written entrywise: ``\\exp_\\odot``)
 ``("hpow", a, k)`` (``A^{\\circ 2}``), ``("bars", a)``, ``("norm", a, subscript)``, ``("inner", a, b)``
 ``("grad", f, wrt)``, ``("hess", f, wrt)``, ``("partial", f, [(wrt, transposed), ...])``
 
@@ -48,7 +49,7 @@ FUNCTION_NAMES: dict[str, str] = {
     "vec": "vec", "vecop": "vec", "logdet": "logdet", "softmax": "softmax", "sigmoid": "sigmoid", "sigma": "sigmoid",
     "softplus": "softplus", "logsumexp": "logsumexp", "LSE": "logsumexp", "expm": "expm", "logm": "logm",
     "sqrtm": "sqrtm", "Re": "real", "Im": "imag", "real": "real", "imag": "imag", "tril": "tril", "triu": "triu",
-    "chol": "cholesky",
+    "chol": "cholesky", "sqrt": "sqrt",
 }
 """LaTeX operator names (``\\operatorname{tr}``, ``\\mathrm{Tr}``, ``\\det``, ...) -> string-syntax functions."""
 
@@ -296,14 +297,16 @@ class _Build:
 
     def n_call(self, tok, *rest):
         s = str(tok)
-        m = re.search(r"\{\s*\\?([A-Za-z]+)\s*\}", s) or re.match(r"\\([A-Za-z]+)", s)
+        head = re.sub(r"\s*_\s*(\{\s*\\(odot|circ)\s*\}|\\(odot|circ))$", "", s)
+        m = re.search(r"\{\s*\\?([A-Za-z]+)\s*\}", head) or re.match(r"\\([A-Za-z]+)", head)
         word = m.group(1)
         if word in REFUSED:
             self.fail(f"{s!r} is {REFUSED[word]}: not an expression theorem-check evaluates")
         if word not in FUNCTION_NAMES:
             self.fail(f"unknown operator {s!r} (known: {', '.join(sorted(set(FUNCTION_NAMES)))})")
         args = [self.node(r) for r in rest if not _is_punct(r)]
-        return ("call", FUNCTION_NAMES[word], args)
+        entrywise = bool(re.search(r"_\s*\{?\s*\\(odot|circ)", s))
+        return ("call", FUNCTION_NAMES[word] + ("@" if entrywise else ""), args)
 
     def n_nabla(self, tok, *rest):
         s = str(tok)
