@@ -127,14 +127,14 @@ def test_bad_input_one_line_exit_2(capsys, args, message):
     assert len(err.strip().splitlines()) == 1, err
 
 
-def test_latex_input_reads_scalar_statements_or_says_why_not(capsys):
-    """--latex is optional: with a backend of SymPy's LaTeX parser installed it checks the statement, without
-    one it is a one-line error naming the packages (exit 2); matrix statements are refused either way."""
-    code, out, err = run_main(capsys, "check", "--latex", r"\sin(x)^2 + \cos(x)^2 = 1")
-    assert (code == 0 and "VERIFIED" in out) or (code == 2 and "antlr4-python3-runtime" in err
-                                                 and len(err.strip().splitlines()) == 1)
-    code, _, err = run_main(capsys, "check", "--latex", "A B = B A", "--shape", "A=n,n", "--shape", "B=n,n")
-    assert code == 2 and "scalar statements only" in err
+def test_latex_input_is_read_by_the_reader_of_the_default_install(capsys):
+    """--latex needs no extra package (lark is a default dependency) and prints no third-party warning:
+    stderr is our one-line note with the reading (tests/cli/test_check_latex.py has the paper statements)."""
+    code, out, err = run_main(capsys, "check", "--latex", r"\sin(x)^2 + \cos(x)^2 = 1", "--where", r"x \in \mathbb{R}")
+    assert code == 0 and ("VERIFIED" in out or "PROVED" in out)
+    assert err.strip() == "theorem-check: note: read as sin(x)**2 + cos(x)**2 = 1"
+    code, out, err = run_main(capsys, "check", "--latex", "A B = B A", "--shape", "A=n,n", "--shape", "B=n,n")
+    assert code == 1 and "REFUTED" in out
 
 
 @pytest.mark.parametrize("statement,assume", [

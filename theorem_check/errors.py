@@ -16,6 +16,8 @@ __all__ = ["TheoremCheckDeprecationWarning",
     "PackError",
     "ShapeMismatch",
     "BadClaim",
+    "ExprError",
+    "ParseError",
 ]
 
 
@@ -61,3 +63,12 @@ class BadClaim(TheoremCheckError, TypeError):
 
 class TheoremCheckDeprecationWarning(FutureWarning):
     """A deprecated part of the public claim API was used (shown by default, unlike DeprecationWarning)."""
+
+
+class ExprError(TheoremCheckError, ValueError):
+    """An expression side cannot be evaluated (unsupported node, missing value): one line naming it."""
+
+
+class ParseError(ExprError):
+    """A statement (string syntax or LaTeX) cannot be parsed: one line naming the offending token and,
+    where there is one, its column."""

@@ -1,6 +1,9 @@
 """``theorem-check check "LHS = RHS" --shape X=n,n --assume X=spd``: one identity from the shell.
 
-The statement is read in SymPy syntax (:mod:`theorem_check.expr`), turned into a claim with
+The statement is read in SymPy syntax (:mod:`theorem_check.expr`) or, with ``--latex``, as a paper
+prints it (:mod:`theorem_check.expr.latex`, which writes it out in the string syntax: the note on stderr
+shows that reading and the shapes the conventions gave); ``--where`` declares shapes and structures as
+papers state them (:mod:`theorem_check.expr.declarations`, both syntaxes).  It is turned into a claim with
 :func:`theorem_check.authoring.shortforms.identity` (not registered), and run like ``theorem-check run``:
 same table, verdicts, smallest counterexample, ``--json`` record and exit codes (0 PROVED/VERIFIED,
 1 REFUTED/ILL-POSED/INCONCLUSIVE, 2 bad input).  Bad input is one line on stderr: a parse error
@@ -15,7 +18,8 @@ which the claim is INCONCLUSIVE ("timed out after 120 s"), exit 1.  Sizes whose 
 intermediates, over this machine's memory) are refused before anything runs, with the estimate.
 
 JSON record: the record of ``run --json`` plus ``"kind": "check"``, ``"statement"`` (the text as
-given), ``"shapes"`` (name -> [rows, cols]), ``"assume"`` (name -> kind), ``"sizes"`` (letter ->
+given), with ``--latex`` also ``"syntax": "latex"`` and ``"read_as"`` (the string-syntax reading), ``"shapes"``
+(name -> [rows, cols], conventions included), ``"assume"`` (name -> kind), ``"sizes"`` (letter ->
 [lo, hi]); the single claim has id ``check.statement``.
 """
 
@@ -121,8 +125,9 @@ def scalar_names(statement: str, shapes: dict) -> list[str]:
     return [n for n in names if n not in shapes and n not in letters and n not in ex.FUNCTIONS]
 
 
-def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None = None):
-    """The claim ``check.statement`` for a shell statement (validated, not registered).
+def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None = None, *, latex: str | None = None):
+    """The claim ``check.statement`` for a shell statement (validated, not registered); ``latex``: the
+    statement as the user typed it in LaTeX (its title and printed form), when it was read with ``--latex``.
 
     Raises ParseError / InvalidArgument / ClaimDefinitionError (all TheoremCheckError: exit 2).
     """
@@ -147,7 +152,7 @@ def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None =
         elif kind != "positive":
             raise InvalidArgument(f"--assume {name}={kind}: {name!r} has no --shape (matrix kinds need one)")
     return identity("check.statement", lhs, rhs, shapes=shapes, structure=assume, sizes=sizes or {},
-                    title=statement, printed=None, register=False)
+                    title=f"${latex}$" if latex else statement, printed=latex, latex=latex, register=False)
 
 
 MP50_ENTRY_BYTES = 120
@@ -202,17 +207,33 @@ def check_fits(shapes: dict, ranges: dict, trials: int, memory: int | None = Non
                           f"machine's {_human(memory)} memory: give smaller sizes")
 
 
-def parse_options(shape, assume, size, where=dict):
+def parse_options(shape, assume, size, declared=None):
+    """``--shape``/``--assume``/``--size`` (and the declarations of ``--where``, a
+    :class:`~theorem_check.expr.declarations.Declarations`) -> ``(shapes, structure, sizes)``.
+
+    A name given twice (two options, or an option and a ``--where`` clause) is InvalidArgument;
+    ``--where`` scalars (``\\alpha \\in \\mathbb{R}``) get no shape."""
     shapes, structure, sizes = {}, {}, {}
+    if declared is not None:
+        from theorem_check.authoring.shortforms import SCALAR_STRUCTURES, STRUCTURES
+
+        shapes.update(declared.matrices())
+        for name, kind in declared.structure.items():
+            if kind not in STRUCTURES + SCALAR_STRUCTURES:
+                raise InvalidArgument(f"--where: {name} is declared {kind}, which this version does not draw "
+                                      f"(known: {', '.join(STRUCTURES + SCALAR_STRUCTURES)})")
+            structure[name] = kind
     for text in shape:
         name, dims = parse_shape(text)
         if name in shapes:
-            raise InvalidArgument(f"--shape {name!r} is given twice")
+            raise InvalidArgument(f"--shape {name!r} is given twice" + (" (also in --where)" if declared is not None
+                                                                         and name in declared.shapes else ""))
         shapes[name] = dims
     for text in assume:
         name, kind = parse_assume(text)
         if name in structure:
-            raise InvalidArgument(f"--assume {name!r} is given twice")
+            raise InvalidArgument(f"--assume {name!r} is given twice" + (" (also in --where)" if declared is not None
+                                                                          and name in declared.structure else ""))
         structure[name] = kind
     for text in size:
         name, rng = parse_size(text)
@@ -222,31 +243,34 @@ def parse_options(shape, assume, size, where=dict):
     return shapes, structure, sizes
 
 
-def latex_statement(text: str) -> str:
-    """A LaTeX statement read with SymPy's LaTeX parser into SymPy syntax (scalar statements only)."""
-    from theorem_check.errors import InvalidArgument as _IA
+def read_latex(statement: str, shapes: dict, declared=None) -> tuple[str, dict, dict]:
+    """A LaTeX statement -> ``(string-syntax statement, shapes with the conventions' added, the
+    conventions' shapes alone)``: names without ``--shape``/``--where`` get the shape conventions of
+    :func:`theorem_check.expr.latex.convention_shapes` (lower-case letter ``n x 1``, upper-case
+    ``n x n``, Greek and multi-letter names scalars).  Raises ParseError (one line, exit 2)."""
+    from theorem_check.expr.latex import convention_shapes, latex_names, parse_latex_statement
 
-    try:
-        from sympy.parsing.latex import parse_latex
-    except ImportError as exc:  # pragma: no cover - sympy always has the module
-        raise _IA(f"--latex needs sympy.parsing.latex ({exc})") from None
-    if text.count("=") != 1:
-        raise _IA(f"statement={text!r} must have exactly one '='")
-    left, right = text.split("=")
-    def read(s):
-        try:
-            return parse_latex(s)  # ANTLR backend (antlr4-python3-runtime 4.11)
-        except ImportError:
-            return parse_latex(s, backend="lark")  # SymPy >= 1.13's Lark backend (package lark)
+    names = latex_names(statement)
+    scalars = {k: () for k, v in (declared.shapes.items() if declared is not None else ()) if v == ()}
+    conv = convention_shapes(names, {**shapes, **scalars})
+    full = {**shapes, **conv}
+    lhs, rhs = parse_latex_statement(statement, full)
+    return f"{lhs} = {rhs}", full, conv
 
-    try:
-        sides = [read(s) for s in (left, right)]
-    except ImportError as exc:
-        raise _IA(f"--latex needs a backend of SymPy's LaTeX parser: antlr4-python3-runtime==4.11 or lark "
-                  f"({' '.join(str(exc).split())})") from None
-    except Exception as exc:  # noqa: BLE001 - the parser's own error type varies by backend
-        raise _IA(f"statement={text!r}: LaTeX parse error: {str(exc).splitlines()[0]}") from None
-    return f"{sides[0]} = {sides[1]}"
+
+def _check_where_used(declared, used: set) -> None:
+    if declared is None:
+        return
+    for name in list(declared.shapes) + list(declared.structure):
+        if name not in used:
+            raise InvalidArgument(f"--where declares {name!r}, which the statement does not use")
+
+
+def _shape_words(conv: dict) -> str:
+    by: dict = {}
+    for name, (r, c) in conv.items():
+        by.setdefault(f"{r} x {c}", []).append(name)
+    return "; ".join(f"{', '.join(v)} {k}" for k, v in by.items())
 
 
 @click.command("check", epilog=EPILOG)
@@ -262,11 +286,14 @@ def latex_statement(text: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Write a JSON record to stdout instead of the table.")
 @click.option("--controls", is_flag=True, help="Also run the derived negative controls (they should be REFUTED).")
 @click.option("--latex", "from_latex", is_flag=True,
-              help="Read STATEMENT as LaTeX (SymPy's LaTeX parser; scalar statements only).")
+              help="Read STATEMENT as LaTeX, as the paper prints it (matrix notation; see below).")
+@click.option("--where", "where", multiple=True, metavar="DECLARATIONS",
+              help="Shapes and structures as papers state them (both syntaxes): 'W_1 \\in \\mathbb{R}^{h \\times d}, "
+                   "x \\in \\mathbb{R}^d, \\Sigma \\succ 0, Q \\in O(n), S \\in \\mathbb{S}^n, \\alpha > 0'.")
 @timeout_option
 @color_option
-def check(statement, shape, assume, size, trials, seed, as_json, controls, from_latex, timeout):
-    """Check one identity "LHS = RHS" given in SymPy syntax.
+def check(statement, shape, assume, size, trials, seed, as_json, controls, from_latex, where, timeout):
+    """Check one identity "LHS = RHS" given in SymPy syntax (or, with --latex, as the paper prints it).
 
     \b
     `*` is the matrix product, `.T` the transpose, `**-1` the inverse; trace, det, log(det(X)),
@@ -274,28 +301,50 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     diag, hadamard, expm, logm, sqrtm, sin, cos, exp, log, sqrt, abs (elementwise on matrices).
     Names without --shape are scalars (size letters are integers).  grad with respect to a
     symmetric/spd matrix is the symmetric gradient (G + G^T)/2 (arXiv:1911.06491).
+    Names from other tools: logdet, inv, norm2, sum, x' (transpose), as matrixcalculus.org.
+
+    \b
+    --latex reads papers' notation: products by juxtaposition or \\cdot, ^\\top ^T ^{-1} ^{-\\top},
+    \\operatorname{tr}, \\det, \\log\\det, \\|X\\|_F, \\langle A, B\\rangle, \\odot, \\otimes,
+    \\nabla_X f, \\frac{\\partial f}{\\partial X}, \\nabla^2_x f, I, I_n, \\mathbf{1}, W_1, W^{(l)}
+    (names: \\lambda is lamda, W^{(l)} is W__l); \\exp, \\log, \\sqrt of a square matrix are refused
+    as ambiguous: \\operatorname{expm}, \\operatorname{logm}, X^{1/2}, or entrywise \\exp_\\odot(X).
+    Without --shape/--where, LaTeX names follow conventions (as matrixcalculus.org):
+    a lower-case Latin letter is a column vector n x 1, an upper-case one an n x n matrix,
+    Greek and multi-letter names are scalars; declarations override them name by name.
 
     \b
     Examples:
       theorem-check check "grad(trace(X*X*B), X) = (X*B + B*X).T" --shape X=n,n --shape B=n,n
       theorem-check check "grad(log(det(X)), X) = X**-1" --shape X=n,n --assume X=spd
       theorem-check check "(A*B).T = A.T*B.T" --shape A=m,k --shape B=k,n      # ILL-POSED, exit 1
+      theorem-check check --latex '\\nabla_X \\log\\det X = X^{-\\top}' --where 'X \\succ 0'
     """
-    from theorem_check.errors import InvalidArgument
     from theorem_check.execution.workers import run_in_process
     from theorem_check.output import terminal
     from theorem_check.output.json_record import dumps, run_record
 
     check_environment()
-    shapes, structure, sizes = parse_options(shape, assume, size)
+    declared = None
+    if where:
+        from theorem_check.expr.declarations import parse_where
+
+        declared = parse_where(", ".join(where))
+    shapes, structure, sizes = parse_options(shape, assume, size, declared)
+    given = statement
     if from_latex:
-        if shapes:
-            raise InvalidArgument("--latex reads scalar statements only (SymPy's LaTeX parser multiplies "
-                                  "commuting symbols); give matrix statements in SymPy syntax")
-        statement = latex_statement(statement)
-    claim = build_claim(statement, shapes, structure, sizes)
+        from theorem_check.expr.latex import latex_names
+
+        _check_where_used(declared, set(latex_names(statement)))
+        statement, shapes, conv = read_latex(statement, shapes, declared)
+        click.echo(f"theorem-check: note: read as {statement}"
+                   + (f" (by convention: {_shape_words(conv)})" if conv else ""), err=True)
+        scalars = []
+    else:
+        _check_where_used(declared, {n for n, _ in _names_used(statement)})
+        scalars = [n for n in scalar_names(statement, shapes) if declared is None or n not in declared.shapes]
+    claim = build_claim(statement, shapes, structure, sizes, latex=given if from_latex else None)
     check_fits(shapes, claim.statement.dims.ranges, trials)
-    scalars = scalar_names(statement, shapes)
     if scalars:
         click.echo(f"theorem-check: note: {', '.join(scalars)} {'has' if len(scalars) == 1 else 'have'} no --shape: "
                    f"taken as real scalar{'s' if len(scalars) > 1 else ''}", err=True)
@@ -303,7 +352,8 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         result = run_in_process(claim, options=RunOptions(seed=seed, trials=trials, controls=controls),
                                 timeout=timeout)
     if as_json:
-        rec = {**run_record(result, kind="check"), "statement": statement,
+        rec = {**run_record(result, kind="check"), "statement": given,
+               **({"syntax": "latex", "read_as": statement} if from_latex else {}),
                "shapes": {k: list(v) for k, v in shapes.items()}, "assume": dict(structure),
                "sizes": {k: list(v) for k, v in claim.statement.dims.ranges.items()}}
         click.echo(dumps(rec))

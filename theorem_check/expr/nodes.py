@@ -5,17 +5,9 @@ and the errors of the expression layer."""
 import sympy as sp
 from sympy.matrices.exceptions import ShapeError
 
-from theorem_check.errors import TheoremCheckError
+from theorem_check.errors import ExprError, ParseError  # noqa: F401 - re-exported: their old home
 
 __all__ = ["Cholesky", "Expm", "ExprError", "Grad", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
-
-
-class ExprError(TheoremCheckError, ValueError):
-    """An expression side cannot be evaluated (unsupported node, missing value): one line naming it."""
-
-
-class ParseError(ExprError):
-    """A statement string cannot be parsed: the message names the offending token."""
 
 
 def is_matrix(e) -> bool:

@@ -4,6 +4,7 @@ import ast
 import functools
 import io
 import keyword
+import re
 import tokenize
 from typing import Any, Mapping
 
@@ -40,7 +41,7 @@ from theorem_check.expr.nodes import (
     softplus,
 )
 
-__all__ = ["FUNCTIONS", "names_in", "parse", "parse_statement", "size_symbol"]
+__all__ = ["FUNCTIONS", "names_in", "parse", "parse_statement", "primes", "size_symbol"]
 
 
 def _elementwise_fn(name: str, scalar_fn):
@@ -91,6 +92,27 @@ def _kron(*args):
     return out if coeff == 1 else coeff * out
 
 
+def _logdet(x):
+    """``logdet(X) = log(det(X))`` (matrixcalculus.org's name)."""
+    return sp.log(_det(x))
+
+
+def _norm2(x):
+    """``norm2(x)``: the Euclidean norm of a vector, the Frobenius norm of a matrix,
+    ``sqrt(trace(x.T*x))`` (matrixcalculus.org's name; real entries); ``abs`` of a scalar."""
+    if not is_matrix(x):
+        return sp.Abs(x)
+    return sp.sqrt(sp.Trace(sp.Transpose(x) * x))
+
+
+def _sum(x):
+    """``sum(X)``: the sum of all entries, ``trace(ones(1, rows) * X * ones(cols, 1))`` (a scalar)."""
+    if not is_matrix(x):
+        return x
+    r, c = x.shape
+    return sp.Trace(sp.OneMatrix(1, r) * x * sp.OneMatrix(c, 1))
+
+
 def _hadamard(*args):
     for a in args:
         need_matrix("hadamard", a)
@@ -98,7 +120,7 @@ def _hadamard(*args):
 
 
 FUNCTIONS: dict[str, Any] = {
-    "trace": _trace, "tr": _trace, "det": _det, "inv": _inv,
+    "trace": _trace, "tr": _trace, "det": _det, "inv": _inv, "logdet": _logdet, "norm2": _norm2, "sum": _sum,
     "grad": grad, "jacobian": jacobian, "hessian": hessian,
     "softmax": Softmax, "logsumexp": logsumexp, "vec": Vec, "kron": _kron, "diag": _diag,
     "hadamard": _hadamard, "expm": Expm, "logm": Logm, "sqrtm": Sqrtm, "cholesky": Cholesky,
@@ -113,7 +135,8 @@ FUNCTIONS: dict[str, Any] = {
     "pi": sp.pi, "E": sp.E,
 }
 """Names the string syntax knows (functions and constants).  Elementwise functions of a matrix act
-entrywise; ``expm``/``logm``/``sqrtm`` are the matrix functions."""
+entrywise; ``expm``/``logm``/``sqrtm`` are the matrix functions.  ``logdet``, ``inv``, ``norm2``,
+``sum`` and ``x'`` (the transpose, :func:`primes`) are the names matrixcalculus.org users bring."""
 
 
 NOT_NUMBERS = {"nan": "SymPy's not-a-number", "oo": "SymPy's infinity", "zoo": "SymPy's complex infinity"}
@@ -141,6 +164,22 @@ def _not_finite(text: str, expr) -> None:
         raise ParseError(f"{text!r} is not a number: SymPy evaluates it to {expr} (a division by zero?)")
 
 
+_PRIME = re.compile(r"(?<=[A-Za-z0-9_)\]'])\s*'")
+
+
+def primes(text: str) -> str:
+    """``x'`` -> ``x.T`` (matrixcalculus.org's transpose): a ``'`` after a name, a closing parenthesis or
+    another ``'``; any other ``'`` is left for the tokenizer to refuse."""
+    if "'" not in text:
+        return text
+    out = text
+    while True:
+        new = _PRIME.sub(".T", out, count=1)
+        if new == out:
+            return out
+        out = new
+
+
 def size_symbol(name: str) -> sp.Symbol:
     """The SymPy symbol of a size letter (``integer=True, positive=True``)."""
     return sp.Symbol(name, integer=True, positive=True)
@@ -164,6 +203,7 @@ def _tokens(text: str, what: str):
 
 def names_in(text: str, what: str) -> list[tuple[str, bool, bool]]:
     """(name, called, used_as_matrix) for each NAME token that is not an attribute."""
+    text = primes(text)
     toks = _tokens(text, what)
     what = f"{what}=" if what else ""
     out = []
@@ -294,7 +334,7 @@ def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None
         The expression does not conform (with concrete dims, or a structural mismatch).
     """
     try:
-        return _parse(text, _freeze(shapes), _freeze(dims) if dims is not None else None)
+        return _parse(primes(text), _freeze(shapes), _freeze(dims) if dims is not None else None)
     except (ParseError, ShapeMismatch) as exc:
         msg = str(exc)
         raise type(exc)(f"{what}={msg}" if msg.startswith("'") else msg) from None
@@ -433,7 +473,8 @@ def _shape_msg(exc: Exception) -> str:
 
 
 def parse_statement(text: str) -> tuple[str, str]:
-    """Split ``"LHS = RHS"`` at its one top-level ``=``; ParseError otherwise."""
+    """Split ``"LHS = RHS"`` at its one top-level ``=``; ParseError otherwise (``x'`` is read as ``x.T``)."""
+    text = primes(text)
     toks = _tokens(text, "statement")
     eqs = [t for t in toks if t.type == tokenize.OP and t.string in ("=", "==")]
     if len(eqs) != 1:

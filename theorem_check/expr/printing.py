@@ -52,11 +52,34 @@ def expr_latex(expr) -> str:
 @_functools.lru_cache(maxsize=1)
 def _expr_printer():
     """The printer class of :func:`expr_latex` (built once; SymPy is imported lazily)."""
+    from sympy import HadamardPower, HadamardProduct, KroneckerProduct
     from sympy.printing.latex import LatexPrinter
 
     class _Printer(LatexPrinter):
         def _print_Determinant(self, e):
             return r"\det\left(" + self._print(e.arg) + r"\right)"
+
+        def _print_MatMul(self, expr):
+            """SymPy's, except that a Hadamard or Kronecker factor is parenthesised: SymPy prints
+            ``A (B \\circ C)`` as ``A B \\circ C``, which papers read as ``(A B) \\circ C``."""
+            from sympy import MatMul, Mul
+            from sympy.printing.precedence import precedence_traditional
+
+            def parens(x):
+                if isinstance(x, (HadamardProduct, KroneckerProduct, HadamardPower)):
+                    return self._add_parens(self._print(x))
+                if isinstance(x, Mul) and not isinstance(x, MatMul):
+                    return self._print(x)
+                return self.parenthesize(x, precedence_traditional(expr), False)
+
+            args = list(expr.args)
+            if expr.could_extract_minus_sign():
+                if args[0] == -1:
+                    args = args[1:]
+                else:
+                    args[0] = -args[0]
+                return "- " + " ".join(map(parens, args))
+            return " ".join(map(parens, args))
 
     return _Printer
 

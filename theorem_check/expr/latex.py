@@ -1,0 +1,465 @@
+r"""The LaTeX matrix notation of papers, read into the string syntax (one meaning: :func:`parse`).
+
+A statement as printed (``\nabla_X \operatorname{tr}(X^\top A X) = (A + A^\top) X``) is read by a
+grammar of our own (``latex.lark``, lark LALR(1); :mod:`theorem_check.expr.latex_tree`) and written
+out in the string syntax (``grad(trace(X.T*A*X), X) = (A + A.T)*X``), which :func:`parse` turns into
+the expression tree: a LaTeX statement and its string-syntax twin are the same tree, checked by the
+same engine.
+
+Stable entry points (``theorem-check check --latex`` and ``theorem-check scan`` call these)::
+
+    parse_latex_statement(text: str, shapes: Mapping | None = None) -> tuple[str, str]
+        "LHS = RHS" in LaTeX -> (lhs, rhs) in the string syntax.  shapes: name -> (rows, cols) for
+        the string-syntax names (W_1, Sigma, W__l); None: every name by convention_shapes.
+        Raises ParseError (one line: the token and its column; "not an identity" for :=, \approx,
+        \le, ... and chains a = b = c).
+    parse_latex(text: str, shapes: Mapping, dims: Mapping | None = None) -> sympy expression
+        One side, as parse(text, shapes, dims) of its string-syntax reading.
+    latex_names(text: str) -> dict[str, str]
+        The string-syntax names a statement uses -> the Latin letter its convention reads ("" for
+        Greek and multi-letter names).
+    convention_shapes(names: Mapping[str, str], declared: Mapping = {}, size: str = "n") -> dict
+        Shapes for the names without a declaration (below).
+
+What is read (``I`` below is any expression)
+--------------------------------------------
+* products: juxtaposition, ``\cdot``, ``\times``; ``/`` and ``\frac{}{}`` (``\frac12``); ``+``, ``-``;
+  ``\odot`` and ``\circ`` the Hadamard product, ``\otimes`` the Kronecker product; a product of
+  matrices beside them without parentheses (``A B \odot C``) is refused as ambiguous (papers read it
+  ``(AB) \odot C``, SymPy's printer ``A (B \odot C)``); a scalar factor is fine (``c A \odot B``);
+  ``A^{\circ 2}`` the Hadamard power;
+  ``\oplus`` (the direct sum) is refused.
+* ``^\top``, ``^T``, ``^{\mathsf T}``, ``^\intercal`` transpose; ``^{-1}`` inverse; ``^{-\top}`` the
+  inverse transposed; ``^H``, ``^*``, ``^\dagger`` the conjugate transpose (``.H``; ``conj(z)`` for a
+  scalar ``z``); ``\bar{}``, ``\overline{}`` the conjugate (``conj``); ``^2``, ``^{1/2}`` powers
+  (matrix powers of a matrix, as ``**`` in the string syntax).
+* ``\operatorname{tr}``, ``\mathrm{Tr}``, ``\tr``, ``\det``, ``\log\det``, ``\operatorname{diag}``,
+  ``\operatorname{vec}``, ``\operatorname{softmax}``, ``\sigma(...)`` (the logistic function; ``\sigma``
+  not followed by a parenthesis is a name), ``\exp``, ``\log``, ``\ln``, ``\sqrt{}``,
+  ``\sqrt[n]{}``, ``\tanh``, ``\operatorname{expm}`` ...: ``\exp``, ``e^{}``, ``\log``, ``\sqrt`` of a
+  *square* matrix are refused as ambiguous (the matrix function or the entrywise one): write
+  ``\operatorname{expm}``, ``\operatorname{logm}``, ``X^{1/2}`` for the matrix functions and
+  ``\exp_\odot(X)``, ``\log_\odot(X)``, ``\operatorname{sqrt}_\odot(X)`` (or ``_\circ``) for the
+  entrywise ones (the string syntax's ``exp``, ``log``, ``sqrt``); of a vector or a non-square
+  matrix they act entrywise, as do ``\sigma``, ``\tanh``, ``\sin``, ``\cos``.  An operator without parentheses takes the product that
+  follows: ``\operatorname{tr} A B`` is ``tr(AB)``, ``\log\det X`` is ``log(det(X))``.
+* ``\|X\|_F`` (and ``\|x\|``, ``\|x\|_2`` of a vector) the Frobenius/Euclidean norm ``norm2``; the
+  spectral norm of a matrix is refused; ``|a|`` the absolute value of a scalar, ``|X|`` the determinant
+  of a square matrix (the Matrix Cookbook's notation); ``\langle A, B\rangle`` is ``tr(A^\top B)``.
+* ``\nabla_X f`` the gradient (``grad``, same shape as ``X``); ``\nabla^2_x f``, ``\nabla_x^2 f`` the
+  Hessian; ``\frac{\partial f}{\partial X}`` the gradient of a scalar; ``\frac{\partial F}{\partial
+  x^\top}`` the Jacobian of a vector ``F`` (rows ``F``'s entries); ``\frac{\partial F}{\partial x}`` of a
+  vector ``F`` is refused (its layout differs between authors); ``\frac{\partial^2 f}{\partial x
+  \partial x^\top}`` the Hessian; ``\frac{\partial}{\partial X} f``.
+* ``I``, ``I_n`` the identity (a bare ``I`` takes its size from a term it is added to or a factor it
+  multiplies), ``\mathbf{1}``, ``\mathbf{1}_n`` the column of ones; ``e^{x}`` is ``exp(x)`` unless
+  ``e`` is declared.
+* names: one Latin letter, a Greek letter (``\lambda`` is ``lamda``), with subscripts (``W_1``,
+  ``W_{l+1}`` -> ``W_lp1``) and labels (``W^{(l)}`` -> ``W__l``), in ``\mathbf``, ``\boldsymbol``,
+  ``\bm`` (the same name), ``\hat``, ``\tilde`` (``xhat``, ``Wtilde``), ``\mathcal`` (``Lcal``).
+* ignored: ``\left``, ``\right``, ``\big``..., ``\,``, ``\;``, ``\!``, ``\quad``, ``~``, ``&``,
+  ``\label``, a final ``.`` or ``,``.
+
+A 1x1 product used as a scalar (``x^\top A x + c``, ``\frac{x^\top A x}{x^\top x}``, ``(x^\top y) z``,
+``\exp(w^\top x)``) is read as its trace: papers treat it as the scalar it is, SymPy as a 1x1 matrix.
+
+Shape conventions (without declarations; :func:`convention_shapes`, as matrixcalculus.org): a name
+whose letter is a lower-case Latin letter is a column vector ``n x 1``, an upper-case one an ``n x n``
+matrix, every other name (Greek, multi-letter) a scalar; one size letter ``n`` for all of them.  A
+declaration (``--shape``, ``--where``) overrides the convention name by name.
+
+>>> parse_latex_statement(r"\operatorname{tr}(A B) = \operatorname{tr}(B A)")
+('trace(A*B)', 'trace(B*A)')
+>>> parse_latex_statement(r"\nabla_X \log\det X = X^{-\top}")
+('grad(log(det(X)), X)', '(X**-1).T')
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Mapping
+
+import sympy as sp
+
+from theorem_check.errors import ExprError, ParseError, ShapeMismatch
+from theorem_check.expr.latex_tree import name_text, names_of, read, walk
+from theorem_check.expr.parse import parse
+
+__all__ = ["parse_latex", "parse_latex_statement", "latex_names", "convention_shapes", "latex_side",
+           "CONVENTION_SIZE"]
+
+CONVENTION_SIZE = "n"
+"""The one size letter of the shape conventions."""
+
+_ADD, _MUL, _NEG, _POW, _ATOM = 1, 2, 3, 4, 5
+_SCALAR_FNS = {"exp", "log", "sqrt", "sigmoid", "softplus", "tanh", "sin", "cos", "tan", "abs", "real", "imag"}
+
+
+def latex_names(text: str) -> dict[str, str]:
+    """String-syntax name -> its convention letter, for every name of a LaTeX statement or side."""
+    sides, _ = read(text)
+    names = names_of(sides)
+    names.pop("e", None) if _euler_only(sides) else None
+    return names
+
+
+def _euler_only(sides) -> bool:
+    """True when every ``e`` of the statement is a base of a power (``e^{x}``, read as exp)."""
+    bases = sum(1 for s in sides for n in walk(s) if n[0] == "pow" and n[1][0] == "name" and name_text(n[1]) == "e")
+    uses = sum(1 for s in sides for n in walk(s) if n[0] == "name" and name_text(n) == "e")
+    return uses == bases
+
+
+def convention_shapes(names: Mapping[str, str], declared: Mapping[str, tuple] | None = None,
+                      size: str = CONVENTION_SIZE) -> dict[str, tuple]:
+    """Shapes of the names without a declaration (see the module docstring): lower-case letter ->
+    ``(size, 1)``, upper-case -> ``(size, size)``; scalars and size letters of ``declared`` get none.
+
+    >>> convention_shapes({"x": "x", "A": "A", "lamda": ""})
+    {'x': ('n', 1), 'A': ('n', 'n')}
+    """
+    declared = dict(declared or {})
+    letters = {v for s in declared.values() for v in s if isinstance(v, str)} | {size}
+    out: dict[str, tuple] = {}
+    for name, letter in names.items():
+        if name in declared or name in letters or not letter:
+            continue
+        out[name] = (size, 1) if letter.islower() else (size, size)
+    return out
+
+
+def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None) -> tuple[str, str]:
+    """``"LHS = RHS"`` in LaTeX -> its two sides in the string syntax (see the module docstring).
+
+    Parameters
+    ----------
+    text : str
+        One identity as printed: exactly one ``=``.
+    shapes : mapping name -> (rows, cols), optional
+        Shapes of the string-syntax names; names without one are scalars.  None: the conventions.
+
+    Raises
+    ------
+    ParseError
+        One line: the unexpected token and its column; an operator or notation refused (and why);
+        "not an identity" for a definition (``:=``), ``\\approx``, an inequality, a chain.
+    """
+    sides, rels = read(text)
+    if rels != ["="]:
+        if not rels:
+            raise ParseError(f"statement={text!r} is not an identity: it has no '='")
+        bad = [r for r in rels if r != "="]
+        what = f"relation {bad[0]!r}" if bad else f"a chain of {len(rels)} '='"
+        raise ParseError(f"statement={text!r} is not an identity ({what}): give one 'LHS = RHS'")
+    if shapes is None:
+        shapes = convention_shapes(latex_names(text))
+    frozen = _freeze(shapes)
+    return _Emit(text, frozen).side(sides[0]), _Emit(text, frozen).side(sides[1])
+
+
+def latex_side(text: str, shapes: Mapping[str, tuple]) -> str:
+    """One LaTeX side (no relation) in the string syntax."""
+    sides, rels = read(text, what="expression")
+    if rels:
+        raise ParseError(f"expression={text!r} is one side: it has the relation {rels[0]!r}")
+    return _Emit(text, _freeze(shapes)).side(sides[0])
+
+
+def parse_latex(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None = None):
+    """One LaTeX side -> the SymPy expression tree of its string-syntax reading
+    (``parse(latex_side(text, shapes), shapes, dims)``: same shapes, dims and errors as :func:`parse`)."""
+    return parse(latex_side(text, shapes), shapes, dims)
+
+
+def _freeze(m: Mapping) -> tuple:
+    return tuple(sorted((k, tuple(v)) for k, v in m.items()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape(text: str, shapes: tuple):
+    """The shape of a string-syntax expression with symbolic sizes: (rows, cols), None for a scalar,
+    "?" when it does not parse or conform (a statement may be ILL-POSED: that is for the engine)."""
+    try:
+        e = parse(text, dict(shapes))
+    except (ExprError, ShapeMismatch, ValueError, TypeError, AttributeError):
+        return "?"
+    try:
+        return tuple(e.shape) if isinstance(e, sp.MatrixExpr) else None
+    except (AttributeError, TypeError, ValueError):      # SymPy cannot say (a power of a scalar transposed)
+        return "?"
+
+
+def _one(x) -> bool:
+    return isinstance(x, (int, sp.Integer)) and int(x) == 1
+
+
+def _is_1x1(sh) -> bool:
+    return isinstance(sh, tuple) and _one(sh[0]) and _one(sh[1])
+
+
+def _size_text(x) -> str:
+    return str(x) if isinstance(x, (int, sp.Basic)) else str(x)
+
+
+class _NoSize(ParseError):
+    """A bare ``I`` or ``\\mathbf{1}`` whose size the context has not given (yet)."""
+
+
+class _Emit:
+    """A tree of :mod:`latex_tree` -> string-syntax text (shape-aware where LaTeX leaves it open)."""
+
+    def __init__(self, text: str, shapes: tuple):
+        self.text, self.shapes = text, shapes
+        self.shaped = {k for k, _ in shapes}
+
+    def fail(self, msg: str):
+        raise ParseError(f"statement={self.text!r}: {msg}")
+
+    def side(self, node) -> str:
+        return self.emit(node)[0]
+
+    def shape(self, txt: str):
+        return _shape(txt, self.shapes)
+
+    def wrap(self, t: str, p: int, need: int) -> str:
+        return t if p >= need else f"({t})"
+
+    def scalar(self, t: str, p: int) -> tuple[str, int]:
+        """``t`` as a scalar: the trace of a 1x1 product."""
+        return (f"trace({t})", _ATOM) if _is_1x1(self.shape(t)) else (t, p)
+
+    def emit(self, n, hint=None) -> tuple[str, int]:
+        return getattr(self, "e_" + n[0])(n, hint)
+
+    def try_emit(self, n):
+        """``emit(n)`` without a size hint, or None when a constant in ``n`` needs one."""
+        try:
+            return self.emit(n)
+        except _NoSize:
+            return None
+
+    # atoms -------------------------------------------------------------------------------------
+    def e_name(self, n, hint):
+        return name_text(n), _ATOM
+
+    def e_num(self, n, hint):
+        return n[1], _ATOM
+
+    def e_ident(self, n, hint):
+        size = n[1]
+        if size is None:
+            known = [h for h in (hint or ()) if h is not None and h != "?"]
+            if not known:
+                raise _NoSize(f"statement={self.text!r}: I has no size here (write I_n)")
+            size = _size_text(known[0])
+        return f"eye({size})", _ATOM
+
+    def e_ones(self, n, hint):
+        size = n[1]
+        if size is None:
+            if not hint or hint[0] is None or hint[0] == "?":
+                raise _NoSize(f"statement={self.text!r}: \\mathbf{{1}} has no size here (write \\mathbf{{1}}_n)")
+            size = _size_text(hint[0])
+        return f"ones({size}, 1)", _ATOM
+
+    # sums and products -------------------------------------------------------------------------
+    def terms(self, n, sign="+"):
+        if n[0] == "add":
+            return self.terms(n[1], sign) + self.terms(n[2], sign)
+        if n[0] == "sub":
+            return self.terms(n[1], sign) + self.terms(n[2], "-" if sign == "+" else "+")
+        if n[0] == "neg":
+            return self.terms(n[1], "-" if sign == "+" else "+")
+        return [(sign, n)]
+
+    def e_add(self, n, hint):
+        terms = self.terms(n)
+        out: list = [None] * len(terms)
+        for i, (_, t) in enumerate(terms):
+            out[i] = self.try_emit(t)
+        sizes = [self.shape(o[0]) for o in out if o is not None]
+        full = next((s for s in sizes if isinstance(s, tuple)), hint)
+        for i, (_, t) in enumerate(terms):
+            if out[i] is None:
+                out[i] = self.emit(t, full)
+        shapes = [self.shape(o[0]) for o in out]
+        if any(s is None for s in shapes) and any(_is_1x1(s) for s in shapes):
+            out = [self.scalar(*o) for o in out]
+        txt = ""
+        for i, ((sign, _), (t, p)) in enumerate(zip(terms, out)):
+            if i == 0:
+                txt = t if sign == "+" else f"-{self.wrap(t, p, _MUL)}"
+            else:
+                txt += f" {sign} {self.wrap(t, p, _MUL if sign == '-' else _ADD)}"
+        return txt, _ADD
+
+    e_sub = e_add
+
+    def e_neg(self, n, hint):
+        if n[1][0] in ("add", "sub", "neg"):
+            return self.e_add(n, hint)
+        t, p = self.emit(n[1], hint)
+        return f"-{self.wrap(t, p, _MUL)}", _NEG
+
+    def e_mul(self, n, hint):
+        a, b = n[1], n[2]
+        ta, tb = self.try_emit(a), self.try_emit(b)
+        if ta is None:
+            sb = self.shape(tb[0]) if tb else None
+            ta = self.emit(a, hint if not isinstance(sb, tuple) else ((hint or (None,))[0], sb[0]))
+        if tb is None:
+            sa = self.shape(ta[0])
+            tb = self.emit(b, hint if not isinstance(sa, tuple) else (sa[1], (hint or (None, None))[1]))
+        sa, sb = self.shape(ta[0]), self.shape(tb[0])
+        if _is_1x1(sa) and isinstance(sb, tuple) and not _one(sb[0]):
+            ta = self.scalar(*ta)
+        if _is_1x1(sb) and isinstance(sa, tuple) and not _one(sa[1]):
+            tb = self.scalar(*tb)
+        return f"{self.wrap(ta[0], ta[1], _MUL)}*{self.wrap(tb[0], tb[1], _NEG)}", _MUL
+
+    def e_div(self, n, hint):
+        ta, tb = self.emit(n[1], hint), self.emit(n[2])
+        sa, sb = self.shape(ta[0]), self.shape(tb[0])
+        if isinstance(sb, tuple) and not _is_1x1(sb):
+            self.fail(f"division by the matrix {tb[0]!r}: write ^{{-1}}")
+        if _is_1x1(sb):
+            tb = self.scalar(*tb)
+            sb = None
+        if _is_1x1(sa) and sb is None:
+            ta = self.scalar(*ta)
+        return f"{self.wrap(ta[0], ta[1], _MUL)}/{self.wrap(tb[0], tb[1], _NEG)}", _MUL
+
+    def binary_fn(self, fn: str, n, hint):
+        ta, tb = self.emit(n[1], hint), self.emit(n[2], hint)
+        for side, bare in zip((n[1], n[2]), n[3]):
+            if bare and all(isinstance(self.shape(self.emit(f)[0]), tuple) for f in side[1:3]):
+                op = r"\odot" if fn == "hadamard" else r"\otimes"
+                self.fail(f"a product of matrices beside {op} without parentheses is ambiguous (authors and SymPy "
+                          rf"disagree on which binds tighter): write (A B) {op} C or A (B {op} C)")
+        return f"{fn}({ta[0]}, {tb[0]})", _ATOM
+
+    def e_had(self, n, hint):
+        return self.binary_fn("hadamard", n, hint)
+
+    def e_hpow(self, n, hint):
+        t, _ = self.emit(n[1], hint)
+        return (f"hadamard({', '.join([t] * n[2])})" if n[2] > 1 else t), _ATOM
+
+    def e_kron(self, n, hint):
+        return self.binary_fn("kron", n, hint)
+
+    # postfix -----------------------------------------------------------------------------------
+    def postfix(self, n, hint, suffix: str, transposed: bool = False):
+        h = (hint[1], hint[0]) if (transposed and hint) else hint
+        t, p = self.emit(n[1], h)
+        if t.lstrip("-").replace(".", "").isdigit():
+            p = _NEG
+        return f"{self.wrap(t, p, _ATOM)}{suffix}", _ATOM
+
+    def e_T(self, n, hint):
+        return self.postfix(n, hint, ".T", transposed=True)
+
+    def e_H(self, n, hint):
+        if n[1][0] == "name" and name_text(n[1]) not in self.shaped:
+            return f"conj({name_text(n[1])})", _ATOM
+        return self.postfix(n, hint, ".H", transposed=True)
+
+    def e_inv(self, n, hint):
+        t, p = self.emit(n[1], hint)
+        return f"{self.wrap(t, p, _ATOM)}**-1", _POW
+
+    def e_invT(self, n, hint):
+        t, p = self.emit(n[1], hint)
+        return f"({self.wrap(t, p, _ATOM)}**-1).T", _ATOM
+
+    def e_conj(self, n, hint):
+        return f"conj({self.emit(n[1], hint)[0]})", _ATOM
+
+    def e_pow(self, n, hint):
+        base, ex = n[1], n[2]
+        if base[0] == "name" and name_text(base) == "e" and "e" not in self.shaped:
+            t, p = self.scalar(*self.emit(ex))
+            self.ambiguous_square("exp", t)
+            return f"exp({t})", _ATOM
+        tb, pb = self.scalar(*self.emit(base, hint))
+        te, pe = self.emit(ex)
+        if tb.lstrip("-").replace(".", "").isdigit():
+            pb = _NEG
+        return f"{self.wrap(tb, pb, _ATOM)}**{self.wrap(te, pe, _ATOM)}", _POW
+
+    # functions ---------------------------------------------------------------------------------
+    def ambiguous_square(self, fn: str, t: str) -> None:
+        """ParseError when ``exp``/``log``/``sqrt`` (written without ``_\\odot``) gets a square matrix:
+        papers mean the matrix function as often as the entrywise one."""
+        sh = self.shape(t)
+        if isinstance(sh, tuple) and not _is_1x1(sh) and sh[0] == sh[1]:
+            matrix = {"exp": r"\operatorname{expm}", "log": r"\operatorname{logm}", "sqrt": "X^{1/2}"}[fn]
+            self.fail(rf"\{fn} of the square matrix {t} is ambiguous: write {matrix} for the matrix function or "
+                      rf"\{'operatorname{sqrt}' if fn == 'sqrt' else fn}_\odot(...) for the entrywise one")
+
+    def e_call(self, n, hint):
+        fn, args = n[1], n[2]
+        entrywise = fn.endswith("@")
+        fn = fn.rstrip("@")
+        texts = [self.emit(a)[0] for a in args]
+        if fn in ("exp", "log", "sqrt") and len(texts) == 1 and not entrywise:
+            self.ambiguous_square(fn, texts[0])
+        if fn in _SCALAR_FNS and len(args) == 1:
+            texts = [self.scalar(texts[0], _ATOM)[0]]
+        if fn == "logdet":
+            return f"log(det({', '.join(texts)}))", _ATOM
+        return f"{fn}({', '.join(texts)})", _ATOM
+
+    def e_bars(self, n, hint):
+        t, _ = self.emit(n[1])
+        sh = self.shape(t)
+        if sh is None or sh == "?":
+            return f"abs({t})", _ATOM
+        if _is_1x1(sh):
+            return f"abs(trace({t}))", _ATOM
+        if sh[0] == sh[1]:
+            return f"det({t})", _ATOM
+        self.fail(f"|{t}| of a {sh[0]} x {sh[1]} matrix: a norm? (write \\|{t}\\|_F)")
+
+    def e_norm(self, n, hint):
+        t, _ = self.emit(n[1])
+        sub = n[2]
+        sh = self.shape(t)
+        vector = isinstance(sh, tuple) and (_one(sh[0]) or _one(sh[1]))
+        if sh is None:
+            return f"abs({t})", _ATOM
+        if sub in ("F", r"\mathrm{F}", r"\text{F}", "Fro", r"\mathrm{Fro}") or (sub in (None, "2") and vector) \
+                or sh == "?":
+            return f"norm2({t})", _ATOM
+        if sub in (None, "2"):
+            self.fail(rf"\|{t}\|{'_2' if sub else ''} of a matrix: the spectral norm is not supported "
+                      r"(write \|X\|_F for the Frobenius norm)")
+        self.fail(rf"the norm \|.\|_{{{sub}}} is not supported (\|X\|_F and \|x\|_2 are)")
+
+    def e_inner(self, n, hint):
+        ta, tb = self.emit(n[1]), self.emit(n[2])
+        sa = self.shape(ta[0])
+        if sa is None:
+            return f"{self.wrap(ta[0], ta[1], _MUL)}*{self.wrap(tb[0], tb[1], _NEG)}", _MUL
+        return f"trace({self.wrap(ta[0], ta[1], _ATOM)}.T*{self.wrap(tb[0], tb[1], _NEG)})", _ATOM
+
+    def e_grad(self, n, hint):
+        f, _ = self.scalar(*self.emit(n[1]))
+        return f"grad({f}, {name_text(n[2])})", _ATOM
+
+    def e_hess(self, n, hint):
+        f, _ = self.scalar(*self.emit(n[1]))
+        return f"hessian({f}, {name_text(n[2])})", _ATOM
+
+    def e_partial(self, n, hint):
+        (wrt, transposed), = n[2]
+        f, p = self.emit(n[1])
+        sh = self.shape(f)
+        w = name_text(wrt)
+        if sh is None or _is_1x1(sh) or sh == "?":
+            f, _ = self.scalar(f, p)
+            return (f"grad({f}, {w}).T", _ATOM) if transposed else (f"grad({f}, {w})", _ATOM)
+        if transposed and _one(sh[1]):
+            return f"jacobian({f}, {w})", _ATOM
+        self.fail(rf"\frac{{\partial F}}{{\partial {w}}} of a non-scalar F: the layout differs between authors "
+                  rf"(write \frac{{\partial F}}{{\partial {w}^\top}} for the Jacobian of a column F)")

@@ -1,0 +1,466 @@
+"""LaTeX of papers -> a small tree of tuples (the first half of :mod:`theorem_check.expr.latex`).
+
+The grammar is ``latex.lark`` beside this file (lark, LALR(1)).  Before lark sees the text a pre-pass
+removes what carries no mathematics (``\\left``, ``\\right``, ``\\big``, ``\\,``, ``\\;``, ``\\!``,
+``\\quad``, ``~``, ``&``, ``\\\\``, ``\\label{..}``, ``\\tag{..}``, a final ``.`` or ``,``) and decides
+for every ``|`` and ``\\|`` whether it opens or closes a bar (``\\lvert``/``\\rvert``,
+``\\lVert``/``\\rVert``): it closes when a bar of its kind is open and what precedes it ends an
+operand.  Columns in error messages are columns of the text as given.
+
+The tree: tuples whose first entry names the node.
+
+``("name", base, sub, sup, letter)``
+    ``W_1`` is ``("name", "W", "1", "", "W")``; ``W^{(l)}`` has ``sup = "l"``; ``\\hat{x}`` has
+    ``base = "xhat"`` and ``letter = "x"`` (the Latin letter the shape conventions read, "" for Greek
+    and multi-letter names).  The string-syntax name is :func:`name_text`: ``W_1``, ``W__l``
+    (SymPy prints ``__`` as a superscript), ``lamda`` for ``\\lambda`` (``lambda`` is a Python keyword).
+``("num", "2.5")``, ``("ident", size or None)``, ``("ones", size or None)``
+``("add"|"sub"|"mul"|"div", a, b)``, ``("had"|"kron", a, b, bare)`` (``bare``: which operand is a
+product written without parentheses), ``("neg", a)``
+``("T"|"inv"|"invT"|"H"|"conj", a)``, ``("pow", a, e)``, ``("call", fname, args)`` (``fname`` ends
+in ``@`` when written entrywise: ``\\exp_\\odot``)
+``("hpow", a, k)`` (``A^{\\circ 2}``), ``("bars", a)``, ``("norm", a, subscript)``, ``("inner", a, b)``
+``("grad", f, wrt)``, ``("hess", f, wrt)``, ``("partial", f, [(wrt, transposed), ...])``
+
+Raises :class:`~theorem_check.errors.ParseError` (one line: the token, its column) for text the
+grammar does not read, and for notation it reads but refuses (``\\oplus``, ``\\max``, ``'``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+from theorem_check.errors import ParseError
+
+__all__ = ["GREEK", "FUNCTION_NAMES", "REFUSED", "prepass", "read", "name_text", "names_of", "walk"]
+
+GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi "
+         "rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma "
+         "Upsilon Phi Psi Omega ell").split()
+"""Greek letters read as names (``\\lambda`` is the name ``lamda``; ``\\varepsilon`` is ``epsilon``)."""
+_GREEK_NAME = {"lambda": "lamda", "varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varpi": "pi",
+               "varrho": "rho", "varsigma": "sigma"}
+
+FUNCTION_NAMES: dict[str, str] = {
+    "tr": "trace", "Tr": "trace", "trace": "trace", "Trace": "trace", "det": "det", "exp": "exp", "log": "log",
+    "ln": "log", "tanh": "tanh", "sin": "sin", "cos": "cos", "tan": "tan", "diag": "diag", "Diag": "diag",
+    "vec": "vec", "vecop": "vec", "logdet": "logdet", "softmax": "softmax", "sigmoid": "sigmoid", "sigma": "sigmoid",
+    "softplus": "softplus", "logsumexp": "logsumexp", "LSE": "logsumexp", "expm": "expm", "logm": "logm",
+    "sqrtm": "sqrtm", "Re": "real", "Im": "imag", "real": "real", "imag": "imag", "tril": "tril", "triu": "triu",
+    "chol": "cholesky", "sqrt": "sqrt",
+}
+"""LaTeX operator names (``\\operatorname{tr}``, ``\\mathrm{Tr}``, ``\\det``, ...) -> string-syntax functions."""
+
+REFUSED: dict[str, str] = {
+    "max": "a maximum", "min": "a minimum", "sup": "a supremum", "inf": "an infimum", "lim": "a limit",
+    "rank": "a rank", "argmax": "an argmax", "argmin": "an argmin", "sign": "a sign", "sgn": "a sign",
+    "E": "an expectation", "Var": "a variance", "Cov": "a covariance", "KL": "a divergence",
+}
+"""Operator names read but refused (one line saying what they are): no node evaluates them."""
+
+_STYLE_SUFFIX = {"hat": "hat", "widehat": "hat", "tilde": "tilde", "widetilde": "tilde", "check": "check",
+                 "dot": "dot", "ddot": "ddot", "breve": "breve", "mathcal": "cal", "mathscr": "scr",
+                 "mathfrak": "frak", "underline": "underline"}
+
+
+@functools.lru_cache(maxsize=1)
+def _parser():
+    import lark
+
+    grammar = (Path(__file__).with_name("latex.lark")).read_text(encoding="utf-8")
+    words = sorted(set(FUNCTION_NAMES) | set(REFUSED), key=len, reverse=True)
+    grammar = grammar.replace("FUNCTION_WORDS", "|".join(words))
+    return lark.Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False, maybe_placeholders=False)
+
+
+# --------------------------------------------------------------------------------------------------
+# pre-pass
+# --------------------------------------------------------------------------------------------------
+_PRE = [
+    (re.compile(r"\\left\s*(\\\||\\Vert(?![A-Za-z])|\\lVert(?![A-Za-z]))"), r"\lVert "),
+    (re.compile(r"\\right\s*(\\\||\\Vert(?![A-Za-z])|\\rVert(?![A-Za-z]))"), r"\rVert "),
+    (re.compile(r"\\left\s*(\||\\vert(?![A-Za-z])|\\lvert(?![A-Za-z]))"), r"\lvert "),
+    (re.compile(r"\\right\s*(\||\\vert(?![A-Za-z])|\\rvert(?![A-Za-z]))"), r"\rvert "),
+    (re.compile(r"\\(left|right)\s*\."), " "),
+    (re.compile(r"\\(left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![A-Za-z])"), " "),
+    (re.compile(r"\\(label|tag)\s*\{[^{}]*\}"), " "),
+    (re.compile(r"\\(quad|qquad|displaystyle|textstyle|nonumber|notag|limits|mathstrut)(?![A-Za-z])"), " "),
+    (re.compile(r"\\[,;:! ]|~|&|\\\\"), " "),
+]
+_BAR2 = re.compile(r"\\\||\\Vert(?![A-Za-z])")
+_BAR1 = re.compile(r"\||\\vert(?![A-Za-z])|\\mid(?![A-Za-z])")
+_CMD = re.compile(r"\\[A-Za-z]+")
+_OPENS_BEFORE = tuple("([{+-=,^_/*")
+_OPENING_CMDS = re.compile(r"\\(lvert|lVert|langle|cdot|times|odot|circ|otimes|oplus|frac|sqrt|left)\s*$")
+
+
+def prepass(text: str) -> tuple[str, list[int]]:
+    """The text lark reads and, for each of its characters, the index of the character of ``text``
+    it comes from (see the module docstring)."""
+    stripped = text.rstrip()
+    while stripped and stripped[-1] in ".,;":
+        stripped = stripped[:-1].rstrip()
+    out: list[str] = []
+    where: list[int] = []
+    opened: list[str] = []
+    i = 0
+
+    def put(s: str, at: int) -> None:
+        out.append(s)
+        where.extend([at] * len(s))
+
+    while i < len(stripped):
+        for pat, rep in _PRE:
+            m = pat.match(stripped, i)
+            if m:
+                if rep.startswith(r"\l"):
+                    opened.append(rep.strip())
+                elif rep.startswith(r"\r") and opened:
+                    opened.pop()
+                put(rep, i)
+                i = m.end()
+                break
+        else:
+            m2, m1 = _BAR2.match(stripped, i), _BAR1.match(stripped, i)
+            m = m2 or m1
+            if m:
+                kind = r"\lVert" if m2 else r"\lvert"
+                before = "".join(out).rstrip()
+                ends_operand = bool(before) and not before.endswith(_OPENS_BEFORE) \
+                    and not _OPENING_CMDS.search(before) and not before.endswith("\\in")
+                if opened and opened[-1] == kind and ends_operand:
+                    opened.pop()
+                    put((r"\rVert " if m2 else r"\rvert "), i)
+                else:
+                    opened.append(kind)
+                    put(kind + " ", i)
+                i = m.end()
+                continue
+            m = _CMD.match(stripped, i)
+            if m:
+                put(m.group(0), i)
+                i = m.end()
+                continue
+            put(stripped[i], i)
+            i += 1
+    return "".join(out), where
+
+
+# --------------------------------------------------------------------------------------------------
+# lark tree -> tuples
+# --------------------------------------------------------------------------------------------------
+def read(text: str, *, what: str = "statement") -> tuple[list, list[str]]:
+    """``text`` -> (its sides as trees, its relations in order: ``["="]`` for an identity)."""
+    return _read(text, what)
+
+
+@functools.lru_cache(maxsize=1024)
+def _read(text: str, what: str):
+    import lark
+
+    if not text.strip():
+        raise ParseError(f"{what}={text!r}: empty")
+    src, where = prepass(text)
+    try:
+        tree = _parser().parse(src)
+    except lark.exceptions.UnexpectedInput as exc:
+        raise ParseError(_error_line(text, src, where, exc, what)) from None
+    kids = tree.children
+    sides = [_Build(text, what).node(k) for k in kids[0::2]]
+    rels = [str(k) for k in kids[1::2]]
+    return sides, rels
+
+
+def _error_line(text: str, src: str, where: list[int], exc, what: str) -> str:
+    import lark
+
+    pos = getattr(exc, "pos_in_stream", None)
+    tok = getattr(exc, "token", None)
+    if isinstance(exc, lark.exceptions.UnexpectedEOF) or pos is None or pos >= len(src) or \
+            getattr(tok, "type", "") == "$END":
+        return f"{what}={text!r}: unexpected end of input (an unclosed brace, bar or parenthesis?)"
+    col = where[pos] + 1
+    shown = str(tok) if tok is not None and str(tok) else (_CMD.match(src, pos) or re.match(r"\S", src[pos:]) or
+                                                          re.match(".", src[pos:])).group(0)
+    hint = ""
+    if shown.startswith("\\") and isinstance(exc, lark.exceptions.UnexpectedCharacters):
+        hint = " (a command the LaTeX reader does not know)"
+    return f"{what}={text!r}: unexpected {shown.strip()!r} at column {col}{hint}"
+
+
+def _name_part(tex: str, text: str, what: str) -> str:
+    """A subscript or superscript label as identifier characters: ``{ij}`` -> ``ij``, ``{l+1}`` ->
+    ``lp1``, ``{\\text{out}}`` -> ``out``, ``{\\sigma}`` -> ``sigma``."""
+    s = tex.strip()
+    s = re.sub(r"\\(text|mathrm|textrm|mathbf|boldsymbol|bm|mathit|operatorname|rm)\s*", "", s)
+    s = re.sub(r"\\([A-Za-z]+)", lambda m: _GREEK_NAME.get(m.group(1), m.group(1)), s)
+    s = s.replace("{", "").replace("}", "").replace("(", "").replace(")", "").replace(" ", "").replace(",", "")
+    s = s.replace("+", "p").replace("-", "m").replace("'", "prime")
+    if not re.fullmatch(r"[A-Za-z0-9_]+", s):
+        raise ParseError(f"{what}={text!r}: cannot read {tex!r} as part of a name")
+    return s
+
+
+def _sub_text(tok: str) -> str:
+    """The content of a subscript token ``_1``, ``_{ij}``, ``_\\sigma``."""
+    s = tok[1:].strip()
+    return s[1:-1] if s.startswith("{") else s
+
+
+class _Build:
+    """lark tree -> tuples (see the module docstring)."""
+
+    def __init__(self, text: str, what: str):
+        self.text, self.what = text, what
+
+    def fail(self, msg: str):
+        raise ParseError(f"{self.what}={self.text!r}: {msg}")
+
+    def node(self, t):
+        import lark
+
+        if isinstance(t, lark.Token):
+            self.fail(f"unexpected {str(t)!r}")
+        return getattr(self, "n_" + t.data)(*t.children)
+
+    # atoms -----------------------------------------------------------------------------------
+    def n_name(self, tok):
+        s = str(tok)
+        if s.startswith("\\"):
+            word = s[1:]
+            return ("name", _GREEK_NAME.get(word, word), "", "", "")
+        if s == "I":
+            return ("ident", None)
+        return ("name", s, "", "", s)
+
+    def n_styled(self, tok):
+        m = re.match(r"\\([A-Za-z]+)\s*(.*)$", str(tok), re.S)
+        style, arg = m.group(1), m.group(2).strip()
+        inner = arg[1:-1].strip() if arg.startswith("{") else arg
+        if inner == "I" and style in ("mathbb", "mathbf", "boldsymbol", "bm", "mathrm"):
+            return ("ident", None)                     # SymPy prints Identity as \mathbb{I}; the Cookbook bold I
+        if style == "mathbb":
+            self.fail(rf"\mathbb{{{inner}}} is not a name or an operator the LaTeX reader knows "
+                      "(an expectation or a set?)")
+        if style in ("text", "textrm", "mathrm") and inner in FUNCTION_NAMES:
+            self.fail(rf"\{style}{{{inner}}} needs an argument")
+        if style in ("text", "textrm", "mathrm", "operatorname") and inner in REFUSED:
+            self.fail(rf"\{style}{{{inner}}} is {REFUSED[inner]}: not an expression theorem-check evaluates")
+        if inner == "e" and style in ("mathrm", "text", "textrm"):
+            return ("name", "e", "", "", "")
+        sub = _read(inner, "name")[0][0] if inner else None
+        if sub is None or sub[0] not in ("name", "ident"):
+            if re.fullmatch(r"[A-Za-z]+", inner or ""):
+                return ("name", inner, "", "", "")
+            self.fail(f"cannot read {str(tok)!r} as a name")
+        if sub[0] == "ident":
+            sub = ("name", "I", "", "", "I")       # \hat{I}, \mathcal{I}: a name
+        _, base, s, sup, letter = sub
+        suffix = _STYLE_SUFFIX.get(style, "")
+        return ("name", base + suffix, s, sup, letter)
+
+    def n_number(self, tok):
+        return ("num", str(tok))
+
+    def n_ones(self, tok):
+        return ("ones", None)
+
+    def n_group(self, _open, inner, _close):
+        return self.node(inner)
+
+    def n_frac_digits(self, tok):
+        a, b = re.findall(r"\d", str(tok))[-2:]
+        return ("div", ("num", a), ("num", b))
+
+    def n_frac(self, _tok, a, b):
+        return ("div", self.node(a), self.node(b))
+
+    def n_sqrt(self, _tok, a):
+        return ("call", "sqrt", [self.node(a)])
+
+    def n_root(self, _tok, _o, n, _c, a):
+        return ("pow", self.node(a), ("div", ("num", "1"), self.node(n)))
+
+    def n_bars(self, _o, a, _c):
+        return ("bars", self.node(a))
+
+    def n_norm(self, _o, a, _c):
+        return ("norm", self.node(a), None)
+
+    def n_inner(self, _o, a, _comma, b, _c):
+        return ("inner", self.node(a), self.node(b))
+
+    def n_conj(self, _tok, a):
+        return ("conj", self.node(a))
+
+    def n_call(self, tok, *rest):
+        s = str(tok)
+        head = re.sub(r"\s*_\s*(\{\s*\\(odot|circ)\s*\}|\\(odot|circ))$", "", s)
+        m = re.search(r"\{\s*\\?([A-Za-z]+)\s*\}", head) or re.match(r"\\([A-Za-z]+)", head)
+        word = m.group(1)
+        if word in REFUSED:
+            self.fail(f"{s!r} is {REFUSED[word]}: not an expression theorem-check evaluates")
+        if word not in FUNCTION_NAMES:
+            self.fail(f"unknown operator {s!r} (known: {', '.join(sorted(set(FUNCTION_NAMES)))})")
+        args = [self.node(r) for r in rest if not _is_punct(r)]
+        entrywise = bool(re.search(r"_\s*\{?\s*\\(odot|circ)", s))
+        return ("call", FUNCTION_NAMES[word] + ("@" if entrywise else ""), args)
+
+    def n_nabla(self, tok, *rest):
+        s = str(tok)
+        order = 2 if re.search(r"\^\s*\{?\s*2", s) else 1
+        m = re.search(r"_\s*(\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|\\[A-Za-z]+|[A-Za-z])", s)
+        if not m:
+            self.fail(rf"{s.strip()!r} needs the variable as a subscript (\nabla_X f)")
+        wrt = self.wrt(_sub_text("_" + m.group(1)))
+        f = self.node([r for r in rest if not _is_punct(r)][0])
+        return ("hess" if order == 2 else "grad", f, wrt)
+
+    def wrt(self, tex: str):
+        (w,), _ = _read(tex, "variable")
+        if w[0] != "name":
+            self.fail(f"the variable of a derivative must be a name, got {tex!r}")
+        return w
+
+    def n_partial_frac(self, _frac, _o, partial, f, _c, _o2, *parts):
+        return self.partial(str(partial), self.node(f), [p for p in parts if not _is_punct(p)])
+
+    def n_partial_op(self, _frac, _o, partial, _c, _o2, *rest):
+        rest = [r for r in rest if not _is_punct(r)]
+        return self.partial(str(partial), self.node(rest[-1]), rest[:-1])
+
+    def partial(self, partial: str, f, parts):
+        order = 2 if "^" in partial else 1
+        wrts = []
+        for p in parts:
+            v = self.node(p.children[1])
+            transposed = v[0] == "T"
+            v = v[1] if transposed else v
+            if v[0] == "pow" and v[2] == ("num", "2"):
+                wrts += [(v[1], False), (v[1], False)]
+                continue
+            if v[0] != "name":
+                self.fail("the variable of a derivative must be a name (\\partial X)")
+            wrts.append((v, transposed))
+        if len(wrts) != order or (order == 2 and wrts[0][0] != wrts[1][0]):
+            self.fail(f"a derivative of order {order} needs {order} variables (the same for a Hessian), "
+                      f"got {len(wrts)}")
+        if order == 2:
+            return ("hess", f, wrts[0][0])
+        return ("partial", f, wrts)
+
+    # operators -------------------------------------------------------------------------------
+    def bin(kind):  # noqa: N805 - a factory of methods
+        def f(self, a, _op, b):
+            return (kind, self.node(a), self.node(b))
+        return f
+
+    n_add, n_sub, n_div = bin("add"), bin("sub"), bin("div")
+
+    def product(kind):  # noqa: N805 - a factory of methods
+        def f(self, a, _op, b):
+            bare = tuple(getattr(t, "data", "") == "mul" for t in (a, b))
+            return (kind, self.node(a), self.node(b), bare)
+        return f
+
+    n_hadamard, n_kron = product("had"), product("kron")
+
+    def n_mul(self, a, *rest):
+        return ("mul", self.node(a), self.node(rest[-1]))
+
+    def n_oplus(self, a, op, b):
+        self.fail(r"'\oplus' (the direct sum, a block-diagonal matrix) is not supported: write the blocks "
+                  "as separate statements")
+
+    def n_neg(self, _op, a):
+        return ("neg", self.node(a))
+
+    def n_signed(self, _op, a):                 # a unary '+'
+        return self.node(a)
+
+    def n_transpose(self, a, _t):
+        return ("T", self.node(a))
+
+    def n_inverse(self, a, _t):
+        return ("inv", self.node(a))
+
+    def n_inverse_transpose(self, a, _t):
+        return ("invT", self.node(a))
+
+    def n_hermitian(self, a, _t):
+        return ("H", self.node(a))
+
+    def n_prime(self, a, _t):
+        self.fail("\"'\" is ambiguous in LaTeX (a transpose, or another name): write ^\\top, or a new name")
+
+    def n_hadamard_power(self, a, tok):
+        k = int(re.findall(r"[0-9]+", str(tok))[-1])
+        if not 1 <= k <= 16:
+            self.fail(f"the Hadamard power {str(tok)!r} must be 1..16")
+        return ("hpow", self.node(a), k)
+
+    def n_power(self, a, _caret, e):
+        return ("pow", self.node(a), self.node(e))
+
+    def n_label(self, a, tok):
+        base = self.node(a)
+        if base[0] != "name" or base[2] or base[3]:
+            self.fail(f"{str(tok)!r} labels a name only (W^{{(l)}})")
+        label = _name_part(re.sub(r"^\^\s*", "", str(tok)), self.text, self.what)
+        return ("name", base[1], base[2], label, base[4])
+
+    def n_subscript(self, a, tok):
+        base = self.node(a)
+        sub = _sub_text(str(tok))
+        if base[0] == "name":
+            if base[2]:
+                self.fail(f"{base[1]}_{base[2]} has a second subscript {sub!r}")
+            return ("name", base[1], _name_part(sub, self.text, self.what), base[3], base[4])
+        if base[0] in ("ident", "ones") and base[1] is None:
+            size = _name_part(sub, self.text, self.what)
+            if not re.fullmatch(r"[A-Za-z]|[0-9]+", size):
+                self.fail(f"the size of {'I' if base[0] == 'ident' else chr(92) + 'mathbf{1}'} must be a "
+                          f"letter or a number, got {sub!r}")
+            return (base[0], size)
+        if base[0] == "norm" and base[2] is None:
+            return ("norm", base[1], sub.strip())
+        self.fail(f"unexpected subscript {str(tok)!r}")
+
+
+def _is_punct(t) -> bool:
+    import lark
+
+    return isinstance(t, lark.Token)
+
+
+def name_text(node) -> str:
+    """The string-syntax name of a ``("name", ...)`` node: ``W_1``, ``W__l``, ``W_1__l``."""
+    _, base, sub, sup, _letter = node
+    return base + (f"_{sub}" if sub else "") + (f"__{sup}" if sup else "")
+
+
+def walk(node):
+    """Every node of a tree, depth first."""
+    yield node
+    for a in node[1:]:
+        if isinstance(a, tuple) and a and isinstance(a[0], str):
+            yield from walk(a)
+        elif isinstance(a, list):
+            for b in a:
+                if isinstance(b, tuple) and b and isinstance(b[0], str):
+                    yield from walk(b)
+                elif isinstance(b, tuple):       # (wrt, transposed) pairs of a partial
+                    yield from walk(b[0])
+
+
+def names_of(trees) -> dict[str, str]:
+    """String-syntax name -> the Latin letter the conventions read ("" for Greek/multi-letter), in
+    order of appearance."""
+    out: dict[str, str] = {}
+    for t in trees:
+        for n in walk(t):
+            if n[0] == "name":
+                out.setdefault(name_text(n), n[4])
+    return out
