@@ -45,6 +45,7 @@ from theorem_check.authoring.spec import (
     Side,
     Spec,
     build_spec,
+    complex_names,
     make_side,
     sampler,
 )
@@ -67,7 +68,7 @@ def _symbolic(s: Side, spec: Spec):
         return s
     if isinstance(s, str):
         try:
-            return ex.parse(s, dict(spec.mats), what="side")
+            return ex.parse(s, dict(spec.mats), what="side", complex_names=complex_names(spec))
         except ShapeMismatch:
             return None
     return None
@@ -190,14 +191,17 @@ def _probe_rhs(st: Statement):
         d = _generic_dims(st.dims)
         inst = Instance(st.sample(np.random.default_rng(12345), d, 1))
         with FLOAT64.active():
-            return np.asarray(st.rhs(inst, FLOAT64), dtype=float)
+            v = np.asarray(st.rhs(inst, FLOAT64))
+            return v if np.iscomplexobj(v) else v.astype(float)   # a complex side stays complex (no cast)
     except Exception:  # noqa: BLE001 - a statement that does not evaluate gets the sign/factor controls
         return None
 
 
 def derived_controls(st: Statement) -> tuple[Statement, ...]:
     """Negative controls of an identity, by the same code path: sign and factor 2 of the right side,
-    its transpose where it is square and not symmetric, ``+ 1`` where it is zero."""
+    its transpose where it is square and not symmetric, ``+ 1`` where it is zero; for a complex right
+    side also its conjugate where it is not real and its conjugate transpose where it is square and not
+    Hermitian (the controls keep the side's complex values: no cast to real)."""
     v = _probe_rhs(st)
     if v is not None and v.size and np.all(v == 0):
         return (perturb(st, "plus one", rhs=lambda x, inst, ctx: x + 1),)
@@ -207,6 +211,14 @@ def derived_controls(st: Statement) -> tuple[Statement, ...]:
         if np.max(np.abs(v - np.swapaxes(v, -1, -2))) > 1e-6 * scale:
             # a 1x1 right side (at size 1) is a scalar: its transpose is itself
             out.append(perturb(st, "transpose", rhs=lambda x, inst, ctx: ctx.T(x) if np.ndim(x) >= 3 else x))
+    if v is not None and np.iscomplexobj(v) and v.size:
+        scale = np.max(np.abs(v)) or 1.0
+        if np.max(np.abs(v.imag)) > 1e-6 * scale:
+            out.append(perturb(st, "conjugate", rhs=lambda x, inst, ctx: ctx.conj(x)))
+        if v.ndim == 3 and v.shape[-1] == v.shape[-2] > 1 and \
+                np.max(np.abs(v - np.conj(np.swapaxes(v, -1, -2)))) > 1e-6 * scale:
+            out.append(perturb(st, "conjugate transpose",
+                               rhs=lambda x, inst, ctx: ctx.H(x) if np.ndim(x) >= 3 else ctx.conj(x)))
     return tuple(out)
 
 
@@ -272,7 +284,8 @@ def _assumptions(spec: Spec, extra) -> tuple[str, ...]:
         kind = spec.structure.get(n)
         out.append(f"{n} is {r} x {c}" + (f", {kind}" if kind else ""))
     for n, pos in spec.scalars:
-        out.append(f"{n} is a {'positive ' if pos else ''}scalar")
+        kind = "positive " if pos else ("complex " if spec.structure.get(n) == "complex" else "")
+        out.append(f"{n} is a {kind}scalar")
     if spec.ranges:
         out.append("sizes " + ", ".join(f"{k} in {lo}..{hi}" for k, (lo, hi) in sorted(spec.ranges.items())))
     if isinstance(extra, str):

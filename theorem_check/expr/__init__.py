@@ -49,12 +49,13 @@ Conventions
 
 from __future__ import annotations
 
-from theorem_check.expr.compile import Env, Recipe, compile_expr, evaluate, side  # noqa: F401
+from theorem_check.expr.compile import COMPLEX_KINDS, Env, Recipe, compile_expr, evaluate, side  # noqa: F401
 from theorem_check.expr.nodes import (  # noqa: F401
     Cholesky,
     Expm,
     ExprError,
     Grad,
+    GradXY,
     Hessian,
     Jacobian,
     Logm,
@@ -68,6 +69,7 @@ from theorem_check.expr.nodes import (  # noqa: F401
     Vec,
     expm1,
     grad,
+    grad_xy,
     hessian,
     is_matrix,
     jacobian,
@@ -79,4 +81,4 @@ from theorem_check.expr.nodes import (  # noqa: F401
 )
 from theorem_check.expr.parse import FUNCTIONS, names_in, parse, parse_statement, size_symbol  # noqa: F401
 
-__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "jacobian", "hessian", "compile_expr", "evaluate", "side", "parse", "parse_statement", "FUNCTIONS", "is_matrix"]
+__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "GradXY", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "grad_xy", "jacobian", "hessian", "compile_expr", "evaluate", "side", "parse", "parse_statement", "FUNCTIONS", "is_matrix", "COMPLEX_KINDS"]

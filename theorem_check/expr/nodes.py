@@ -7,7 +7,7 @@ from sympy.matrices.exceptions import ShapeError
 
 from theorem_check.errors import TheoremCheckError
 
-__all__ = ["Cholesky", "Expm", "ExprError", "Grad", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
+__all__ = ["Cholesky", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
 
 
 class ExprError(TheoremCheckError, ValueError):
@@ -269,6 +269,9 @@ class Grad(_MatNode):
 
     Layout ``G_ij = df/dX_ij`` (Matrix Cookbook, SymPy, PyTorch, JAX).  Evaluated by the engine's
     oracle ``ctx.grad``, or ``ctx.sym_grad`` = ``(G + G^T)/2`` when ``X`` is declared symmetric/SPD.
+    When ``X`` is declared complex, the conjugate Wirtinger derivative ``df/d conj(X)`` =
+    ``(df/dRe X + i df/dIm X)/2`` (``ctx.wirtinger_grad``; Kreutz-Delgado, arXiv:0906.4835): for a real
+    ``f``, ``f(X + dX) = f(X) + 2 Re tr(G^H dX)``.  :class:`GradXY` is the other reading, ``2 df/d conj(X)``.
     """
 
     _op = "grad"
@@ -286,6 +289,17 @@ class Grad(_MatNode):
 
     def _latex(self, printer):
         return rf"\nabla_{{{printer._print(self.args[1])}}}\left({printer._print(self.args[0])}\right)"
+
+
+class GradXY(Grad):
+    """``grad_xy(f, Z)``: ``df/dRe Z + i df/dIm Z`` = ``2 df/d conj(Z)``, the steepest-ascent direction of a
+    real ``f`` in the Euclidean metric of the real and imaginary parts (what PyTorch stores in ``z.grad``);
+    twice :class:`Grad` of a complex ``Z``, equal to it for a real ``Z``.  Shape of ``Z``."""
+
+    _op = "grad_xy"
+
+    def _latex(self, printer):
+        return rf"2\,\frac{{\partial {printer._print(self.args[0])}}}{{\partial \overline{{{printer._print(self.args[1])}}}}}"
 
 
 def _numel(x):
@@ -334,6 +348,11 @@ def grad(f, X):
     if isinstance(X, sp.Symbol):
         return Jacobian(f, X)
     return Grad(f, X)
+
+
+def grad_xy(f, Z):
+    """The node ``grad_xy(f, Z)`` (see :class:`GradXY`); ``Z`` a matrix or vector variable."""
+    return GradXY(f, Z)
 
 
 def jacobian(F, x) -> Jacobian:
