@@ -119,10 +119,26 @@ def test_complex_functions_evaluate_at_every_precision(text, fn):
             assert float(err) < 10 * max(ctx.eps, 1e-15) * (1 + np.max(np.abs(want))), (text, ctx.name)
 
 
-def test_grad_by_hermitian_or_jacobian_by_complex_is_a_one_line_error(capsys):
-    code, _, err = run_main(capsys, "check", "grad(real(trace(A)), A) = eye(n)/2", "--shape", "A=n,n",
-                            "--assume", "A=hermitian")
-    assert code == 2 and "not supported" in err and len(err.strip().splitlines()) == 1, err
+@pytest.mark.parametrize("args,message", [
+    (("grad(real(trace(A)), A) = eye(n)/2", "--shape", "A=n,n", "--assume", "A=hermitian"), "not supported"),
+    (("jacobian(A*z, z) = A", "--shape", "A=n,n", "--shape", "z=n,1", "--assume", "z=complex"), "grad and grad_xy only"),
+    (("grad(abs(w)**2, w) = w", "--assume", "w=complex"), "declare it as a 1x1 matrix"),
+    (("A = A", "--shape", "A=n,m", "--assume", "A=hermitian"), "needs a square shape"),
+])
+def test_unsupported_complex_derivatives_are_one_line_errors(capsys, args, message):
+    code, _, err = run_main(capsys, "check", *args)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_complex_scalar_as_1x1_matrix_has_its_wirtinger_gradient(capsys):
+    code, out, err = run_main(capsys, "check", "grad(abs(w)**2, w) = w", "--shape", "w=1,1", "--assume", "w=complex")
+    assert code == 0 and "VERIFIED" in out, out + err
+
+
+def test_entrywise_nodes_print_as_typed():
+    e = parse("grad(real(z.H*A*z), z)", {"z": (3, 1), "A": (3, 3)}, complex_names=("A", "z"))
+    assert sp.latex(e) == r"\nabla_{z}\left(\operatorname{Re}\left(z^{\dagger} A z\right)\right)"
+    assert sp.latex(parse("conj(A)", {"A": (3, 3)}, complex_names=("A",))) == r"\overline{A}"
 
 
 def test_magnitude_of_complex_sides_is_real_and_casts_nothing():

@@ -348,6 +348,18 @@ class _Compiler:
         a = self.compile(e.arg)
         return lambda env: env.ctx.H(a(env))
 
+    def _c_Conj(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.conj(a(env))
+
+    def _c_Real(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.real(a(env))
+
+    def _c_Imag(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.imag(a(env))
+
     def _c_Trace(self, e):
         a = self.compile(e.arg)
         return lambda env: env.ctx.trace(a(env))

@@ -299,6 +299,10 @@ class _MagCompiler:
     def _m_conjugate(self, e):
         return self._unary(e, FLOAT64.conj, lambda m: m)
 
+    _m_Conj = _m_conjugate
+    _m_Real = _m_re
+    _m_Imag = _m_im
+
     def _m_Trace(self, e):
         return self._unary(e, FLOAT64.trace, FLOAT64.trace)
 

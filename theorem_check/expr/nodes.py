@@ -7,7 +7,7 @@ from sympy.matrices.exceptions import ShapeError
 
 from theorem_check.errors import TheoremCheckError
 
-__all__ = ["Cholesky", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
+__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
 
 
 class ExprError(TheoremCheckError, ValueError):
@@ -257,6 +257,39 @@ class Triu(_SquareFn):
     """The upper triangle, diagonal included (``ctx.triu``)."""
 
     _op = "triu"
+
+
+class _Entrywise(_MatNode):
+    """A map applied to each entry of a matrix, kept unevaluated (SymPy rewrites ``re(M)`` of a matrix
+    expression as ``(M + conj(M))/2``, which prints as something other than what was typed)."""
+
+    def __new__(cls, a):
+        need_matrix(cls._op, a)
+        return super().__new__(cls, a)
+
+    def _shape(self):
+        return self.args[0].shape
+
+
+class Conj(_Entrywise):
+    """``conj(A)``: the entrywise complex conjugate of a matrix (``ctx.conj``); ``A`` itself when real."""
+
+    _op = "conj"
+
+    def _latex(self, printer):
+        return rf"\overline{{{printer._print(self.args[0])}}}"
+
+
+class Real(_Entrywise):
+    """``real(A)``: the entrywise real part of a matrix (``ctx.real``), a real matrix of the same shape."""
+
+    _op = "Re"
+
+
+class Imag(_Entrywise):
+    """``imag(A)``: the entrywise imaginary part of a matrix (``ctx.imag``); zeros when ``A`` is real."""
+
+    _op = "Im"
 
 
 def _wrt_ok(x) -> None:

@@ -14,12 +14,15 @@ from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 from theorem_check.errors import InvalidArgument, ShapeMismatch
 from theorem_check.expr.nodes import (
     Cholesky,
+    Conj,
     Expm,
     ExprError,
+    Imag,
     Logm,
     LogSumExp,
     LogSumExpAxis,
     ParseError,
+    Real,
     Softmax,
     Sqrtm,
     Tril,
@@ -92,9 +95,13 @@ def _kron(*args):
     return out if coeff == 1 else coeff * out
 
 
-def _conj(x):
-    """``conj(x)``: the entrywise complex conjugate (of a matrix, ``Adjoint(Transpose(X))``, SymPy's own form)."""
-    return sp.conjugate(x)
+def _entrywise(name: str, node, scalar_fn):
+    """``conj``/``real``/``imag``: the node (:class:`Conj`, :class:`Real`, :class:`Imag`) of a matrix, SymPy's
+    ``conjugate``/``re``/``im`` of a scalar."""
+    def f(x):
+        return node(x) if is_matrix(x) else scalar_fn(x)
+    f.__name__ = name
+    return f
 
 
 def _hadamard(*args):
@@ -116,7 +123,8 @@ FUNCTIONS: dict[str, Any] = {
     "sqrt": _elementwise_fn("sqrt", sp.sqrt), "abs": _elementwise_fn("abs", sp.Abs),
     "Abs": _elementwise_fn("Abs", sp.Abs), "sigmoid": _elementwise_fn("sigmoid", sigmoid),
     "softplus": _elementwise_fn("softplus", softplus),
-    "conj": _conj, "real": _elementwise_fn("real", sp.re), "imag": _elementwise_fn("imag", sp.im),
+    "conj": _entrywise("conj", Conj, sp.conjugate), "real": _entrywise("real", Real, sp.re),
+    "imag": _entrywise("imag", Imag, sp.im),
     "pi": sp.pi, "E": sp.E,
 }
 """Names the string syntax knows (functions and constants).  Elementwise functions of a matrix act
@@ -349,6 +357,8 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
             if name not in ("pi", "E") and not called:
                 raise ParseError(f"{text!r}: function {name!r} must be called, as {name}(...)")
             local[name] = getattr(axes, name) if name in ("softmax", "logsumexp") else FUNCTIONS[name]
+            if name in _DERIVATIVES and complex_names:
+                local[name] = _complex_checked(name, FUNCTIONS[name], complex_names)
         elif called:
             raise ParseError(f"{text!r}: unknown function {name!r} (known: "
                              f"{', '.join(sorted(k for k in FUNCTIONS if k not in ('pi', 'E')))})")
@@ -392,6 +402,24 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
         expr = sp.sympify(expr)
     _not_finite(text, expr)
     return expr
+
+
+_DERIVATIVES = ("grad", "grad_xy", "jacobian", "hessian")
+
+
+def _complex_checked(name: str, fn, complex_names):
+    """``fn`` (a derivative) refusing a complex variable it does not differentiate: ``jacobian``/``hessian`` by
+    any complex name, ``grad`` by a complex scalar (the Wirtinger ``grad`` takes a matrix or vector variable)."""
+    def f(F, x, *args):
+        if getattr(x, "name", None) in complex_names:
+            if name in ("jacobian", "hessian"):
+                raise ParseError(f"{name}(..., {x}): derivatives by a complex variable are grad and grad_xy only")
+            if not is_matrix(x):
+                raise ParseError(f"{name}(..., {x}): {x} is a complex scalar: declare it as a 1x1 matrix "
+                                 f"(--shape {x}=1,1) for its Wirtinger gradient")
+        return fn(F, x, *args)
+    f.__name__ = name
+    return f
 
 
 def _adjoint(x):
