@@ -287,7 +287,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     transpose), real(x), imag(x), abs(x); I is the imaginary unit (an error in a
     statement with no complex name).  grad(f, z) of a complex z is the conjugate
     Wirtinger derivative df/dconj(z) = (df/dx + i df/dy)/2, z = x + iy
-    (Kreutz-Delgado, arXiv:0906.4835): f(z + dz) = f(z) + 2 Re(dz^H grad) for real f.
+    (Kreutz-Delgado, arXiv:0906.4835): f(z + dz) ~ f(z) + 2 Re(dz^H grad) for real f.
     grad_xy(f, z) = df/dx + i df/dy = 2 df/dconj(z) is the steepest-ascent
     reading (PyTorch's z.grad).  Both by finite differences along the real and the
     imaginary direction of each entry, at float32 (complex64), float64 (complex128)
