@@ -209,6 +209,18 @@ def test_identity_short_form_accepts_complex_structure():
     assert any("conjugate" in str(n) for n in names), names
 
 
+def test_gradient_short_form_of_a_callable_is_wirtinger():
+    def f(inst, ctx):
+        return ctx.real(ctx.trace(ctx.H(inst["z"]) @ inst["A"] @ inst["z"]))
+    kw = dict(shapes={"z": ("n", 1), "A": ("n", "n")}, structure={"z": "complex", "A": "hermitian"}, register=False)
+    right = tc.gradient("demo.wirtinger_callable", f, "z", lambda inst, ctx: inst["A"] @ inst["z"], **kw)
+    assert tc.run_claim(right, seed=1).verdict is tc.Verdict.VERIFIED
+    wrong = tc.gradient("demo.wirtinger_callable2", f, "z", lambda inst, ctx: 2 * inst["A"] @ inst["z"], **kw)
+    assert tc.run_claim(wrong, seed=1).verdict is tc.Verdict.REFUTED
+    with pytest.raises(tc.ClaimDefinitionError, match="not supported"):
+        tc.gradient("demo.wirtinger_jac", f, "z", "A", kind="jacobian", **kw)
+
+
 # --- the gallery ----------------------------------------------------------------------------------------------------
 def test_complex_gallery_is_one_liners_and_each_case_an_erratum():
     from theorem_check.authoring.registry import REGISTRY, load_pack

@@ -16,8 +16,10 @@ zero); the engine's automatic mutants apply on top.
 
 Structure kinds (``structure={"X": "spd"}``): ``symmetric``, ``spd`` (condition number below 10),
 ``orthogonal`` (a signed Cayley transform computed in each precision context, so it is orthogonal
-to the working precision), ``invertible`` (condition number below 10), ``diagonal``, ``antisymmetric``;
-for scalars ``positive`` (log-uniform on [10^-1/2, 10^1/2]).  Every kind is generic at every size,
+to the working precision), ``invertible`` (condition number below 10), ``diagonal``, ``antisymmetric``,
+``hermitian`` (``(G + G^H)/2``, ``G`` complex Gaussian); ``complex`` for matrices of any shape and scalars
+(i.i.d. ``CN(0, 1)`` entries ``(x + iy)/sqrt 2``; ``grad`` by such a name is the conjugate Wirtinger
+derivative, design decision 93); for scalars ``positive`` (log-uniform on [10^-1/2, 10^1/2]).  Every kind is generic at every size,
 1 and 2 included (random distinct spectra, no fixed determinant or trace).  A SymPy ``Symbol(..., positive=True)`` is positive.
 
 Symmetric-domain gradients: for a ``wrt`` declared ``symmetric`` or ``spd``, the gradient is the
@@ -409,11 +411,14 @@ def _oracle_side(f: Side, wrt: str, kind: str, spec_shapes) -> Side:
     if callable(f):
         def lhs(inst, ctx):
             x0 = inst[wrt]
-            sym = kind == "grad" and structure_of(lhs).get(wrt) in ("symmetric", "spd")
+            wkind = structure_of(lhs).get(wrt)
+            sym = kind == "grad" and wkind in ("symmetric", "spd")
 
             def fn(xv):
                 env = ex.Env(ctx, inst).bind(wrt, xv)
                 return f(Instance(env.values), ctx)
+            if wkind == "complex":      # kind "grad" (gradient() refuses the others): df/dconj(Z)
+                return ctx.wirtinger_grad(fn, x0)
             op = "sym_grad" if sym else kind
             return getattr(ctx, op)(fn, x0)
         lhs._structure = {}
@@ -434,11 +439,17 @@ def gradient(id: str, f: Side, wrt: str = "X", claimed: Side = None, *, kind: st
     ``ctx.grad``, or by ``ctx.sym_grad`` = ``(G + G^T)/2`` when ``structure[wrt]`` is ``symmetric``
     or ``spd`` (the gradient on the symmetric matrices, arXiv:1911.06491).  ``kind="jacobian"``:
     ``J_ij = dF_i/dx_j``, shape ``(numel F, numel x)``, row-major flattening.  ``kind="hessian"``:
-    ``(numel x, numel x)``.  ``f`` and ``claimed`` are callables, SymPy expressions or strings; other
+    ``(numel x, numel x)``.  When ``structure[wrt]`` is ``complex``, ``kind="grad"`` is the conjugate
+    Wirtinger derivative ``df/d conj(X)`` (``ctx.wirtinger_grad``; design decision 93) and the other kinds
+    are a ClaimDefinitionError.  ``f`` and ``claimed`` are callables, SymPy expressions or strings; other
     keywords as for :func:`identity`.
     """
     if claimed is None:
         raise ClaimDefinitionError(f"claim {id}: gradient() needs claimed=...")
+    wkind = dict(structure or {}).get(wrt)
+    if wkind in ex.COMPLEX_KINDS and (kind != "grad" or wkind != "complex"):
+        raise ClaimDefinitionError(f"claim {id}: kind={kind!r} with respect to {wrt!r} of structure {wkind!r} is not "
+                                   "supported (the Wirtinger grad of a variable declared complex is)")
     lhs = _oracle_side(f, wrt, kind, dict(kwargs.get("shapes") or {}))
     if callable(lhs) and not isinstance(lhs, (str, sp.Basic)):
         lhs._structure = dict(structure or {})
