@@ -221,6 +221,14 @@ def test_gradient_short_form_of_a_callable_is_wirtinger():
         tc.gradient("demo.wirtinger_jac", f, "z", "A", kind="jacobian", **kw)
 
 
+def test_complex_instances_count_twice_in_the_size_estimate():
+    from theorem_check.cli.check import instance_bytes
+
+    real = instance_bytes({"A": ("n", "n"), "z": ("n", 1)}, {"n": (1, 10)}, 16)
+    cplx = instance_bytes({"A": ("n", "n"), "z": ("n", 1)}, {"n": (1, 10)}, 16, complex_names={"A"})
+    assert cplx[0] == real[0] + 100 * 8 * 4 and cplx[1] > real[1]
+
+
 # --- the gallery ----------------------------------------------------------------------------------------------------
 def test_complex_gallery_is_one_liners_and_each_case_an_erratum():
     from theorem_check.authoring.registry import REGISTRY, load_pack

@@ -169,17 +169,19 @@ def _human(n: float) -> str:
     return f"{n:.3g} PB"  # pragma: no cover
 
 
-def instance_bytes(shapes: dict, ranges: dict, trials: int) -> tuple[int, int, dict]:
+def instance_bytes(shapes: dict, ranges: dict, trials: int, complex_names=()) -> tuple[int, int, dict]:
     """Bytes of the largest configuration's instance: ``(float64 batch, one mp50 instance, largest sizes)``.
 
     Every size letter at the top of its range; the float64 arrays hold a batch of
     ``ceil(trials / min(trials, 4))`` instances (as the numeric stage draws them), the mp50 object
-    arrays one instance at a time (:data:`MP50_ENTRY_BYTES` per entry).
+    arrays one instance at a time (:data:`MP50_ENTRY_BYTES` per entry).  An entry of a name in
+    ``complex_names`` counts twice (complex128: 16 bytes; ``mpc``: two ``mpf``).
     """
     top = {k: hi for k, (lo, hi) in ranges.items()}
     entries = 0
-    for r, c in shapes.values():
-        entries += (top[r] if isinstance(r, str) else r) * (top[c] if isinstance(c, str) else c)
+    for name, (r, c) in shapes.items():
+        n = (top[r] if isinstance(r, str) else r) * (top[c] if isinstance(c, str) else c)
+        entries += 2 * n if name in complex_names else n
     batch = -(-trials // max(1, min(trials, 4)))
     return entries * 8 * batch, entries * MP50_ENTRY_BYTES, top
 
@@ -193,10 +195,11 @@ def _memory_bytes() -> int:
         return 8 * 10**9
 
 
-def check_fits(shapes: dict, ranges: dict, trials: int, memory: int | None = None) -> None:
+def check_fits(shapes: dict, ranges: dict, trials: int, memory: int | None = None, complex_names=()) -> None:
     """InvalidArgument (one line, exit 2) when the largest configuration's instance cannot fit: more than
-    1/:data:`WORKING_FACTOR` of ``memory`` (this machine's physical memory by default)."""
-    f64, mp, top = instance_bytes(shapes, ranges, trials)
+    1/:data:`WORKING_FACTOR` of ``memory`` (this machine's physical memory by default); ``complex_names``
+    as for :func:`instance_bytes`."""
+    f64, mp, top = instance_bytes(shapes, ranges, trials, complex_names)
     memory = _memory_bytes() if memory is None else memory
     if (f64 + mp) * WORKING_FACTOR <= memory:
         return
@@ -313,7 +316,10 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
                                   "commuting symbols); give matrix statements in SymPy syntax")
         statement = latex_statement(statement)
     claim = build_claim(statement, shapes, structure, sizes)
-    check_fits(shapes, claim.statement.dims.ranges, trials)
+    from theorem_check.expr import COMPLEX_KINDS
+
+    check_fits(shapes, claim.statement.dims.ranges, trials,
+               complex_names={n for n, k in structure.items() if k in COMPLEX_KINDS})
     scalars = scalar_names(statement, shapes, structure)
     if scalars:
         click.echo(f"theorem-check: note: {', '.join(scalars)} {'has' if len(scalars) == 1 else 'have'} no --shape: "
