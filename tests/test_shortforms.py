@@ -13,6 +13,7 @@ from theorem_check.authoring import shortforms as sf
 from theorem_check.authoring.registry import REGISTRY, load_pack
 from theorem_check.errors import ClaimDefinitionError
 from theorem_check.model.claims import Instance
+from theorem_check.numerics.linalg import is_complex
 from theorem_check.numerics.precision import CONTEXTS, FLOAT64, to_float
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +89,10 @@ def test_structures_hold_at_every_precision(kind, n):
                 "symmetric": lambda: X - ctx.T(X), "spd": lambda: X - ctx.T(X),
                 "antisymmetric": lambda: X + ctx.T(X), "orthogonal": lambda: ctx.T(X) @ X - eye,
                 "diagonal": lambda: X * (1 - eye), "invertible": lambda: X @ ctx.inv(X) - eye,
+                "hermitian": lambda: X - ctx.H(X), "complex": lambda: ctx.imag(X) * 0,
             }
+            if kind in ("hermitian", "complex"):    # complex values in the context's complex arrays
+                assert X.dtype == ctx.complex_dtype and is_complex(X), (kind, ctx.name, X.dtype)
             err = float(np.max(to_float(ctx.norm(checks[kind]()))))
         assert err <= 50 * ctx.eps, (kind, ctx.name, err)
         if kind == "spd":       # exactly symmetric, eigenvalues as drawn, in every context
@@ -107,6 +111,8 @@ INVARIANTS = {
     "symmetric": charpoly, "spd": charpoly, "diagonal": charpoly,
     "invertible": lambda X: np.hstack([charpoly(X), charpoly(np.swapaxes(X, -1, -2) @ X)[:, :-1]]),
     "antisymmetric": lambda X: charpoly(X)[:, 1::2], "orthogonal": _orthogonal_trace,
+    "hermitian": charpoly,     # real coefficients (real spectrum)
+    "complex": lambda X: (lambda c: np.hstack([c.real, c.imag]))(np.array([np.poly(x)[1:] for x in X])),
 }
 """Invariants of each structure that the structure itself leaves free (issue 18, item 2)."""
 
@@ -116,7 +122,8 @@ INVARIANTS = {
 def test_structures_are_generic_at_every_size(kind, n):
     """No polynomial relation of degree <= 3 among the free invariants holds across draws, at n = 1, 2, 3."""
     st, inst = _structured(kind, n, DRAWS, seed=n)
-    F = INVARIANTS[kind](np.asarray(st.lhs(inst, FLOAT64), dtype=float).reshape(-1, n, n))
+    X = np.asarray(st.lhs(inst, FLOAT64))
+    F = INVARIANTS[kind]((X if np.iscomplexobj(X) else X.astype(float)).reshape(-1, n, n))
     if n == 1 and kind in ("antisymmetric", "orthogonal"):     # X = 0, Q = +-1
         assert F.size == 0 or relations(F) >= 1
     else:

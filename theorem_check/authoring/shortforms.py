@@ -16,8 +16,10 @@ zero); the engine's automatic mutants apply on top.
 
 Structure kinds (``structure={"X": "spd"}``): ``symmetric``, ``spd`` (condition number below 10),
 ``orthogonal`` (a signed Cayley transform computed in each precision context, so it is orthogonal
-to the working precision), ``invertible`` (condition number below 10), ``diagonal``, ``antisymmetric``;
-for scalars ``positive`` (log-uniform on [10^-1/2, 10^1/2]).  Every kind is generic at every size,
+to the working precision), ``invertible`` (condition number below 10), ``diagonal``, ``antisymmetric``,
+``hermitian`` (``(G + G^H)/2``, ``G`` complex Gaussian); ``complex`` for matrices of any shape and scalars
+(i.i.d. ``CN(0, 1)`` entries ``(x + iy)/sqrt 2``; ``grad`` by such a name is the conjugate Wirtinger
+derivative, design decision 93); for scalars ``positive`` (log-uniform on [10^-1/2, 10^1/2]).  Every kind is generic at every size,
 1 and 2 included (random distinct spectra, no fixed determinant or trace).  A SymPy ``Symbol(..., positive=True)`` is positive.
 
 Symmetric-domain gradients: for a ``wrt`` declared ``symmetric`` or ``spd``, the gradient is the
@@ -45,6 +47,7 @@ from theorem_check.authoring.spec import (
     Side,
     Spec,
     build_spec,
+    complex_names,
     make_side,
     sampler,
 )
@@ -67,7 +70,7 @@ def _symbolic(s: Side, spec: Spec):
         return s
     if isinstance(s, str):
         try:
-            return ex.parse(s, dict(spec.mats), what="side")
+            return ex.parse(s, dict(spec.mats), what="side", complex_names=complex_names(spec))
         except ShapeMismatch:
             return None
     return None
@@ -190,14 +193,17 @@ def _probe_rhs(st: Statement):
         d = _generic_dims(st.dims)
         inst = Instance(st.sample(np.random.default_rng(12345), d, 1))
         with FLOAT64.active():
-            return np.asarray(st.rhs(inst, FLOAT64), dtype=float)
+            v = np.asarray(st.rhs(inst, FLOAT64))
+            return v if np.iscomplexobj(v) else v.astype(float)   # a complex side stays complex (no cast)
     except Exception:  # noqa: BLE001 - a statement that does not evaluate gets the sign/factor controls
         return None
 
 
 def derived_controls(st: Statement) -> tuple[Statement, ...]:
     """Negative controls of an identity, by the same code path: sign and factor 2 of the right side,
-    its transpose where it is square and not symmetric, ``+ 1`` where it is zero."""
+    its transpose where it is square and not symmetric, ``+ 1`` where it is zero; for a complex right
+    side also its conjugate where it is not real and its conjugate transpose where it is square and not
+    Hermitian (the controls keep the side's complex values: no cast to real)."""
     v = _probe_rhs(st)
     if v is not None and v.size and np.all(v == 0):
         return (perturb(st, "plus one", rhs=lambda x, inst, ctx: x + 1),)
@@ -207,6 +213,14 @@ def derived_controls(st: Statement) -> tuple[Statement, ...]:
         if np.max(np.abs(v - np.swapaxes(v, -1, -2))) > 1e-6 * scale:
             # a 1x1 right side (at size 1) is a scalar: its transpose is itself
             out.append(perturb(st, "transpose", rhs=lambda x, inst, ctx: ctx.T(x) if np.ndim(x) >= 3 else x))
+    if v is not None and np.iscomplexobj(v) and v.size:
+        scale = np.max(np.abs(v)) or 1.0
+        if np.max(np.abs(v.imag)) > 1e-6 * scale:
+            out.append(perturb(st, "conjugate", rhs=lambda x, inst, ctx: ctx.conj(x)))
+        if v.ndim == 3 and v.shape[-1] == v.shape[-2] > 1 and \
+                np.max(np.abs(v - np.conj(np.swapaxes(v, -1, -2)))) > 1e-6 * scale:
+            out.append(perturb(st, "conjugate transpose",
+                               rhs=lambda x, inst, ctx: ctx.H(x) if np.ndim(x) >= 3 else ctx.conj(x)))
     return tuple(out)
 
 
@@ -272,7 +286,8 @@ def _assumptions(spec: Spec, extra) -> tuple[str, ...]:
         kind = spec.structure.get(n)
         out.append(f"{n} is {r} x {c}" + (f", {kind}" if kind else ""))
     for n, pos in spec.scalars:
-        out.append(f"{n} is a {'positive ' if pos else ''}scalar")
+        kind = "positive " if pos else ("complex " if spec.structure.get(n) == "complex" else "")
+        out.append(f"{n} is a {kind}scalar")
     if spec.ranges:
         out.append("sizes " + ", ".join(f"{k} in {lo}..{hi}" for k, (lo, hi) in sorted(spec.ranges.items())))
     if isinstance(extra, str):
@@ -396,11 +411,14 @@ def _oracle_side(f: Side, wrt: str, kind: str, spec_shapes) -> Side:
     if callable(f):
         def lhs(inst, ctx):
             x0 = inst[wrt]
-            sym = kind == "grad" and structure_of(lhs).get(wrt) in ("symmetric", "spd")
+            wkind = structure_of(lhs).get(wrt)
+            sym = kind == "grad" and wkind in ("symmetric", "spd")
 
             def fn(xv):
                 env = ex.Env(ctx, inst).bind(wrt, xv)
                 return f(Instance(env.values), ctx)
+            if wkind == "complex":      # kind "grad" (gradient() refuses the others): df/dconj(Z)
+                return ctx.wirtinger_grad(fn, x0)
             op = "sym_grad" if sym else kind
             return getattr(ctx, op)(fn, x0)
         lhs._structure = {}
@@ -421,11 +439,17 @@ def gradient(id: str, f: Side, wrt: str = "X", claimed: Side = None, *, kind: st
     ``ctx.grad``, or by ``ctx.sym_grad`` = ``(G + G^T)/2`` when ``structure[wrt]`` is ``symmetric``
     or ``spd`` (the gradient on the symmetric matrices, arXiv:1911.06491).  ``kind="jacobian"``:
     ``J_ij = dF_i/dx_j``, shape ``(numel F, numel x)``, row-major flattening.  ``kind="hessian"``:
-    ``(numel x, numel x)``.  ``f`` and ``claimed`` are callables, SymPy expressions or strings; other
+    ``(numel x, numel x)``.  When ``structure[wrt]`` is ``complex``, ``kind="grad"`` is the conjugate
+    Wirtinger derivative ``df/d conj(X)`` (``ctx.wirtinger_grad``; design decision 93) and the other kinds
+    are a ClaimDefinitionError.  ``f`` and ``claimed`` are callables, SymPy expressions or strings; other
     keywords as for :func:`identity`.
     """
     if claimed is None:
         raise ClaimDefinitionError(f"claim {id}: gradient() needs claimed=...")
+    wkind = dict(structure or {}).get(wrt)
+    if wkind in ex.COMPLEX_KINDS and (kind != "grad" or wkind != "complex"):
+        raise ClaimDefinitionError(f"claim {id}: kind={kind!r} with respect to {wrt!r} of structure {wkind!r} is not "
+                                   "supported (the Wirtinger grad of a variable declared complex is)")
     lhs = _oracle_side(f, wrt, kind, dict(kwargs.get("shapes") or {}))
     if callable(lhs) and not isinstance(lhs, (str, sp.Basic)):
         lhs._structure = dict(structure or {})

@@ -12,17 +12,31 @@ import sympy as sp
 from theorem_check import expr as ex
 from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
 from theorem_check.model.claims import Instance
-from theorem_check.numerics.sampling import SPREAD, antisymmetric, invertible, spd, symmetric
+from theorem_check.numerics.sampling import (
+    SPREAD,
+    antisymmetric,
+    complex_gaussian,
+    hermitian,
+    invertible,
+    spd,
+    symmetric,
+)
 
-__all__ = ["DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES", "STRUCTURES", "Side", "Spec", "make_side", "sampler", "build_spec"]
+__all__ = ["ANY_SHAPE_STRUCTURES", "DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES", "STRUCTURES", "Side", "Spec",
+           "complex_names", "make_side", "sampler", "build_spec"]
 
 
 MAX_OPS = 120
 """Larger sides get no derivation attempt (SymPy's simplify time grows fast with size)."""
 
-STRUCTURES = ("symmetric", "spd", "orthogonal", "invertible", "diagonal", "antisymmetric")
-"""Structure kinds of matrices (all square)."""
-SCALAR_STRUCTURES = ("positive",)
+STRUCTURES = ("symmetric", "spd", "orthogonal", "invertible", "diagonal", "antisymmetric", "hermitian", "complex")
+"""Structure kinds of matrices (all square except ``complex``: :data:`ANY_SHAPE_STRUCTURES`).  ``complex``:
+i.i.d. standard complex normal entries ``CN(0, 1)`` = ``(x + i y)/sqrt(2)``; ``hermitian``: ``(G + G^H)/2``
+with such a ``G`` (:func:`theorem_check.numerics.sampling.hermitian`)."""
+ANY_SHAPE_STRUCTURES = ("complex",)
+"""Matrix structure kinds that need no square shape."""
+SCALAR_STRUCTURES = ("positive", "complex")
+"""Structure kinds of scalars: ``positive`` (log-uniform on [10^-1/2, 10^1/2]), ``complex`` (``CN(0, 1)``)."""
 DEFAULT_SIZE = (1, 4)
 """Range of a size letter unless ``sizes=`` says otherwise."""
 
@@ -64,8 +78,8 @@ def _collect(side: Side, mats: dict, scalars: dict, shapes: Mapping, which: str 
     if isinstance(side, str):
         letters = {v for s in shapes.values() for v in (s or ()) if isinstance(v, str)}
         for name, called, _ in ex.names_in(side, which):
-            if name in shapes or name in ex.FUNCTIONS or called or name in letters:
-                continue
+            if name in shapes or name in ex.FUNCTIONS or called or name in letters or name == "I":
+                continue   # ``I``: the imaginary unit of a complex statement (refused by the parser otherwise)
             scalars.setdefault(name, False)
         return
     if isinstance(side, sp.Basic):
@@ -101,14 +115,14 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
                 raise ClaimDefinitionError(f"{where}: structure[{name!r}]={kind!r} must be one of "
                                            f"{', '.join(STRUCTURES)}")
             r, c = mats[name]
-            if r != c:
+            if r != c and kind not in ANY_SHAPE_STRUCTURES:
                 raise ClaimDefinitionError(f"{where}: structure[{name!r}]={kind!r} needs a square shape, "
                                            f"got ({r}, {c})")
         elif name in scalars:
             if kind not in SCALAR_STRUCTURES:
                 raise ClaimDefinitionError(f"{where}: structure[{name!r}]={kind!r} for a scalar must be "
                                            f"one of {', '.join(SCALAR_STRUCTURES)}")
-            scalars[name] = True
+            scalars[name] = kind == "positive"
         else:
             raise ClaimDefinitionError(f"{where}: structure names {name!r}, which no shape or side uses")
     letters = sorted({v for shp in mats.values() for v in shp if isinstance(v, str)})
@@ -125,10 +139,19 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
     return Spec(mats, tuple(sorted(scalars.items())), structure, ranges)
 
 
+def complex_names(spec: Spec) -> tuple[str, ...]:
+    """The names of ``spec`` whose values are complex (structure ``complex`` or ``hermitian``), sorted."""
+    return tuple(sorted(n for n, k in spec.structure.items() if k in ex.COMPLEX_KINDS))
+
+
 def _draw(rng, kind, r, c, batch):
     if kind is None:
         return rng.standard_normal((batch, r, c))
+    if kind == "complex":
+        return complex_gaussian(rng, r, c, batch=batch)
     n = r
+    if kind == "hermitian":
+        return hermitian(rng, n, batch=batch)
     if kind == "symmetric":
         return symmetric(rng, n, batch=batch)
     if kind == "antisymmetric":
@@ -163,7 +186,10 @@ def sampler(spec: Spec):
             if kind == "orthogonal":
                 out[f"_sign_{name}"] = rng.choice([-1.0, 1.0], size=(batch, r, 1))
         for name, positive in spec.scalars:
-            out[name] = _positive(rng, batch) if positive else rng.standard_normal(batch)
+            if spec.structure.get(name) == "complex":
+                out[name] = complex_gaussian(rng, batch, 1)[:, 0]
+            else:
+                out[name] = _positive(rng, batch) if positive else rng.standard_normal(batch)
         return out
     return sample
 
@@ -177,18 +203,19 @@ def _orthogonal_from(ctx, S, signs):
 def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
     """The engine's side ``(inst, ctx) -> array`` for a callable, SymPy expression or string."""
     structure = dict(spec.structure)
+    cplx = complex_names(spec)
     if isinstance(s, str):
         shapes = {k: v for k, v in spec.mats.items()}
         # definition-time checks (unknown names, parse errors) at symbolic sizes:
         try:
-            e = ex.parse(s, shapes, what=which)
+            e = ex.parse(s, shapes, what=which, complex_names=cplx)
             ex.compile_expr(e)
         except ShapeMismatch:
             pass  # may conform at no size: decided (ILL-POSED) by the numeric stage, per configuration
 
         def parsed(inst):
             d = inst.get("_dims", {})
-            return ex.parse(s, shapes, {k: d[k] for k in spec.ranges}, what=which)
+            return ex.parse(s, shapes, {k: d[k] for k in spec.ranges}, what=which, complex_names=cplx)
 
         def inner(inst, ctx):
             return ex.evaluate(ex.compile_expr(parsed(inst)), ctx, inst, inst.get("_dims", {}), structure)

@@ -80,9 +80,9 @@ def parse_assume(text: str) -> tuple[str, str]:
     name, kind = name.strip(), kind.strip()
     if not sep or not _NAME.match(name):
         raise InvalidArgument(f"--assume {text!r} must read NAME=KIND (e.g. X=spd)")
-    if kind not in STRUCTURES + SCALAR_STRUCTURES:
-        raise InvalidArgument(f"--assume {text!r}: KIND={kind!r} must be one of "
-                              f"{', '.join(STRUCTURES + SCALAR_STRUCTURES)}")
+    kinds = tuple(dict.fromkeys(STRUCTURES + SCALAR_STRUCTURES))
+    if kind not in kinds:
+        raise InvalidArgument(f"--assume {text!r}: KIND={kind!r} must be one of {', '.join(kinds)}")
     return name, kind
 
 
@@ -112,17 +112,22 @@ def _names_used(statement: str) -> list[tuple[str, bool]]:
     return [(n, called) for side in (lhs, rhs) for n, called, _ in ex.names_in(side, "statement")]
 
 
-def scalar_names(statement: str, shapes: dict) -> list[str]:
+def scalar_names(statement: str, shapes: dict, assume: dict | None = None) -> list[str]:
     """Names the statement uses that have no ``--shape`` and are neither size letters nor functions:
     they are real scalars, which a user who declared matrices may not mean (``A*B = B*A`` with only
-    ``--shape A=n,n`` is then true).  Empty when no matrix is declared (a scalar statement)."""
+    ``--shape A=n,n`` is then true).  Empty when no matrix is declared (a scalar statement).  Names
+    assumed complex (``assume``) are not real scalars, nor is ``I`` (the imaginary unit) when any is."""
     from theorem_check import expr as ex
 
     if not shapes:
         return []
+    assume = dict(assume or {})
     letters = _size_letters(shapes)
+    skip = {n for n, k in assume.items() if k in ex.COMPLEX_KINDS}
+    if skip:
+        skip.add("I")
     names = dict.fromkeys(n for n, called in _names_used(statement) if not called)
-    return [n for n in names if n not in shapes and n not in letters and n not in ex.FUNCTIONS]
+    return [n for n in names if n not in shapes and n not in letters and n not in ex.FUNCTIONS and n not in skip]
 
 
 def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None = None, *, latex: str | None = None):
@@ -147,9 +152,9 @@ def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None =
     for name, kind in assume.items():
         if name in shapes:
             r, c = shapes[name]
-            if r != c:
+            if r != c and kind != "complex":
                 raise InvalidArgument(f"--assume {name}={kind} needs a square shape, got --shape {name}={r},{c}")
-        elif kind != "positive":
+        elif kind not in ("positive", "complex"):
             raise InvalidArgument(f"--assume {name}={kind}: {name!r} has no --shape (matrix kinds need one)")
     return identity("check.statement", lhs, rhs, shapes=shapes, structure=assume, sizes=sizes or {},
                     title=f"${latex}$" if latex else statement, printed=latex, latex=latex, register=False)
@@ -169,17 +174,19 @@ def _human(n: float) -> str:
     return f"{n:.3g} PB"  # pragma: no cover
 
 
-def instance_bytes(shapes: dict, ranges: dict, trials: int) -> tuple[int, int, dict]:
+def instance_bytes(shapes: dict, ranges: dict, trials: int, complex_names=()) -> tuple[int, int, dict]:
     """Bytes of the largest configuration's instance: ``(float64 batch, one mp50 instance, largest sizes)``.
 
     Every size letter at the top of its range; the float64 arrays hold a batch of
     ``ceil(trials / min(trials, 4))`` instances (as the numeric stage draws them), the mp50 object
-    arrays one instance at a time (:data:`MP50_ENTRY_BYTES` per entry).
+    arrays one instance at a time (:data:`MP50_ENTRY_BYTES` per entry).  An entry of a name in
+    ``complex_names`` counts twice (complex128: 16 bytes; ``mpc``: two ``mpf``).
     """
     top = {k: hi for k, (lo, hi) in ranges.items()}
     entries = 0
-    for r, c in shapes.values():
-        entries += (top[r] if isinstance(r, str) else r) * (top[c] if isinstance(c, str) else c)
+    for name, (r, c) in shapes.items():
+        n = (top[r] if isinstance(r, str) else r) * (top[c] if isinstance(c, str) else c)
+        entries += 2 * n if name in complex_names else n
     batch = -(-trials // max(1, min(trials, 4)))
     return entries * 8 * batch, entries * MP50_ENTRY_BYTES, top
 
@@ -193,10 +200,11 @@ def _memory_bytes() -> int:
         return 8 * 10**9
 
 
-def check_fits(shapes: dict, ranges: dict, trials: int, memory: int | None = None) -> None:
+def check_fits(shapes: dict, ranges: dict, trials: int, memory: int | None = None, complex_names=()) -> None:
     """InvalidArgument (one line, exit 2) when the largest configuration's instance cannot fit: more than
-    1/:data:`WORKING_FACTOR` of ``memory`` (this machine's physical memory by default)."""
-    f64, mp, top = instance_bytes(shapes, ranges, trials)
+    1/:data:`WORKING_FACTOR` of ``memory`` (this machine's physical memory by default); ``complex_names``
+    as for :func:`instance_bytes`."""
+    f64, mp, top = instance_bytes(shapes, ranges, trials, complex_names)
     memory = _memory_bytes() if memory is None else memory
     if (f64 + mp) * WORKING_FACTOR <= memory:
         return
@@ -278,7 +286,9 @@ def _shape_words(conv: dict) -> str:
 @click.option("--shape", "shape", multiple=True, metavar="NAME=ROWS,COLS",
               help="A matrix and its shape; sizes are numbers or letters (drawn, 1..4 unless --size).")
 @click.option("--assume", "assume", multiple=True, metavar="NAME=KIND",
-              help="Structure: symmetric, spd, orthogonal, invertible, diagonal, antisymmetric (positive: scalars).")
+              help="Structure: symmetric, spd, orthogonal, invertible, diagonal, antisymmetric, hermitian "
+                   "(square matrices); complex (any shape or a scalar: CN(0,1) entries (x+iy)/sqrt 2); "
+                   "positive (scalars).")
 @click.option("--size", "size", multiple=True, metavar="LETTER=LO:HI", help="Range of a size letter (default 1:4).")
 @click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
               help="Random instances (spread over min(trials, 4) size configurations).")
@@ -314,11 +324,23 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     Greek and multi-letter names are scalars; declarations override them name by name.
 
     \b
+    Complex values (--assume z=complex, or A=hermitian): conj(x), X.H (conjugate
+    transpose), real(x), imag(x), abs(x); I is the imaginary unit (an error in a
+    statement with no complex name).  grad(f, z) of a complex z is the conjugate
+    Wirtinger derivative df/dconj(z) = (df/dx + i df/dy)/2, z = x + iy
+    (Kreutz-Delgado, arXiv:0906.4835): f(z + dz) ~ f(z) + 2 Re(dz^H grad) for real f.
+    grad_xy(f, z) = df/dx + i df/dy = 2 df/dconj(z) is the steepest-ascent
+    reading (PyTorch's z.grad).  Both by finite differences along the real and the
+    imaginary direction of each entry, at float32 (complex64), float64 (complex128)
+    and mp50 (mpmath mpc).
+
+    \b
     Examples:
       theorem-check check "grad(trace(X*X*B), X) = (X*B + B*X).T" --shape X=n,n --shape B=n,n
       theorem-check check "grad(log(det(X)), X) = X**-1" --shape X=n,n --assume X=spd
       theorem-check check "(A*B).T = A.T*B.T" --shape A=m,k --shape B=k,n      # ILL-POSED, exit 1
       theorem-check check --latex '\\nabla_X \\log\\det X = X^{-\\top}' --where 'X \\succ 0'
+      theorem-check check "grad(real(z.H*A*z), z) = A*z" --shape z=n,1 --shape A=n,n --assume z=complex --assume A=hermitian
     """
     from theorem_check.execution.workers import run_in_process
     from theorem_check.output import terminal
@@ -342,9 +364,12 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         scalars = []
     else:
         _check_where_used(declared, {n for n, _ in _names_used(statement)})
-        scalars = [n for n in scalar_names(statement, shapes) if declared is None or n not in declared.shapes]
+        scalars = [n for n in scalar_names(statement, shapes, structure) if declared is None or n not in declared.shapes]
     claim = build_claim(statement, shapes, structure, sizes, latex=given if from_latex else None)
-    check_fits(shapes, claim.statement.dims.ranges, trials)
+    from theorem_check.expr import COMPLEX_KINDS
+
+    check_fits(shapes, claim.statement.dims.ranges, trials,
+               complex_names={n for n, k in structure.items() if k in COMPLEX_KINDS})
     if scalars:
         click.echo(f"theorem-check: note: {', '.join(scalars)} {'has' if len(scalars) == 1 else 'have'} no --shape: "
                    f"taken as real scalar{'s' if len(scalars) > 1 else ''}", err=True)

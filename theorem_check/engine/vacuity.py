@@ -42,13 +42,14 @@ def is_defined(entry) -> bool:
 
 
 def input_magnitude(inst: Mapping[str, Any], batch: int) -> np.ndarray:
-    """The largest absolute entry of the instance's inputs per batch element (names not starting with ``_``)."""
+    """The largest absolute entry (modulus, for complex inputs) of the instance's inputs per batch element
+    (names not starting with ``_``)."""
     out = np.zeros(batch)
     for k, v in inst.items():
         if k.startswith("_") or not isinstance(v, np.ndarray) or v.ndim < 1 or v.shape[0] != batch \
-                or v.dtype.kind not in "biuf":
+                or v.dtype.kind not in "biufc":
             continue
-        a = np.abs(v.reshape(batch, -1).astype(float))
+        a = np.abs(v.reshape(batch, -1)).astype(float)   # the modulus of complex entries
         if a.shape[1]:
             out = np.maximum(out, np.nan_to_num(a.max(axis=1), nan=0.0, posinf=0.0))
     return out

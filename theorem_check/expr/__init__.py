@@ -35,6 +35,12 @@ Conventions
   ``jacobian(F, x)`` is ``J_ij = dF_i/dx_j`` with row-major flattening of ``F`` and ``x``, shape
   ``(prod F.shape, prod x.shape)``; ``hessian(f, x)`` is ``(prod x.shape, prod x.shape)``.
 * ``vec`` stacks columns (column-major), ``vec(A X B) = (B^T kron A) vec(X)``.
+* Complex values (names of structure ``complex`` or ``hermitian``, :data:`COMPLEX_KINDS`): ``conj``,
+  ``real``, ``imag`` entrywise (:class:`Conj`, :class:`Real`, :class:`Imag` for matrices), ``X.H`` the
+  conjugate transpose (SymPy's ``Adjoint``), ``I`` the imaginary unit (parsed only when a name is
+  complex).  ``grad(f, Z)`` of a complex ``Z`` is the conjugate Wirtinger derivative
+  ``df/d conj(Z) = (df/dRe Z + i df/dIm Z)/2`` (Kreutz-Delgado, arXiv:0906.4835), ``grad_xy`` twice it
+  (:class:`GradXY`); design decision 93.
 
 >>> import numpy as np, sympy as sp
 >>> from theorem_check.numerics.precision import FLOAT64
@@ -49,18 +55,22 @@ Conventions
 
 from __future__ import annotations
 
-from theorem_check.expr.compile import Env, Recipe, compile_expr, evaluate, side  # noqa: F401
+from theorem_check.expr.compile import COMPLEX_KINDS, Env, Recipe, compile_expr, evaluate, side  # noqa: F401
 from theorem_check.expr.nodes import (  # noqa: F401
     Cholesky,
+    Conj,
     Expm,
     ExprError,
     Grad,
+    GradXY,
     Hessian,
+    Imag,
     Jacobian,
     Logm,
     LogSumExp,
     LogSumExpAxis,
     ParseError,
+    Real,
     Softmax,
     Sqrtm,
     Tril,
@@ -68,6 +78,7 @@ from theorem_check.expr.nodes import (  # noqa: F401
     Vec,
     expm1,
     grad,
+    grad_xy,
     hessian,
     is_matrix,
     jacobian,
@@ -79,4 +90,4 @@ from theorem_check.expr.nodes import (  # noqa: F401
 )
 from theorem_check.expr.parse import FUNCTIONS, names_in, parse, parse_statement, size_symbol  # noqa: F401
 
-__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "jacobian", "hessian", "compile_expr", "evaluate", "side", "parse", "parse_statement", "FUNCTIONS", "is_matrix"]
+__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "GradXY", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "grad_xy", "jacobian", "hessian", "compile_expr", "evaluate", "side", "parse", "parse_statement", "FUNCTIONS", "is_matrix", "COMPLEX_KINDS", "Conj", "Real", "Imag"]

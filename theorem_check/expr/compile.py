@@ -10,7 +10,10 @@ import sympy as sp
 from theorem_check.errors import ShapeMismatch
 from theorem_check.expr.nodes import ExprError
 
-__all__ = ["Env", "Recipe", "compile_expr", "evaluate", "side"]
+__all__ = ["COMPLEX_KINDS", "Env", "Recipe", "compile_expr", "evaluate", "side"]
+
+COMPLEX_KINDS = ("complex", "hermitian")
+"""Structure kinds whose values are complex: a ``grad`` by such a variable is the conjugate Wirtinger derivative."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,13 +110,15 @@ def _const(ctx, e):
         return ctx.pi
     if e is sp.E:
         return ctx.exp(ctx.scalar(1))
+    if e is sp.I:
+        return ctx.scalar(1j)
     if e.is_Float:
         if ctx.is_mp:
             import mpmath
 
             return mpmath.mpf(str(e))
         return ctx.scalar(float(e))
-    raise ExprError(f"cannot evaluate the number {e} ({type(e).__name__}): real constants only")
+    raise ExprError(f"cannot evaluate the number {e} ({type(e).__name__}): real constants and I only")
 
 
 def _size(e, env: Env) -> int:
@@ -134,7 +139,8 @@ def _size(e, env: Env) -> int:
 
 
 _ELEMENTWISE = {"sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "exp": "exp", "log": "log",
-                "Abs": "abs", "sigmoid": "sigmoid", "softplus": "softplus", "log1p": "log1p", "expm1": "expm1"}
+                "Abs": "abs", "sigmoid": "sigmoid", "softplus": "softplus", "log1p": "log1p", "expm1": "expm1",
+                "re": "real", "im": "imag", "conjugate": "conj"}
 """SymPy function class name -> ``ctx`` method (elementwise on any shape)."""
 
 
@@ -172,8 +178,7 @@ class _Compiler:
         return lambda env: _const(env.ctx, e)
 
     def _c_ImaginaryUnit(self, e):
-        raise ExprError("cannot evaluate the imaginary unit I: expression sides are real (write complex identities "
-                        "as callables with the ctx's complex support)")
+        return lambda env: _const(env.ctx, e)
 
     def _c_Dummy(self, e):
         def run(env):
@@ -339,6 +344,22 @@ class _Compiler:
         a = self.compile(e.arg)
         return lambda env: env.ctx.T(a(env))
 
+    def _c_Adjoint(self, e):
+        a = self.compile(e.arg)
+        return lambda env: env.ctx.H(a(env))
+
+    def _c_Conj(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.conj(a(env))
+
+    def _c_Real(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.real(a(env))
+
+    def _c_Imag(self, e):
+        a = self.compile(e.args[0])
+        return lambda env: env.ctx.imag(a(env))
+
     def _c_Trace(self, e):
         a = self.compile(e.arg)
         return lambda env: env.ctx.trace(a(env))
@@ -414,7 +435,7 @@ class _Compiler:
         return lambda env: env.ctx.triu(a(env))
 
     # -- derivatives (the engine's oracle) --------------------------------------------------
-    def _derivative(self, e, method):
+    def _derivative(self, e, method, factor=0.5):
         f, x = e.args
         body, name = self.compile(f), x.name
         scalar_out = method != "jacobian"
@@ -430,14 +451,23 @@ class _Compiler:
                 out = _as_scalar(out, label) if scalar_out else out
                 return _batched(out, np.shape(xv)[0])   # a constant (SymPy folded f) has no batch axis
 
+            kind = env.structure.get(name)
+            if kind in COMPLEX_KINDS:
+                if method != "grad" or kind != "complex":
+                    raise ExprError(f"{method}({f}, {x}) with respect to a {kind} variable is not supported (grad "
+                                    "and grad_xy of a variable declared complex are)")
+                return env.ctx.wirtinger_grad(fn, x0, factor=factor)
             op = method
-            if method == "grad" and env.structure.get(name) in ("symmetric", "spd"):
+            if method == "grad" and kind in ("symmetric", "spd"):
                 op = "sym_grad"
             return getattr(env.ctx, op)(fn, x0)
         return run
 
     def _c_Grad(self, e):
         return self._derivative(e, "grad")
+
+    def _c_GradXY(self, e):
+        return self._derivative(e, "grad", factor=1.0)
 
     def _c_Jacobian(self, e):
         return self._derivative(e, "jacobian")

@@ -6,8 +6,8 @@ terms, not ``eps`` times the (vanishing) result.  :func:`magnitude` evaluates, n
 of every node, a nonnegative array ``M`` of the node's shape with ``|computed - exact| <~ eps * M``
 entrywise (to first order in ``eps``; the engine's floors add the size and ``cond`` factors):
 
-* sums, products, matrix products, transposes, traces, Kronecker and Hadamard products, ``vec``,
-  ``diag``, ``tril``: the same operation on the magnitudes (``M(AB) = M(A) M(B)``,
+* sums, products, matrix products, transposes (conjugate ones too), traces, Kronecker and Hadamard
+  products, ``vec``, ``diag``, ``tril``: the same operation on the magnitudes (``M(AB) = M(A) M(B)``,
   ``M(A + B) = M(A) + M(B)``), i.e. the expression evaluated on absolute values, as in Higham's
   rounding-error analysis (*Accuracy and Stability of Numerical Algorithms*, 2nd ed., sec. 3.5);
 * a smooth function of its argument: ``|f(a)| + |f'(a)| M(a)`` (its own rounding plus the
@@ -22,7 +22,8 @@ entrywise (to first order in ``eps``; the engine's floors add the size and ``con
   (:func:`theorem_check.numerics.derivatives.rounding_gain`: the difference quotient divides the
   rounding of ``f`` by ``h^d``).  Only this term depends on the level; ``level=None`` leaves it out.
 
-Everything is computed in float64 whatever the level: a magnitude is a bound, a factor of two
+Complex values: ``M`` is real, from moduli (``|z|``); ``conj``, ``re``, ``im`` pass ``M`` through (exact maps).
+Everything is computed in float64 (complex128) whatever the level: a magnitude is a bound, a factor of two
 either way changes nothing.  A node without a rule raises :class:`NoMagnitude` (the engine then
 falls back to the inputs' magnitude, as for callable sides).
 """
@@ -36,7 +37,7 @@ import numpy as np
 import sympy as sp
 
 from theorem_check.expr.compile import Env, compile_expr
-from theorem_check.expr.nodes import Grad, Hessian, Jacobian
+from theorem_check.expr.nodes import Grad, GradXY, Hessian, Jacobian
 from theorem_check.numerics.derivatives import rounding_gain
 from theorem_check.numerics.precision import FLOAT64
 
@@ -102,7 +103,18 @@ def _spread(k, like):
 
 
 def _two_norm(a):
-    return np.linalg.norm(np.asarray(a, dtype=float), ord=2, axis=(-2, -1))
+    return np.linalg.norm(np.asarray(a), ord=2, axis=(-2, -1))
+
+
+def _absf(v):
+    """``|v|`` entrywise as float64 (the modulus of complex values: no cast of a complex array to real)."""
+    return np.abs(np.asarray(v)).astype(float)
+
+
+def _num(v):
+    """``v`` as a float64 array, or complex128 when it is complex (elementwise functions take either)."""
+    v = np.asarray(v)
+    return v if np.iscomplexobj(v) else v.astype(float)
 
 
 # elementwise functions: (value, derivative) in float64
@@ -153,13 +165,14 @@ class _MagCompiler:
     def _from_compile(self, e):
         """Value from the expression compiler (the node's own semantics), magnitude |value|."""
         recipe = compile_expr(e)
-        return lambda me: (lambda v: (v, np.abs(np.asarray(v, dtype=float))))(recipe(me.env()))
+        return lambda me: (lambda v: (v, _absf(v)))(recipe(me.env()))
 
     # leaves
     def _m_Number(self, e):
         return self._from_compile(e)
 
     _m_NumberSymbol = _m_Number
+    _m_ImaginaryUnit = _m_Number
     _m_Identity = _m_Number
     _m_ZeroMatrix = _m_Number
     _m_OneMatrix = _m_Number
@@ -170,7 +183,7 @@ class _MagCompiler:
     def _m_Symbol(self, e):
         value = compile_expr(e)
 
-        return lambda me: (lambda v: (v, np.abs(np.asarray(v, dtype=float))))(value(me.env()))
+        return lambda me: (lambda v: (v, _absf(v)))(value(me.env()))
 
     _m_MatrixSymbol = _m_Symbol
 
@@ -237,7 +250,7 @@ class _MagCompiler:
 
             def run(me):
                 v, m = b(me)
-                v = np.asarray(v, dtype=float)
+                v = _num(v)
                 return v ** p, _smooth(v ** p, p * v ** (p - 1), m)
             return run
         x = self.compile(ex)
@@ -253,7 +266,7 @@ class _MagCompiler:
 
         def run(me):
             v, m = arg(me)
-            v = np.asarray(v, dtype=float)
+            v = _num(v)
             fv = f(v)
             return fv, _smooth(fv, df(v), m)
         return run
@@ -272,6 +285,23 @@ class _MagCompiler:
 
     def _m_Transpose(self, e):
         return self._unary(e, FLOAT64.T, FLOAT64.T)
+
+    def _m_Adjoint(self, e):
+        return self._unary(e, FLOAT64.H, FLOAT64.T)
+
+    # exact entrywise maps of complex values: the magnitude passes through
+    def _m_re(self, e):
+        return self._unary(e, FLOAT64.real, lambda m: m)
+
+    def _m_im(self, e):
+        return self._unary(e, FLOAT64.imag, lambda m: m)
+
+    def _m_conjugate(self, e):
+        return self._unary(e, FLOAT64.conj, lambda m: m)
+
+    _m_Conj = _m_conjugate
+    _m_Real = _m_re
+    _m_Imag = _m_im
 
     def _m_Trace(self, e):
         return self._unary(e, FLOAT64.trace, FLOAT64.trace)
@@ -405,14 +435,16 @@ class _MagCompiler:
         def run(me):
             key = ("oracle", id(e), tuple(sorted((str(k), id(v[0])) for k, v in me.bound.items())))
             if key not in me.cache:  # the oracle's float64 value, once for every level
-                me.cache[key] = np.asarray(value(me.env()), dtype=float)
+                me.cache[key] = np.asarray(value(me.env()))
             G = me.cache[key]
-            x0 = np.asarray(me.values[name], dtype=float)
+            x0 = _absf(me.values[name])
             out = np.abs(G)
             if me.level is not None:
                 _, mf = body(me)
                 mf = _scalarize(np.asarray(mf, dtype=float))
                 gain = rounding_gain(me.level, order, _per_batch_max(np.abs(x0)))
+                if isinstance(e, GradXY):  # df/dx + i df/dy: two quotients at full weight (grad: halved)
+                    gain = 2 * gain
                 if mf.ndim > 1 and G.ndim == 3 and type(e).__name__ == "Jacobian":  # per output entry
                     term = mf.reshape(mf.shape[0], -1)[:, :, None] * gain[:, None, None]
                 else:

@@ -7,7 +7,7 @@ from sympy.matrices.exceptions import ShapeError
 
 from theorem_check.errors import ExprError, ParseError  # noqa: F401 - re-exported: their old home
 
-__all__ = ["Cholesky", "Expm", "ExprError", "Grad", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
+__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
 
 
 def is_matrix(e) -> bool:
@@ -251,6 +251,39 @@ class Triu(_SquareFn):
     _op = "triu"
 
 
+class _Entrywise(_MatNode):
+    """A map applied to each entry of a matrix, kept unevaluated (SymPy rewrites ``re(M)`` of a matrix
+    expression as ``(M + conj(M))/2``, which prints as something other than what was typed)."""
+
+    def __new__(cls, a):
+        need_matrix(cls._op, a)
+        return super().__new__(cls, a)
+
+    def _shape(self):
+        return self.args[0].shape
+
+
+class Conj(_Entrywise):
+    """``conj(A)``: the entrywise complex conjugate of a matrix (``ctx.conj``); ``A`` itself when real."""
+
+    _op = "conj"
+
+    def _latex(self, printer):
+        return rf"\overline{{{printer._print(self.args[0])}}}"
+
+
+class Real(_Entrywise):
+    """``real(A)``: the entrywise real part of a matrix (``ctx.real``), a real matrix of the same shape."""
+
+    _op = "Re"
+
+
+class Imag(_Entrywise):
+    """``imag(A)``: the entrywise imaginary part of a matrix (``ctx.imag``); zeros when ``A`` is real."""
+
+    _op = "Im"
+
+
 def _wrt_ok(x) -> None:
     if not isinstance(x, (sp.MatrixSymbol, sp.Symbol)):
         raise ExprError(f"a derivative is taken with respect to a variable (a name), got {x}")
@@ -261,6 +294,9 @@ class Grad(_MatNode):
 
     Layout ``G_ij = df/dX_ij`` (Matrix Cookbook, SymPy, PyTorch, JAX).  Evaluated by the engine's
     oracle ``ctx.grad``, or ``ctx.sym_grad`` = ``(G + G^T)/2`` when ``X`` is declared symmetric/SPD.
+    When ``X`` is declared complex, the conjugate Wirtinger derivative ``df/d conj(X)`` =
+    ``(df/dRe X + i df/dIm X)/2`` (``ctx.wirtinger_grad``; Kreutz-Delgado, arXiv:0906.4835): for a real
+    ``f``, ``f(X + dX) = f(X) + 2 Re tr(G^H dX)``.  :class:`GradXY` is the other reading, ``2 df/d conj(X)``.
     """
 
     _op = "grad"
@@ -278,6 +314,17 @@ class Grad(_MatNode):
 
     def _latex(self, printer):
         return rf"\nabla_{{{printer._print(self.args[1])}}}\left({printer._print(self.args[0])}\right)"
+
+
+class GradXY(Grad):
+    """``grad_xy(f, Z)``: ``df/dRe Z + i df/dIm Z`` = ``2 df/d conj(Z)``, the steepest-ascent direction of a
+    real ``f`` in the Euclidean metric of the real and imaginary parts (what PyTorch stores in ``z.grad``);
+    twice :class:`Grad` of a complex ``Z``, equal to it for a real ``Z``.  Shape of ``Z``."""
+
+    _op = "grad_xy"
+
+    def _latex(self, printer):
+        return rf"2\,\frac{{\partial {printer._print(self.args[0])}}}{{\partial \overline{{{printer._print(self.args[1])}}}}}"
 
 
 def _numel(x):
@@ -326,6 +373,11 @@ def grad(f, X):
     if isinstance(X, sp.Symbol):
         return Jacobian(f, X)
     return Grad(f, X)
+
+
+def grad_xy(f, Z):
+    """The node ``grad_xy(f, Z)`` (see :class:`GradXY`); ``Z`` a matrix or vector variable."""
+    return GradXY(f, Z)
 
 
 def jacobian(F, x) -> Jacobian:

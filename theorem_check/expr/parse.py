@@ -15,12 +15,15 @@ from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 from theorem_check.errors import InvalidArgument, ShapeMismatch
 from theorem_check.expr.nodes import (
     Cholesky,
+    Conj,
     Expm,
     ExprError,
+    Imag,
     Logm,
     LogSumExp,
     LogSumExpAxis,
     ParseError,
+    Real,
     Softmax,
     Sqrtm,
     Tril,
@@ -30,6 +33,7 @@ from theorem_check.expr.nodes import (
     default_axis,
     expm1,
     grad,
+    grad_xy,
     hessian,
     is_matrix,
     is_total,
@@ -113,6 +117,15 @@ def _sum(x):
     return sp.Trace(sp.OneMatrix(1, r) * x * sp.OneMatrix(c, 1))
 
 
+def _entrywise(name: str, node, scalar_fn):
+    """``conj``/``real``/``imag``: the node (:class:`Conj`, :class:`Real`, :class:`Imag`) of a matrix, SymPy's
+    ``conjugate``/``re``/``im`` of a scalar."""
+    def f(x):
+        return node(x) if is_matrix(x) else scalar_fn(x)
+    f.__name__ = name
+    return f
+
+
 def _hadamard(*args):
     for a in args:
         need_matrix("hadamard", a)
@@ -121,7 +134,7 @@ def _hadamard(*args):
 
 FUNCTIONS: dict[str, Any] = {
     "trace": _trace, "tr": _trace, "det": _det, "inv": _inv, "logdet": _logdet, "norm2": _norm2, "sum": _sum,
-    "grad": grad, "jacobian": jacobian, "hessian": hessian,
+    "grad": grad, "grad_xy": grad_xy, "jacobian": jacobian, "hessian": hessian,
     "softmax": Softmax, "logsumexp": logsumexp, "vec": Vec, "kron": _kron, "diag": _diag,
     "hadamard": _hadamard, "expm": Expm, "logm": Logm, "sqrtm": Sqrtm, "cholesky": Cholesky,
     "tril": Tril, "triu": Triu, "eye": sp.Identity, "zeros": sp.ZeroMatrix, "ones": sp.OneMatrix,
@@ -132,28 +145,36 @@ FUNCTIONS: dict[str, Any] = {
     "sqrt": _elementwise_fn("sqrt", sp.sqrt), "abs": _elementwise_fn("abs", sp.Abs),
     "Abs": _elementwise_fn("Abs", sp.Abs), "sigmoid": _elementwise_fn("sigmoid", sigmoid),
     "softplus": _elementwise_fn("softplus", softplus),
+    "conj": _entrywise("conj", Conj, sp.conjugate), "real": _entrywise("real", Real, sp.re),
+    "imag": _entrywise("imag", Imag, sp.im),
     "pi": sp.pi, "E": sp.E,
 }
 """Names the string syntax knows (functions and constants).  Elementwise functions of a matrix act
-entrywise; ``expm``/``logm``/``sqrtm`` are the matrix functions.  ``logdet``, ``inv``, ``norm2``,
-``sum`` and ``x'`` (the transpose, :func:`primes`) are the names matrixcalculus.org users bring."""
+entrywise; ``expm``/``logm``/``sqrtm`` are the matrix functions.  ``conj``, ``real``, ``imag`` act
+entrywise (on real values: the identity, the identity and 0); ``X.H`` is the conjugate transpose.  ``logdet``,
+``inv``, ``norm2``, ``sum`` and ``x'`` (the transpose, :func:`primes`) are the names matrixcalculus.org users bring."""
 
 
 NOT_NUMBERS = {"nan": "SymPy's not-a-number", "oo": "SymPy's infinity", "zoo": "SymPy's complex infinity"}
 """Names SymPy reads as values that are not real numbers: refused as scalar names (a side is a finite
-real expression, so ``oo = oo`` is no statement), with the imaginary unit ``I`` (:data:`IMAGINARY`)."""
+expression, so ``oo = oo`` is no statement), with the imaginary unit ``I`` (:data:`IMAGINARY`) in real statements."""
 IMAGINARY = "I"
 
 
-def _special_name(text: str, name: str) -> ParseError | None:
-    """The error for a scalar named like one of SymPy's special values (``nan``, ``oo``, ``zoo``, ``I``)."""
+def _special_name(text: str, name: str, complex_names=()) -> ParseError | None:
+    """The error for a scalar named like one of SymPy's special values (``nan``, ``oo``, ``zoo``, ``I``).
+
+    ``I`` is the imaginary unit when some name of the statement is complex (``complex_names``, from
+    ``--assume z=complex``); otherwise it is refused, so that a user who meant the identity matrix
+    (``I`` in papers) is not silently given ``sqrt(-1)``.
+    """
     if name in NOT_NUMBERS:
-        return ParseError(f"{text!r}: {name!r} is not a number ({NOT_NUMBERS[name]}): sides are finite real "
+        return ParseError(f"{text!r}: {name!r} is not a number ({NOT_NUMBERS[name]}): sides are finite "
                           "expressions")
-    if name == IMAGINARY:
-        return ParseError(f"{text!r}: 'I' is SymPy's imaginary unit, and statements are real (complex "
-                          "values are not supported): name a real scalar otherwise, write eye(n) for the "
-                          "identity matrix")
+    if name == IMAGINARY and not complex_names:
+        return ParseError(f"{text!r}: 'I' is SymPy's imaginary unit, allowed only when a name is complex "
+                          "(--assume z=complex), and this statement is real: name a real scalar otherwise, write "
+                          "eye(n) for the identity matrix")
     return None
 
 
@@ -297,7 +318,7 @@ class _Axes:
 
 
 @functools.lru_cache(maxsize=2048)
-def _declared_axes(text: str, shapes: tuple, dims: tuple) -> tuple | None:
+def _declared_axes(text: str, shapes: tuple, dims: tuple, complex_names: tuple = ()) -> tuple | None:
     """The decisions of :class:`_Axes` on the declared pass at ``dims`` (letters drawn as 1 made
     symbolic); None when that pass does not conform."""
     shapes_d, dims_d = dict(shapes), dict(dims)
@@ -305,14 +326,14 @@ def _declared_axes(text: str, shapes: tuple, dims: tuple) -> tuple | None:
     declared = {k: (_DRAWN_ONE if k in letters and int(v) == 1 else v) for k, v in dims_d.items()}
     axes = _Axes()
     try:
-        _build(text, shapes_d, declared, axes)
+        _build(text, shapes_d, declared, axes, complex_names)
     except (ExprError, ShapeMismatch, InvalidArgument):
         return None
     return tuple(axes.recorded)
 
 
 def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None = None, *,
-          what: str = "expression"):
+          what: str = "expression", complex_names=()):
     """Parse one side in SymPy syntax into a SymPy expression.
 
     Parameters
@@ -325,6 +346,10 @@ def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None
     dims : mapping letter -> int, optional
         Concrete sizes (then a product that does not conform raises ShapeMismatch); without it
         sizes stay symbolic (``integer=True, positive=True`` symbols).
+    complex_names : iterable of str, optional
+        Names whose values are complex (``--assume z=complex``, ``hermitian``): a complex scalar is a
+        SymPy ``Symbol`` without the ``real`` assumption (others are ``real=True``), and ``I`` is the
+        imaginary unit when this is nonempty (a ParseError otherwise).
 
     Raises
     ------
@@ -334,7 +359,8 @@ def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None
         The expression does not conform (with concrete dims, or a structural mismatch).
     """
     try:
-        return _parse(primes(text), _freeze(shapes), _freeze(dims) if dims is not None else None)
+        return _parse(primes(text), _freeze(shapes), _freeze(dims) if dims is not None else None,
+                      tuple(sorted(complex_names)))
     except (ParseError, ShapeMismatch) as exc:
         msg = str(exc)
         raise type(exc)(f"{what}={msg}" if msg.startswith("'") else msg) from None
@@ -345,7 +371,7 @@ def _freeze(m):
 
 
 @functools.lru_cache(maxsize=2048)
-def _parse(text: str, shapes: tuple, dims: tuple | None):
+def _parse(text: str, shapes: tuple, dims: tuple | None, complex_names: tuple = ()):
     """Cached parse; error messages start with ``repr(text)`` (:func:`parse` prefixes the side's name)."""
     shapes_d = dict(shapes)
     dims_d = dict(dims) if dims is not None else None
@@ -353,11 +379,11 @@ def _parse(text: str, shapes: tuple, dims: tuple | None):
     if dims_d is not None and ("softmax" in text or "logsumexp" in text):
         letters = {v for sh in shapes_d.values() for v in sh if isinstance(v, str)}
         if any(int(dims_d.get(k, 0)) == 1 for k in letters):
-            replay = _declared_axes(text, shapes, dims)
-    return _build(text, shapes_d, dims_d, _Axes(replay))
+            replay = _declared_axes(text, shapes, dims, complex_names)
+    return _build(text, shapes_d, dims_d, _Axes(replay), complex_names)
 
 
-def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes):
+def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_names: tuple = ()):
     """Parse ``text`` with these shapes and sizes; ``softmax``/``logsumexp`` decided by ``axes``."""
     if not text.strip():
         raise ParseError(f"{text!r}: empty side")
@@ -371,6 +397,8 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes):
             if name not in ("pi", "E") and not called:
                 raise ParseError(f"{text!r}: function {name!r} must be called, as {name}(...)")
             local[name] = getattr(axes, name) if name in ("softmax", "logsumexp") else FUNCTIONS[name]
+            if name in _DERIVATIVES and complex_names:
+                local[name] = _complex_checked(name, FUNCTIONS[name], complex_names)
         elif called:
             raise ParseError(f"{text!r}: unknown function {name!r} (known: "
                              f"{', '.join(sorted(k for k in FUNCTIONS if k not in ('pi', 'E')))})")
@@ -380,16 +408,19 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes):
             if dotted:
                 raise ParseError(f"{text!r}: {name!r} is used as a matrix ({name}.…) but has no shape "
                                  f"(declare it, e.g. --shape {name}=n,n)")
-            special = _special_name(text, name)
+            special = _special_name(text, name, complex_names)
             if special is not None:
                 raise special
-            local[name] = sp.Symbol(name, real=True)
+            if name == IMAGINARY:
+                local[name] = sp.I
+                continue
+            local[name] = sp.Symbol(name) if name in complex_names else sp.Symbol(name, real=True)
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
         raise ParseError(f"{text!r}: parse error at {_syntax_error_token(text.strip(), exc)!r}") from None
     tree = ast.fix_missing_locations(_Rewrite(text.strip()).visit(tree))
-    env = {"__builtins__": {}, "_T": sp.Transpose, "_num": _num, "_pow": _pow, **local}
+    env = {"__builtins__": {}, "_T": sp.Transpose, "_H": _adjoint, "_num": _num, "_pow": _pow, **local}
     try:
         expr = eval(compile(tree, "<statement>", "eval"), env)  # noqa: S307 - names restricted to `env`
     except ShapeError as exc:
@@ -413,6 +444,29 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes):
     return expr
 
 
+_DERIVATIVES = ("grad", "grad_xy", "jacobian", "hessian")
+
+
+def _complex_checked(name: str, fn, complex_names):
+    """``fn`` (a derivative) refusing a complex variable it does not differentiate: ``jacobian``/``hessian`` by
+    any complex name, ``grad`` by a complex scalar (the Wirtinger ``grad`` takes a matrix or vector variable)."""
+    def f(F, x, *args):
+        if getattr(x, "name", None) in complex_names:
+            if name in ("jacobian", "hessian"):
+                raise ParseError(f"{name}(..., {x}): derivatives by a complex variable are grad and grad_xy only")
+            if not is_matrix(x):
+                raise ParseError(f"{name}(..., {x}): {x} is a complex scalar: declare it as a 1x1 matrix "
+                                 f"(--shape {x}=1,1) for its Wirtinger gradient")
+        return fn(F, x, *args)
+    f.__name__ = name
+    return f
+
+
+def _adjoint(x):
+    """``x.H``: the conjugate transpose (SymPy's ``Adjoint``, kept unevaluated); of a scalar, its conjugate."""
+    return sp.Adjoint(x) if is_matrix(x) else sp.conjugate(x)
+
+
 def _pow(base, exponent):
     """``base ** exponent`` as written.  A matrix power stays an unevaluated ``MatPow`` unless the
     base is a single matrix symbol with an integer exponent: SymPy's own ``**`` folds
@@ -431,7 +485,8 @@ def _num(text: str):
 
 
 class _Rewrite(ast.NodeTransformer):
-    """``x.T`` -> ``Transpose(x)`` (kept unevaluated, so the statement prints as written), numeric
+    """``x.T`` -> ``Transpose(x)`` and ``x.H`` -> ``Adjoint(x)`` (kept unevaluated, so the statement prints as
+    written), numeric
     literals -> exact SymPy numbers, ``^`` and ``**`` -> :func:`_pow` (matrix powers of products kept
     as written); anything but expressions is refused."""
 
@@ -450,8 +505,8 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
-        if node.attr == "T":
-            return ast.copy_location(ast.Call(ast.Name("_T", ast.Load()), [node.value], []), node)
+        if node.attr in ("T", "H"):
+            return ast.copy_location(ast.Call(ast.Name(f"_{node.attr}", ast.Load()), [node.value], []), node)
         return node
 
     def visit_Constant(self, node):

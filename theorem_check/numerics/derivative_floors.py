@@ -23,6 +23,8 @@ def measure(seeds: int = 12) -> list[tuple[str, dict[str, float]]]:
         S = sampling.spd(rng, n, cond=10.0, batch=1)
         x = rng.standard_normal((1, n))
         sym = sampling.symmetric(rng, n, batch=1)
+        H, z = sampling.hermitian(rng, n, batch=1), sampling.complex_gaussian(rng, n, 1, batch=1)
+        C, Z = sampling.complex_gaussian(rng, n, batch=1), sampling.complex_gaussian(rng, n, batch=1)
         return {
             "grad tr(AX) = A^T": (dict(A=A, X=X), lambda c, v: c.grad(lambda Y: c.trace(v["A"] @ Y), v["X"]),
                                   lambda c, v: c.T(v["A"])),
@@ -49,6 +51,14 @@ def measure(seeds: int = 12) -> list[tuple[str, dict[str, float]]]:
             "sym_grad tr(AX) = (A + A^T)/2": (dict(A=A, X=sym),
                                               lambda c, v: c.sym_grad(lambda Y: c.trace(v["A"] @ Y), v["X"]),
                                               lambda c, v: (v["A"] + c.T(v["A"])) / 2),
+            "wirtinger z^H A z = A z  (A Hermitian)": (dict(A=H, z=z),
+                                                      lambda c, v: c.wirtinger_grad(
+                                                          lambda y: c.real(c.trace(c.H(y) @ v["A"] @ y)), v["z"]),
+                                                      lambda c, v: v["A"] @ v["z"]),
+            "wirtinger Re tr(X^H A X) = (A + A^H) X / 2": (dict(A=C, X=Z),
+                                                           lambda c, v: c.wirtinger_grad(
+                                                               lambda Y: c.real(c.trace(c.H(Y) @ v["A"] @ Y)), v["X"]),
+                                                           lambda c, v: (v["A"] + c.H(v["A"])) @ v["X"] / 2),
         }
 
     worst: dict[str, dict[str, float]] = {}

@@ -429,6 +429,13 @@ class Ctx(LinalgOps):
 
         return derivatives.directional(self, F, X, V)
 
+    def wirtinger_grad(self, f, Z, *, factor: float = 0.5):
+        """Conjugate Wirtinger derivative ``factor * (df/dx + i df/dy)`` of ``f`` at complex ``Z`` (``factor = 1/2``:
+        ``df/d conj(Z)``, arXiv:0906.4835).  See :func:`theorem_check.numerics.derivatives.wirtinger_grad`."""
+        from theorem_check.numerics import derivatives
+
+        return derivatives.wirtinger_grad(self, f, Z, factor=factor)
+
     def sym_grad(self, f, X):
         """Gradient of ``f`` on the symmetric matrices at symmetric ``X`` (``(G + G^T)/2``, arXiv:1911.06491).
         See :func:`theorem_check.numerics.derivatives.sym_grad`."""

@@ -73,6 +73,8 @@ __all__ = [
     "invertible",
     "symmetric",
     "antisymmetric",
+    "complex_gaussian",
+    "hermitian",
     "spd",
     "rank_r",
     "with_singular_values",
@@ -416,6 +418,26 @@ def antisymmetric(rng: np.random.Generator, n: int, *, batch: Batch = ()) -> np.
     """Random antisymmetric ``n x n`` matrices ``(G - G^T)/2``, exactly antisymmetric (as :func:`symmetric`)."""
     g = gaussian(rng, n, n, batch=batch)
     return 0.5 * (g - np.swapaxes(g, -1, -2))
+
+
+def complex_gaussian(rng: np.random.Generator, m: int, n: int | None = None, *, batch: Batch = ()) -> np.ndarray:
+    """I.i.d. standard circularly-symmetric complex normal entries ``CN(0, 1)``: ``(x + i y) / sqrt(2)`` with
+    ``x``, ``y`` independent standard normal, so ``E|z|^2 = 1`` and ``E z^2 = 0``; a ``complex128`` array of
+    shape ``batch + (m, n)`` (``n = m`` by default).  Converted exactly to ``complex64`` (rounded entrywise)
+    and to ``mpc`` (exact) by the contexts."""
+    m = check_positive_int("m", m)
+    n = m if n is None else check_positive_int("n", n)
+    x = rng.standard_normal(_bshape(batch) + (m, n, 2))
+    return (x[..., 0] + 1j * x[..., 1]) * np.sqrt(0.5)
+
+
+def hermitian(rng: np.random.Generator, n: int, *, batch: Batch = ()) -> np.ndarray:
+    """Random Hermitian ``n x n`` matrices ``(G + G^H)/2`` with ``G`` from :func:`complex_gaussian` (GUE up
+    to scale).  Exactly Hermitian in ``complex128`` (the diagonal's imaginary part is ``(y - y)/2 = 0`` and
+    the off-diagonal pairs are exact conjugates), hence also after rounding to ``complex64`` and exact
+    conversion to ``mpc``: a plain array."""
+    g = complex_gaussian(rng, n, n, batch=batch)
+    return 0.5 * (g + np.conj(np.swapaxes(g, -1, -2)))
 
 
 def spd(rng: np.random.Generator, n: int, *, cond: float = 10.0, batch: Batch = ()) -> Exact:
