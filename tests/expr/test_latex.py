@@ -218,3 +218,10 @@ def test_kronecker_and_names_round_trip():
     tree = parse("kron(W_1, Sigma**-1).T + kron(W_1, lamda*V_2).T", shapes)
     assert same_tree(parse_latex(expr_latex(tree), shapes), tree)
     assert isinstance(tree, sp.MatrixExpr)
+
+
+def test_printer_parenthesises_hadamard_and_kronecker_factors():
+    """SymPy prints ``-A (A o B)`` as ``- A A \\circ B``, which papers (and the reader) take as ``(A A) o B``."""
+    assert expr_latex(parse("-A*hadamard(A, B)", SQ)) == r"- A \left(A \circ B\right)"
+    assert expr_latex(parse("kron(A, B)*C", SQ)) == r"\left(A \otimes B\right) C"
+    assert expr_latex(parse("hadamard(A, B)", SQ)) == r"A \circ B"

@@ -18,11 +18,13 @@ Stable entry points (``theorem-check check --latex`` and ``theorem-check scan`` 
     latex_names(text: str) -> dict[str, str]
         The string-syntax names a statement uses -> the Latin letter its convention reads ("" for
         Greek and multi-letter names).
+    theorem_check.expr.declarations.parse_where(text) -> Declarations(shapes, structure, sizes)
+        Declarations as papers state them (W \in \mathbb{R}^{h \times d}, \Sigma \succ 0, ...).
     convention_shapes(names: Mapping[str, str], declared: Mapping = {}, size: str = "n") -> dict
         Shapes for the names without a declaration (below).
 
-What is read (``I`` below is any expression)
---------------------------------------------
+What is read
+------------
 * products: juxtaposition, ``\cdot``, ``\times``; ``/`` and ``\frac{}{}`` (``\frac12``); ``+``, ``-``;
   ``\odot`` and ``\circ`` the Hadamard product, ``\otimes`` the Kronecker product; a product of
   matrices beside them without parentheses (``A B \odot C``) is refused as ambiguous (papers read it
@@ -198,7 +200,8 @@ def _is_1x1(sh) -> bool:
 
 
 def _size_text(x) -> str:
-    return str(x) if isinstance(x, (int, sp.Basic)) else str(x)
+    """A size as string syntax: ``n``, ``3``, ``m*n`` (SymPy prints products of size letters so)."""
+    return str(x)
 
 
 class _NoSize(ParseError):
