@@ -34,6 +34,7 @@ from typing import Callable, Iterable
 
 from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
+from theorem_check.expr.matrix_proof import ROUTES
 from theorem_check.model.claims import Claim, Statement
 from theorem_check.model.options import RunOptions
 from theorem_check.model.verdicts import Outcome, Verdict
@@ -218,6 +219,11 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
     if sym is not None:
         n_ok = sum(s.closed for s in sym.steps)
         scope = "all sizes" if sym.general else f"fixed sizes {sym.sizes}".strip()
+        routes = sorted({s.method for s in sym.steps if s.closed and s.method in ROUTES})
+        if routes:   # the normal-form proof and its assumptions (rules: show / report)
+            scope += "; " + ", ".join(routes) + (
+                ", assuming every inverted matrix invertible" if any("assuming" in s.note for s in sym.steps
+                                                                    if s.method in ROUTES) else "")
         checked = [k for k, s in enumerate(sym.steps, 1) if s.closed and not s.certified]
         parts.append(f"sympy {n_ok}/{len(sym.steps)} steps ({scope})" + (
             f", step{'s' if len(checked) > 1 else ''} {', '.join(map(str, checked))} only numerically checked at "
