@@ -553,12 +553,14 @@ def check_step(step: Step, *, seed: int = 0, points: int = 6, domain=None,
     step.  Never raises for a step that is false, hangs or makes SymPy raise: those come back as
     a StepResult with ``closed=False`` and ``method`` ``"counterexample"``, ``"timeout after T s"``
     or ``"sympy error: <ExceptionName>: <message>"``.  Raises InvalidArgument for a bad
-    ``time_limit`` or ``THEOREM_CHECK_SYMPY_TIMEOUT``.
+    ``time_limit`` or ``THEOREM_CHECK_SYMPY_TIMEOUT``.  A step over symbolic sizes is first tried by
+    the normal form (:func:`theorem_check.expr.matrix_proof.prove_identity`, with ``structure``: name
+    -> kind): the route is then the ``method`` (certifying), its rules and assumptions the ``note``.
     """
     limit = resolve_time_limit(time_limit)
     domain = domain or {}
     try:
-        return _limited(lambda: _check_step(step, seed, points, domain), limit)
+        return _limited(lambda: _check_step(step, seed, points, domain, structure), limit)
     except _Timeout:
         method = f"timeout after {limit:g} s"
     except _ChildError as exc:

@@ -202,15 +202,18 @@ def prove_identity(lhs, rhs, structure: Mapping[str, str] | None = None, *, roun
 
 
 def over_symbolic_sizes(x) -> bool:
-    """True for a matrix expression without explicit matrices, or a scalar holding a trace/det of one:
-    what :func:`prove_identity` is for."""
+    """True for a matrix expression without explicit matrices whose matrix symbols have some symbolic
+    size (a letter), or a scalar holding a trace/det of one: what :func:`prove_identity` is for (fixed
+    sizes keep the exact entrywise check)."""
     if not isinstance(x, sp.Basic) or isinstance(x, sp.MatrixBase) or x.atoms(sp.MatrixBase):
+        return False
+    if not any(not sp.sympify(d).is_Integer for m in x.atoms(sp.MatrixSymbol) for d in m.shape):
         return False
     return isinstance(x, sp.MatrixExpr) or x.has(sp.Trace, sp.Determinant)
 
 
 def _assumption(nz: Normalizer) -> str:
-    return _ASSUMPTION if any("^-1" in r for r in nz.rules) or any("^-1" in k or "inv(" in k for k in nz.atoms) \
+    return _ASSUMPTION if any("^-1" in r and "orthogonal" not in r for r in nz.rules) or any("^-1" in k or "inv(" in k for k in nz.atoms) \
         else ""
 
 

@@ -17,26 +17,24 @@ size at which both sides are defined (names as recorded in :attr:`Normalizer.rul
 - ``tr`` linear, ``tr(I_n) = n``, cyclic rotation (valid for rectangular factors) to the smallest
   rotation of the word or of its transpose (``tr(X^T) = tr(X)``), ``tr(P kron Q) = tr(P) tr(Q)``;
 - ``det(c M_1 ... M_k) = c^n det(M_1) ... det(M_k)`` for square factors, ``det(X^T) = det(X)``,
-  ``det(X^{-1}) = 1/det(X)``, ``det(P kron Q) = det(P)^q det(Q)^p`` (``P`` p x p, ``Q`` q x q);
-- Kronecker products bilinear, ``(P kron Q)^T = P^T kron Q^T``, ``(P kron Q)^{-1} = P^{-1} kron Q^{-1}``
-  (square factors), ``(P kron Q)(R kron S) = PR kron QS`` where the factors conform,
-  ``I_m kron I_n = I_{mn}``;
+  ``det(X^{-1}) = 1/det(X)``, ``det(P kron Q) = det(P)^q det(Q)^p`` (``P`` p x p, ``Q`` q x q), and the
+  determinant lemma ``det(A + sum x_i y_i^T) = det(A) det(I + [y_i^T A^-1 x_j])`` for ``A`` declared
+  ``invertible``/``spd``/``orthogonal``;
+- Kronecker products bilinear, transposed and inverted (square factors) factor by factor, mixed
+  product ``(P kron Q)(R kron S) = PR kron QS`` where the factors conform, ``I_m kron I_n = I_{mn}``;
 - ``vec`` linear, ``(P kron Q) vec(X) = vec(Q X P^T)`` (Magnus & Neudecker, ch. 2, Theorem 2), so
   ``vec(A X B) = (B^T kron A) vec(X)`` and ``vec(X)^T vec(Y) = tr(X^T Y)``; ``vec`` of a column is itself;
 - structure (``structure={name: kind}``): ``symmetric``/``spd``/``diagonal``: ``X^T = X``;
-  ``antisymmetric``: ``X^T = -X``; ``orthogonal``: ``Q^{-1} = Q^T``, ``Q^T Q = Q Q^T = I``.  Other
-  kinds (``invertible``) add nothing.
+  ``antisymmetric``: ``X^T = -X``; ``orthogonal``: ``Q^{-1} = Q^T``, ``Q^T Q = Q Q^T = I``.
 
-Canonical keys are strings built from the names (a leaf ``A``, ``A.T``, ``A^-1``, ``inv(...)``,
-``kron(...)``, ``vec(...)``); equal keys mean equal mathematical objects, so an equal normal form is a
-proof, and an unequal one proves nothing (the form is not complete: ``det(A + u v^T)`` is an atom).
-Expressions outside the grammar (elementwise functions, Hadamard products, derivatives, matrix
-functions) raise :class:`NormalFormError`.
+Canonical keys are strings built from the names (``A``, ``A.T``, ``A^-1``, ``inv(...)``, ``kron(...)``);
+equal keys mean equal objects, so an equal normal form is a proof; an unequal one proves nothing (the
+form is not complete: ``det(A + B)`` is an atom).  Expressions outside the grammar (elementwise and
+matrix functions, Hadamard products, derivatives) raise :class:`NormalFormError`.
 
 >>> import sympy as sp
 >>> n, m = sp.symbols("n m", integer=True, positive=True)
->>> A, B, C = sp.MatrixSymbol("A", n, m), sp.MatrixSymbol("B", n, m), sp.MatrixSymbol("C", m, n)
->>> nz = Normalizer()
+>>> A, B, C, nz = sp.MatrixSymbol("A", n, m), sp.MatrixSymbol("B", n, m), sp.MatrixSymbol("C", m, n), Normalizer()
 >>> nz.matrix((A + B) * C).key == nz.matrix(A * C + B * C).key
 True
 
@@ -123,8 +121,7 @@ class NormalForm:
 
 
 def _simp(c):
-    c = sp.cancel(sp.together(c)) if c.free_symbols else sp.nsimplify(c) if c.is_Float else c
-    return c
+    return sp.cancel(sp.together(c)) if c.free_symbols else c
 
 
 def _make(rows, cols, acc: dict) -> NormalForm:
@@ -222,19 +219,13 @@ class Normalizer:
 
     def ones(self, rows, cols) -> NormalForm:
         """``ones(rows, cols)`` (``ones(1, 1) = I_1``)."""
-        if rows == 1 and cols == 1:
-            return self.identity(1)
-        return self.of_word((Leaf(f"ones({rows},{cols})", rows, cols, "ones"),), rows, cols)
+        return self.identity(1) if rows == 1 and cols == 1 else \
+            self.of_word((Leaf(f"ones({rows},{cols})", rows, cols, "ones"),), rows, cols)
 
     # ------------------------------------------------------------------ algebra
     def add(self, a: NormalForm, b: NormalForm) -> NormalForm:
         """``a + b`` (shapes must agree symbolically)."""
-        if a.rows != b.rows or a.cols != b.cols:
-            raise NormalFormError(f"sum of shapes ({a.rows}, {a.cols}) and ({b.rows}, {b.cols})")
-        acc = dict(a.terms)
-        for w, c in b.terms:
-            acc[w] = acc.get(w, 0) + c
-        return _make(a.rows, a.cols, acc)
+        return self.total([a, b], a.rows, a.cols)
 
     def scale(self, a: NormalForm, c) -> NormalForm:
         """``c * a`` for a scalar ``c``."""
@@ -326,11 +317,8 @@ class Normalizer:
                             leaf.cols)
 
     def power(self, a: NormalForm, k: int) -> NormalForm:
-        """``a^k`` for an integer ``k`` (negative: of the inverse)."""
-        if a.rows != a.cols:
-            raise NormalFormError(f"power of shape ({a.rows}, {a.cols})")
-        base = self.inverse(a) if k < 0 else a
-        acc = self.identity(a.rows)
+        """``a^k`` for an integer ``k`` (negative: of the inverse; square ``a``)."""
+        base, acc = (self.inverse(a) if k < 0 else a), self.identity(a.rows)
         for _ in range(abs(k)):
             acc = self.mul(acc, base)
         return acc
@@ -492,7 +480,39 @@ class Normalizer:
                 for leaf in w:
                     out *= self._det_leaf(leaf)
                 return out
+        lemma = self._det_lemma(a)
+        if lemma is not None:
+            return lemma
         return self._atom(f"det({min(a.key, self._silent_transpose(a).key)})")
+
+    def _det_lemma(self, a: NormalForm):
+        """``det(c A + sum_i x_i y_i^T) = det(c A) det(I_r + [y_i^T (cA)^-1 x_j]_ij)`` (the matrix determinant
+        lemma, Sylvester's identity) for ``A`` a symbol declared invertible (``invertible``, ``spd``,
+        ``orthogonal``) and every other term a product through a ``1``-wide inner size; None otherwise."""
+        invertible = [(w, c) for w, c in a.terms if len(w) == 1 and w[0].kind == "sym" and not w[0].data[2]
+                      and self.structure.get(w[0].data[0]) in ("invertible", "spd", "orthogonal")]
+        if not invertible:
+            return None
+        w0, c0 = invertible[0]
+        cols, rows = [], []
+        for w, c in a.terms:
+            if w == w0:
+                continue
+            cut = next((k for k in range(1, len(w)) if w[k - 1].cols == 1), None)
+            if cut is None:
+                return None
+            cols.append(NormalForm(a.rows, 1, ((w[:cut], c),)))
+            rows.append(NormalForm(1, a.cols, ((w[cut:], sp.S.One),)))
+        self.note("det(A + sum x_i y_i^T) = det(A) det(I + [y_i^T A^-1 x_j]) (A invertible)")
+        a_inv = self.scale(self.inverse(NormalForm(a.rows, a.cols, ((w0, sp.S.One),))), 1 / c0)
+        gram = sp.Matrix(len(cols), len(cols), lambda i, j: sp.S(int(i == j)) + self._one_by_one(
+            self.mul(self.mul(rows[i], a_inv), cols[j])))
+        return c0 ** a.rows * self._det_leaf(w0[0]) * sp.factor_terms(gram.det(method="berkowitz"))
+
+    @staticmethod
+    def _one_by_one(x: NormalForm):
+        """The scalar value of a ``1 x 1`` normal form (its words are empty: 1 x 1 products are scalars)."""
+        return sp.Add(*[c for w, c in x.terms if not w]) if all(not w for w, _ in x.terms) else sp.Symbol(f"[{x.key}]")
 
     def _det_leaf(self, leaf: Leaf):
         if leaf.kind == "sym":
@@ -558,6 +578,8 @@ class Normalizer:
     def scalar(self, e):
         """A scalar SymPy expression with traces, determinants and ``1 x 1`` products in canonical atoms."""
         e = sp.sympify(e)
+        if e.is_Float:   # a float literal is not the fraction it prints as: no exact proof through it
+            raise NormalFormError(f"float literal {e}")
         if e.is_Number or isinstance(e, sp.NumberSymbol):
             return e
         if isinstance(e, sp.Symbol):
