@@ -26,7 +26,7 @@ import sympy as sp
 
 from theorem_check.expr.nodes import Vec
 
-__all__ = ["ExactCounterexample", "exact_counterexample", "is_rational"]
+__all__ = ["ExactCounterexample", "exact_counterexample", "is_rational", "structured_matrix"]
 
 _MATRIX_NODES = (sp.MatrixSymbol, sp.MatAdd, sp.MatMul, sp.Transpose, sp.Inverse, sp.MatPow, sp.KroneckerProduct,
                  sp.Identity, sp.ZeroMatrix, sp.OneMatrix, Vec)
@@ -123,7 +123,9 @@ def _eval(e, vals: dict):
     raise _Undefined()
 
 
-def _matrix(rnd: random.Random, r: int, c: int, kind: str | None) -> sp.Matrix:
+def structured_matrix(rnd: random.Random, r: int, c: int, kind: str | None) -> sp.Matrix:
+    """A small integer (rational for ``orthogonal``) ``r x c`` matrix with the structure ``kind`` built exactly
+    (see the module docstring); entries drawn from ``rnd``."""
     m = sp.Matrix(r, c, lambda i, j: rnd.randint(-3, 3))
     if kind in ("symmetric",):
         return m + m.T
@@ -179,9 +181,9 @@ def exact_counterexample(lhs: Callable[[dict], object], rhs: Callable[[dict], ob
         for m in mats:
             kind = structure.get(m.name)
             r, c = int(m.shape[0]), int(m.shape[1])
-            v = _matrix(rnd, r, c, kind)
+            v = structured_matrix(rnd, r, c, kind)
             while kind == "invertible" and v.det() == 0:
-                v = _matrix(rnd, r, c, kind)
+                v = structured_matrix(rnd, r, c, kind)
             vals[m.name] = v
         for s in scalars:
             vals[s.name] = _scalar(rnd, bool(s.is_positive) or structure.get(s.name) == "positive")
