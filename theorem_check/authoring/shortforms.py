@@ -358,7 +358,8 @@ def identity(id: str, lhs: Side, rhs: Side, *, shapes: Mapping[str, tuple] | Non
     controls : sequence of Statement or of functions ``statement -> Statement``, optional
         Default: :func:`derived_controls`.
     derive : bool
-        Attach a one-step SymPy derivation when SymPy closes the identity for all sizes.
+        Attach a one-step derivation when the identity is proved for all sizes (normal form, see
+        :func:`theorem_check.expr.matrix_proof.prove_identity`, or SymPy's simplification).
     register : bool
         Register in the global registry (default); False only validates and returns the claim.
 
