@@ -18,7 +18,8 @@ factors moved, ...), optionally wrapped in a random context applied to both side
     than ``1e-6`` relative (or do not conform there).  The size ranges are drawn so that such a
     generic size lies inside them (the i-th letter ranges over ``1..hi`` with ``hi >= 3 + i``), so
     a perturbed statement is wrong on the claim's own domain, not only outside it.  INCONCLUSIVE
-    is allowed; the count notes those whose evidence says SymPy closed the (false) statement.
+    is allowed; the count notes those whose evidence says SymPy closed the (false) statement.  A
+    perturbed statement PROVED through the normal form (issue 19) fails on a line of its own.
 
 The oracle below is this file's own evaluator (NumPy, own samplers, own finite differences for
 ``grad``); nothing of the engine is used but ``tc.identity(..., register=False)`` and

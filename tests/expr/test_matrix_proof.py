@@ -90,3 +90,12 @@ def test_orthogonal_structure_is_used_and_named():
     wrong = tc.identity("nf.orth_wrong", "Q**-1", "Q", shapes={"Q": ("n", "n")}, structure={"Q": "orthogonal"},
                         register=False)
     assert wrong.statement.derivation is None
+
+
+def test_symmetric_domain_gradient_gets_no_normal_form_proof():
+    """sympy.diff gives the free gradient; on a symmetric X the engine's gradient is sym(G): no proof there."""
+    shapes = {"A": ("n", "n"), "X": ("n", "n")}
+    wrong = tc.identity("nf.symgrad", "grad(trace(A*X), X)", "A.T", shapes=shapes, structure={"X": "symmetric"},
+                        sizes={"n": (1, 3)}, register=False)
+    assert wrong.statement.derivation is None
+    assert tc.run_claim(wrong, seed=0, trials=4).verdict.value == "REFUTED"

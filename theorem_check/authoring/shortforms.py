@@ -163,6 +163,8 @@ def _derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
     if has_fractional_matpow(l) or has_fractional_matpow(r):   # SymPy folds (A*A)**(1/2) to A: no proof there
         return None
     structure = {n: k for n, k in spec.structure.items() if n in names_used}
+    if diffed and any(k not in (None, "invertible") for k in structure.values()):
+        return None   # sympy.diff gives the free gradient: on a symmetric domain the engine's is sym(G)
     grads = " (gradient by sympy.diff)" if diffed else ""
     proof = prove_identity(l, r, structure) if (over_symbolic_sizes(l) or over_symbolic_sizes(r)) else None
     if proof is not None:
