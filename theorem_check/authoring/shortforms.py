@@ -53,6 +53,7 @@ from theorem_check.authoring.spec import (
 )
 from theorem_check.engine.symbolic import Derivation, Step, has_fractional_matpow, simplifies_to_zero
 from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
+from theorem_check.expr.matrix_proof import over_symbolic_sizes, prove_identity
 from theorem_check.model.claims import Claim, Instance, Source, Statement, double, negate, perturb
 from theorem_check.model.dims import DimSpace
 
@@ -143,13 +144,16 @@ def _diff_agrees(f, X, d) -> bool:
 
 
 def _derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
-    """A one-step derivation when SymPy closes ``lhs = rhs`` for all sizes; None otherwise.
+    """A one-step derivation when ``lhs = rhs`` is proved for all sizes; None otherwise.
 
-    Attached only when the structures of the names involved are generic (``invertible``): SymPy's
-    matrix algebra knows no symmetry/orthogonality, so a proof there would be of another statement.
+    Two routes: equal normal forms (:func:`theorem_check.expr.matrix_proof.prove_identity`: products
+    expanded, transposes and inverses to the leaves, traces rotated, Kronecker/vec rules, inverses
+    cleared for rational identities; it uses the structures ``symmetric``/``spd``/``diagonal``
+    (``X^T = X``), ``antisymmetric`` and ``orthogonal``), named with its rules in the step's ``why``;
+    else SymPy's own simplification, attached only when every name involved is generic
+    (``invertible`` or none): SymPy's matrix algebra knows no symmetry/orthogonality, so a proof there
+    would be of another statement.
     """
-    if any(spec.structure.get(n) not in (None, "invertible") for n in names_used):
-        return None
     l, r = _symbolic(lhs, spec), _symbolic(rhs, spec)
     if l is None or r is None:
         return None
@@ -159,9 +163,19 @@ def _derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
         return None
     if ex.is_matrix(l) and tuple(l.shape) != tuple(r.shape):
         return None
-    if sp.count_ops(l) + sp.count_ops(r) > MAX_OPS:
-        return None
     if has_fractional_matpow(l) or has_fractional_matpow(r):   # SymPy folds (A*A)**(1/2) to A: no proof there
+        return None
+    structure = {n: k for n, k in spec.structure.items() if n in names_used}
+    if diffed and any(k not in (None, "invertible") for k in structure.values()):
+        return None   # sympy.diff gives the free gradient: on a symmetric domain the engine's is sym(G)
+    grads = " (gradient by sympy.diff)" if diffed else ""
+    proof = prove_identity(l, r, structure) if (over_symbolic_sizes(l) or over_symbolic_sizes(r)) else None
+    if proof is not None:
+        why = proof.describe() + grads
+        return lambda: Derivation([Step(l, r, why)], general=True, structure=structure)
+    if any(spec.structure.get(n) not in (None, "invertible") for n in names_used):
+        return None
+    if sp.count_ops(l) + sp.count_ops(r) > MAX_OPS:
         return None
     try:
         closes = simplifies_to_zero(l - r)  # the test check_step applies: what closes here closes there
@@ -169,7 +183,7 @@ def _derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
         return None
     if not closes:
         return None
-    why = "SymPy matrix-expression algebra" + (" (gradient by sympy.diff)" if diffed else "")
+    why = "SymPy matrix-expression algebra" + grads
     return lambda: Derivation([Step(l, r, why)], general=True)
 
 
@@ -361,7 +375,8 @@ def identity(id: str, lhs: Side, rhs: Side, *, shapes: Mapping[str, tuple] | Non
     controls : sequence of Statement or of functions ``statement -> Statement``, optional
         Default: :func:`derived_controls`.
     derive : bool
-        Attach a one-step SymPy derivation when SymPy closes the identity for all sizes.
+        Attach a one-step derivation when the identity is proved for all sizes (normal form, see
+        :func:`theorem_check.expr.matrix_proof.prove_identity`, or SymPy's simplification).
     register : bool
         Register in the global registry (default); False only validates and returns the claim.
 

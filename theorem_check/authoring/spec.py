@@ -256,6 +256,8 @@ def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
                 vals[n] = _orthogonal_from(FLOAT64, inst[n], inst[f"_sign_{n}"])
             return mag(parsed(inst), vals, inst.get("_dims", {}), structure, levels=levels)
         out.magnitude = magnitude
+        out.symbolic = parsed          # the SymPy side at an instance's sizes (exact counterexamples)
+        out.structure = structure
     return out
 
 

@@ -32,8 +32,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from theorem_check.engine.exact import ExactCounterexample, exact_counterexample
 from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
+from theorem_check.expr.matrix_proof import ROUTES
 from theorem_check.model.claims import Claim, Statement
 from theorem_check.model.options import RunOptions
 from theorem_check.model.verdicts import Outcome, Verdict
@@ -73,6 +75,8 @@ class StatementResult:
     numeric: NumericResult | None
     seed: int
     seconds: float
+    exact: ExactCounterexample | None = None
+    """For a REFUTED statement with rational sides: an exact counterexample (:mod:`theorem_check.engine.exact`)."""
 
     @property
     def decided_by(self) -> str:
@@ -218,6 +222,11 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
     if sym is not None:
         n_ok = sum(s.closed for s in sym.steps)
         scope = "all sizes" if sym.general else f"fixed sizes {sym.sizes}".strip()
+        routes = sorted({s.method for s in sym.steps if s.closed and s.method in ROUTES})
+        if routes:   # the normal-form proof and its assumptions (rules: show / report)
+            scope += "; " + ", ".join(routes) + (
+                ", assuming every inverted matrix invertible" if any("assuming" in s.note for s in sym.steps
+                                                                    if s.method in ROUTES) else "")
         checked = [k for k, s in enumerate(sym.steps, 1) if s.closed and not s.certified]
         parts.append(f"sympy {n_ok}/{len(sym.steps)} steps ({scope})" + (
             f", step{'s' if len(checked) > 1 else ''} {', '.join(map(str, checked))} only numerically checked at "
@@ -314,8 +323,19 @@ def run_statement(statement: Statement, *, seed: int, trials: int = 16, fuzz: in
         if fuzz > 0 and statement.is_identity and num.outcome is Outcome.HOLDS:
             num = _fuzz(statement, num, seed=seed, examples=fuzz)
     verdict = _statement_verdict(sym, num)
-    return StatementResult(statement.name, statement.kind, statement.latex, verdict, _evidence(sym, num), sym, num,
-                           seed, time.perf_counter() - t0)
+    exact = _exact(statement, num, seed) if verdict is Verdict.REFUTED else None
+    evidence = _evidence(sym, num) + (f"; {exact.text}" if exact is not None else "")
+    return StatementResult(statement.name, statement.kind, statement.latex, verdict, evidence, sym, num,
+                           seed, time.perf_counter() - t0, exact)
+
+
+def _exact(statement: Statement, num: NumericResult | None, seed: int) -> ExactCounterexample | None:
+    """An exact counterexample at the shrunk counterexample's sizes, for sides given as expressions."""
+    lhs, rhs = (getattr(statement.lhs, "symbolic", None), getattr(statement.rhs, "symbolic", None))
+    if num is None or num.counterexample is None or lhs is None or rhs is None:
+        return None
+    return exact_counterexample(lhs, rhs, dict(num.counterexample.dims),
+                                getattr(statement.lhs, "structure", None), seed=seed)
 
 
 def _dims_for(statement: Statement, dims: dict | None) -> dict | None:

@@ -73,6 +73,7 @@ import sympy as sp
 
 from theorem_check.engine.certificate import CERTIFICATE_ALPHA, N_FRACTIONS, POINT_HEIGHT, point_plan
 from theorem_check.errors import InvalidArgument
+from theorem_check.expr.matrix_proof import ROUTES, over_symbolic_sizes, prove_identity
 from theorem_check.model.derivation import Derivation, Step
 
 __all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "check_derivation",
@@ -83,7 +84,7 @@ DEFAULT_TIME_LIMIT = 20.0
 """Seconds each derivation step may take when neither ``time_limit`` nor the environment sets it."""
 TIME_LIMIT_ENV = "THEOREM_CHECK_SYMPY_TIMEOUT"
 """Environment variable with the per-step time limit in seconds (a positive number, or ``inf``)."""
-CERTIFYING_METHODS = ("simplify", "schwartz-zippel")
+CERTIFYING_METHODS = ("simplify", "schwartz-zippel") + ROUTES
 """Step methods that prove a step (a ``"random points"`` step was only checked numerically)."""
 
 
@@ -293,7 +294,17 @@ def _fmt_value(val) -> str:
     return str(val)
 
 
-def _check_step(step: Step, seed: int, points: int, domain) -> StepResult:
+def _normal_form_step(step: Step, structure) -> StepResult | None:
+    """The step proved by :func:`~theorem_check.expr.matrix_proof.prove_identity` (method = its route), or None."""
+    if not (over_symbolic_sizes(step.lhs) or over_symbolic_sizes(step.rhs)):
+        return None
+    proof = prove_identity(step.lhs, step.rhs, structure)
+    if proof is None:
+        return None
+    return StepResult(sp.latex(step.lhs), sp.latex(step.rhs), step.why, True, proof.route, note=proof.describe())
+
+
+def _check_step(step: Step, seed: int, points: int, domain, structure=None) -> StepResult:
     """The step check proper (no time limit; exceptions propagate to :func:`check_step`)."""
     lhs, rhs = step.lhs, step.rhs
     if _is_matrix(lhs) != _is_matrix(rhs) or (_is_matrix(lhs) and lhs.shape != rhs.shape):
@@ -303,6 +314,9 @@ def _check_step(step: Step, seed: int, points: int, domain) -> StepResult:
     if has_fractional_matpow(lhs) or has_fractional_matpow(rhs):
         raise ValueError("a fractional matrix power: SymPy folds (X**a)**b into X**(a*b), false for matrices, "
                          "so the step is not checked symbolically")
+    proved = _normal_form_step(step, structure)
+    if proved is not None:
+        return proved
     diff = lhs - rhs     # (SymPy evaluates the difference: the guard above must look at the sides)
     entries = _entries(diff)
     if all(simplifies_to_zero(e) for e in entries):
@@ -532,19 +546,21 @@ def _safe_latex(x, seconds: float | None) -> str:
 
 
 def check_step(step: Step, *, seed: int = 0, points: int = 6, domain=None,
-               time_limit: float | None = None) -> StepResult:
+               time_limit: float | None = None, structure=None) -> StepResult:
     """Check one step; see the module docstring for the two methods, the certificate and the limits.
 
     ``time_limit`` (seconds; default: :func:`resolve_time_limit`) bounds the whole check of the
     step.  Never raises for a step that is false, hangs or makes SymPy raise: those come back as
     a StepResult with ``closed=False`` and ``method`` ``"counterexample"``, ``"timeout after T s"``
     or ``"sympy error: <ExceptionName>: <message>"``.  Raises InvalidArgument for a bad
-    ``time_limit`` or ``THEOREM_CHECK_SYMPY_TIMEOUT``.
+    ``time_limit`` or ``THEOREM_CHECK_SYMPY_TIMEOUT``.  A step over symbolic sizes is first tried by
+    the normal form (:func:`theorem_check.expr.matrix_proof.prove_identity`, with ``structure``: name
+    -> kind): the route is then the ``method`` (certifying), its rules and assumptions the ``note``.
     """
     limit = resolve_time_limit(time_limit)
     domain = domain or {}
     try:
-        return _limited(lambda: _check_step(step, seed, points, domain), limit)
+        return _limited(lambda: _check_step(step, seed, points, domain, structure), limit)
     except _Timeout:
         method = f"timeout after {limit:g} s"
     except _ChildError as exc:
@@ -569,11 +585,12 @@ def check_derivation(derivation: Derivation, *, seed: int = 0, time_limit: float
     t0 = time.perf_counter()
     limit = resolve_time_limit(time_limit)
     limit_arg = math.inf if limit is None else limit
-    steps = tuple(check_step(s, seed=seed + k, domain=derivation.domain, time_limit=limit_arg)
+    structure = dict(getattr(derivation, "structure", None) or {})
+    steps = tuple(check_step(s, seed=seed + k, domain=derivation.domain, time_limit=limit_arg, structure=structure)
                   for k, s in enumerate(derivation.steps))
     general = derivation.general and not any(
         isinstance(st.lhs, sp.MatrixBase) or isinstance(st.rhs, sp.MatrixBase)
-        or (_is_matrix(st.lhs) and res.method != "simplify")
+        or (_is_matrix(st.lhs) and res.method not in ("simplify",) + ROUTES)
         for st, res in zip(derivation.steps, steps))
     sizes = derivation.sizes or ("" if general or not derivation.general else "of the matrix symbols")
     return SymbolicResult(steps, all(s.closed for s in steps), general, sizes, time.perf_counter() - t0)

@@ -47,9 +47,14 @@ class Derivation:
     domain : mapping Symbol -> callable(random.Random) -> number, optional
         How to draw exact values of free symbols for the random-point test (default: positive
         rationals for positive/real symbols, integers 2..9 for integer symbols).
+    structure : mapping name -> kind, optional
+        Structures of matrix symbols (``symmetric``, ``spd``, ``diagonal``, ``antisymmetric``,
+        ``orthogonal``) that a step's normal-form proof may use
+        (:func:`theorem_check.expr.matrix_proof.prove_identity`); other kinds are ignored.
     """
 
     steps: Sequence[Step]
     general: bool = True
     sizes: str = ""
     domain: Mapping[sp.Symbol, Callable[[random.Random], object]] = field(default_factory=dict)
+    structure: Mapping[str, str] = field(default_factory=dict)

@@ -113,6 +113,9 @@ def statement_record(r: StatementResult) -> dict:
                           "seconds": round(n.seconds, 4), "errors": list(n.errors),
                           "counterexample": inst(n.counterexample) if n.counterexample else None,
                           "instances": [inst(i) for i in n.instances]}
+    if getattr(r, "exact", None) is not None:
+        rec["exact_counterexample"] = {"dims": dict(r.exact.dims), "values": dict(r.exact.values),
+                                       "difference": r.exact.difference}
     return _num(rec, nonfinite=False)
 
 

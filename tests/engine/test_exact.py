@@ -1,0 +1,81 @@
+"""Exact counterexamples (theorem_check/engine/exact.py): rational sides only, exact nonzero difference,
+structures built exactly, undefined points skipped; end to end in the evidence and the JSON record."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy as sp
+
+import theorem_check as tc
+from theorem_check import expr as ex
+from theorem_check.engine.exact import exact_counterexample, is_rational, structured_matrix
+from theorem_check.output.json_record import schema, statement_record
+
+SQ = {"A": ("n", "n"), "B": ("n", "n")}
+
+
+def side(text, shapes):
+    return lambda inst: ex.parse(text, shapes, inst["_dims"], what="side")
+
+
+@pytest.mark.parametrize("text, rational", [
+    ("(A*B)**-1 + A.T", True), ("trace(A)*det(B)*A", True), ("kron(A, B)", True), ("A/2 + 3*B", True),
+    ("expm(A)", False), ("hadamard(A, B)", False), ("sqrt(trace(A*A.T))*A", False),
+    ("exp(A)", False),
+])
+def test_rational_sides(text, rational):
+    assert is_rational(ex.parse(text, SQ, {"n": 2}, what="side")) is rational
+
+
+def test_false_statement_gets_an_exact_nonzero_difference():
+    cx = exact_counterexample(side("(A*B)**-1", SQ), side("A**-1*B**-1", SQ), {"n": 2})
+    assert cx is not None and cx.difference != "[[0, 0], [0, 0]]"
+    vals = {k: sp.Matrix(sp.sympify(v)) for k, v in cx.values}
+    a, b = vals["A"], vals["B"]
+    assert (a * b).inv() - a.inv() * b.inv() == sp.Matrix(sp.sympify(cx.difference))   # recomputed independently
+    assert cx.text.startswith("exact counterexample at n=2: A = [[")
+
+
+def test_true_statement_has_none():
+    assert exact_counterexample(side("(A*B)**-1", SQ), side("B**-1*A**-1", SQ), {"n": 3}) is None
+
+
+def test_transcendental_sides_have_none():
+    assert exact_counterexample(side("expm(A)", SQ), side("A", SQ), {"n": 2}) is None
+
+
+@pytest.mark.parametrize("kind, check", [
+    ("symmetric", lambda m: m == m.T), ("spd", lambda m: m == m.T and all(m[:k, :k].det() > 0 for k in range(1, m.rows + 1))),  # Sylvester
+    ("antisymmetric", lambda m: m == -m.T), ("orthogonal", lambda m: m.T * m == sp.eye(m.rows)),
+    ("diagonal", lambda m: m.is_diagonal()),
+])
+def test_structures_are_exact(kind, check):
+    import random
+
+    rnd = random.Random(1)
+    for _ in range(5):
+        assert check(structured_matrix(rnd, 3, 3, kind))
+
+
+def test_orthogonal_counterexample_is_orthogonal_and_in_the_evidence():
+    claim = tc.identity("exact.orth", "Q**-1", "Q", shapes={"Q": ("n", "n")}, structure={"Q": "orthogonal"},
+                        sizes={"n": (2, 3)}, register=False)
+    res = tc.run_claim(claim, seed=0, trials=4)
+    st = res.printed
+    assert st.verdict.value == "REFUTED" and st.exact is not None and "exact counterexample" in st.evidence
+    q = sp.Matrix(sp.sympify(dict(st.exact.values)["Q"]))
+    assert q.T * q == sp.eye(q.rows)
+    rec = statement_record(st)
+    assert rec["exact_counterexample"]["values"]["Q"] == dict(st.exact.values)["Q"]
+    import jsonschema
+
+    jsonschema.validate(json.loads(json.dumps(rec)), {"$defs": schema()["$defs"], "$ref": "#/$defs/statement"})
+
+
+def test_floating_evidence_keeps_its_wording():
+    claim = tc.identity("exact.expm", "expm(A)", "eye(n) + A", shapes={"A": ("n", "n")}, sizes={"n": (1, 2)},
+                        register=False)
+    st = tc.run_claim(claim, seed=0, trials=4).printed
+    assert st.verdict.value == "REFUTED" and st.exact is None and "exact" not in st.evidence

@@ -1,0 +1,200 @@
+"""Certified counterexamples: a refuted rational identity evaluated exactly at small integer matrices.
+
+For a statement whose two sides are *rational* in the entries of their matrices and scalars (sums,
+products, scalar factors, transposes, inverses, integer powers, ``trace``, ``det``, ``kron``, ``vec``,
+``eye``/``zeros``/``ones``; no elementwise or matrix functions, no float literals), :func:`exact_counterexample`
+draws small integer matrices (entries in ``-3..3``) with the declared structure built exactly
+(``symmetric``: ``M + M^T``; ``spd``: ``M M^T + I``; ``antisymmetric``: ``M - M^T``; ``diagonal``;
+``orthogonal``: the Cayley transform ``(I - K)(I + K)^{-1}`` of an integer antisymmetric ``K``, a rational
+orthogonal matrix; ``invertible``: nonzero determinant) and small rational scalars (positive where
+declared), evaluates both sides with SymPy rationals at the given sizes, and returns the first point
+where ``lhs - rhs`` is exactly nonzero.  A point where a side is undefined (a singular matrix inverted, a
+division by zero) is skipped, never a counterexample.  So a REFUTED verdict that carries one is a proof of
+falsity: the printed matrices are an instance of the statement's hypotheses at which it fails.
+
+Source: DESIGN.md, trust model 3 ("A REFUTED rational identity also carries an exact counterexample where one
+can be found"); issue 19, item 5.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import sympy as sp
+
+from theorem_check.expr.nodes import Vec
+
+__all__ = ["ExactCounterexample", "exact_counterexample", "is_rational", "structured_matrix"]
+
+_MATRIX_NODES = (sp.MatrixSymbol, sp.MatAdd, sp.MatMul, sp.Transpose, sp.Inverse, sp.MatPow, sp.KroneckerProduct,
+                 sp.Identity, sp.ZeroMatrix, sp.OneMatrix, Vec)
+_SCALAR_NODES = (sp.Add, sp.Mul, sp.Pow, sp.Trace, sp.Determinant, sp.Symbol)
+
+
+def is_rational(e) -> bool:
+    """True when ``e`` is built from the rational operations only (see the module docstring)."""
+    e = sp.sympify(e)
+    if e.is_Float:
+        return False
+    if e.is_Rational or isinstance(e, (sp.MatrixSymbol, sp.Symbol)):
+        return True
+    if isinstance(e, (sp.Pow, sp.MatPow)) and not sp.sympify(e.args[1]).is_Integer:
+        return False
+    if isinstance(e, (sp.Identity, sp.ZeroMatrix, sp.OneMatrix)):
+        return True
+    if isinstance(e, sp.Inverse):
+        return is_rational(e.arg)
+    if not isinstance(e, _MATRIX_NODES + _SCALAR_NODES):
+        return False
+    return all(is_rational(a) for a in e.args)
+
+
+@dataclass(frozen=True)
+class ExactCounterexample:
+    """Exact values (``values``: name -> matrix or scalar, as text) at ``dims`` where ``lhs - rhs`` is
+    ``difference`` (exact, nonzero)."""
+
+    dims: Mapping[str, int]
+    values: tuple[tuple[str, str], ...]
+    difference: str
+
+    @property
+    def text(self) -> str:
+        """``exact counterexample at n=2: A = [[1, 0], [2, 1]], ...: lhs - rhs = [[...]]`` (one line)."""
+        dims = " ".join(f"{k}={v}" for k, v in sorted(self.dims.items()))
+        vals = ", ".join(f"{k} = {v}" for k, v in self.values)
+        return f"exact counterexample{' at ' + dims if dims else ''}: {vals}: lhs - rhs = {self.difference}"
+
+
+class _Undefined(Exception):
+    pass
+
+
+def _vec(m: sp.Matrix) -> sp.Matrix:
+    return sp.Matrix.vstack(*[m[:, j] for j in range(m.cols)])
+
+
+def _eval(e, vals: dict):
+    """``e`` with ``vals`` substituted, exactly (``sp.Matrix`` or a SymPy rational); raises _Undefined."""
+    if isinstance(e, sp.MatrixSymbol):
+        return vals[e.name]
+    if isinstance(e, sp.Symbol):
+        return vals[e.name]
+    if e.is_Number:
+        return e
+    if isinstance(e, sp.Identity):
+        return sp.eye(int(e.shape[0]))
+    if isinstance(e, sp.ZeroMatrix):
+        return sp.zeros(int(e.shape[0]), int(e.shape[1]))
+    if isinstance(e, sp.OneMatrix):
+        return sp.ones(int(e.shape[0]), int(e.shape[1]))
+    args = [_eval(a, vals) for a in (e.args[:1] if isinstance(e, (sp.Inverse, sp.MatPow, sp.Pow)) else e.args)]
+    if isinstance(e, (sp.MatAdd, sp.Add)):
+        out = args[0]
+        for a in args[1:]:
+            out = out + a
+        return out
+    if isinstance(e, (sp.MatMul, sp.Mul)):
+        out = args[0]
+        for a in args[1:]:
+            out = out * a
+        return out
+    if isinstance(e, sp.Transpose):
+        return args[0].T
+    if isinstance(e, (sp.Inverse, sp.MatPow, sp.Pow)):
+        k = -1 if isinstance(e, sp.Inverse) else int(e.args[1])
+        base = args[0]
+        if k < 0 and (base.det() if isinstance(base, sp.MatrixBase) else base) == 0:
+            raise _Undefined()
+        return base ** k
+    if isinstance(e, sp.Trace):
+        return args[0].trace()
+    if isinstance(e, sp.Determinant):
+        return args[0].det()
+    if isinstance(e, sp.KroneckerProduct):
+        out = args[0]
+        for a in args[1:]:
+            out = sp.kronecker_product(out, a)
+        return sp.Matrix(out)
+    if isinstance(e, Vec):
+        return _vec(args[0])
+    raise _Undefined()
+
+
+def structured_matrix(rnd: random.Random, r: int, c: int, kind: str | None) -> sp.Matrix:
+    """A small integer (rational for ``orthogonal``) ``r x c`` matrix with the structure ``kind`` built exactly
+    (see the module docstring); entries drawn from ``rnd``."""
+    m = sp.Matrix(r, c, lambda i, j: rnd.randint(-3, 3))
+    if kind in ("symmetric",):
+        return m + m.T
+    if kind == "spd":
+        return m * m.T + sp.eye(r)
+    if kind == "antisymmetric":
+        return m - m.T
+    if kind == "diagonal":
+        return sp.diag(*[m[i, i] for i in range(r)])
+    if kind == "orthogonal":
+        k = m - m.T
+        return (sp.eye(r) - k) * (sp.eye(r) + k).inv()
+    return m
+
+
+def _scalar(rnd: random.Random, positive: bool):
+    vals = [sp.Integer(1), sp.Integer(2), sp.Integer(3), sp.Rational(1, 2)]
+    return rnd.choice(vals if positive else vals + [sp.Integer(-1), sp.Integer(-2), sp.Integer(0)])
+
+
+def _text(v) -> str:
+    if isinstance(v, sp.MatrixBase):
+        return "[" + ", ".join("[" + ", ".join(str(x) for x in v.row(i)) + "]" for i in range(v.rows)) + "]"
+    return str(v)
+
+
+def exact_counterexample(lhs: Callable[[dict], object], rhs: Callable[[dict], object], dims: Mapping[str, int],
+                         structure: Mapping[str, str] | None = None, *, seed: int = 0,
+                         tries: int = 12) -> ExactCounterexample | None:
+    """An exact point at ``dims`` where ``lhs != rhs``, or None.
+
+    ``lhs``/``rhs`` map ``{"_dims": dims}`` to the SymPy side at those sizes (concrete shapes), as the
+    short forms' sides do (their ``symbolic`` attribute).  None when a side is not rational
+    (:func:`is_rational`), does not parse at ``dims``, or no point of ``tries`` random ones (seeded by
+    ``seed``) is defined with a nonzero difference.  Never raises for such statements.
+    """
+    structure = dict(structure or {})
+    try:
+        inst = {"_dims": dict(dims)}
+        le, re_ = lhs(inst), rhs(inst)
+    except Exception:  # noqa: BLE001 - a side that does not parse at these sizes: no exact counterexample
+        return None
+    if not (is_rational(le) and is_rational(re_)):
+        return None
+    mats = sorted({m for side in (le, re_) for m in sp.sympify(side).atoms(sp.MatrixSymbol)}, key=lambda m: m.name)
+    scalars = sorted({s for side in (le, re_) for s in sp.sympify(side).free_symbols
+                      if isinstance(s, sp.Symbol)}, key=lambda s: s.name)
+    if any(not sp.sympify(d).is_Integer for m in mats for d in m.shape):
+        return None
+    rnd = random.Random(seed)
+    for _ in range(tries):
+        vals: dict = {}
+        for m in mats:
+            kind = structure.get(m.name)
+            r, c = int(m.shape[0]), int(m.shape[1])
+            v = structured_matrix(rnd, r, c, kind)
+            while kind == "invertible" and v.det() == 0:
+                v = structured_matrix(rnd, r, c, kind)
+            vals[m.name] = v
+        for s in scalars:
+            vals[s.name] = _scalar(rnd, bool(s.is_positive) or structure.get(s.name) == "positive")
+        try:
+            d = _eval(le, vals) - _eval(re_, vals)
+        except (_Undefined, ZeroDivisionError, ValueError, TypeError, KeyError):
+            continue
+        if sp.sympify(d).has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            continue
+        nonzero = any(x != 0 for x in d) if isinstance(d, sp.MatrixBase) else d != 0
+        if nonzero:
+            shown = tuple((k, _text(vals[k])) for k in [m.name for m in mats] + [s.name for s in scalars])
+            return ExactCounterexample(dict(dims), shown, _text(d))
+    return None
