@@ -12,7 +12,7 @@ import click
 
 from theorem_check._version import __version__
 from theorem_check.cli.options import EPILOG, check_environment, color_option, use_colour
-from theorem_check.errors import TheoremCheckError
+from theorem_check.errors import InternalError, TheoremCheckError
 from theorem_check.output import terminal
 
 __all__ = ["main", "cli", "color_option", "use_colour", "check_environment", "EPILOG"]
@@ -84,6 +84,9 @@ def _run_main(argv, args) -> int:
         else:
             _error(_one_line(exc), args)
         return 2
+    except InternalError as exc:  # a failed self-check: a bug, not bad input
+        click.echo(f"theorem-check: internal error: {terminal.shorten_args(str(exc), args)}", err=True)
+        return 3
     except TheoremCheckError as exc:
         _error(str(exc), args)
         return 2

@@ -178,14 +178,23 @@ def has_fractional_matpow(e) -> bool:
 
 
 def simplifies_to_zero(e) -> bool:
-    """True when SymPy reduces ``e`` to zero.  Never for expressions with fractional matrix powers
+    """True when SymPy reduces ``e`` to zero (for matrix expressions: ``simplify``, then ``simplify`` of the
+    expansion, products distributed over sums in their order).  Never for expressions with fractional matrix powers
     (:func:`has_fractional_matpow`): SymPy's simplification of those is unsound, so they are left to
     the numeric stage.  Callers test the sides too: forming ``lhs - rhs`` already folds them."""
     if has_fractional_matpow(e):
         return False
     if isinstance(e, sp.MatrixExpr):
-        z = sp.simplify(e)
-        return z == sp.ZeroMatrix(*e.shape) or getattr(z, "is_ZeroMatrix", False) or z == 0
+        def zero(z):
+            return z == sp.ZeroMatrix(*e.shape) or getattr(z, "is_ZeroMatrix", False) or z == 0
+        if zero(sp.simplify(e)):
+            return True
+        # products distributed over sums (noncommutative: the order of factors is kept), which SymPy's
+        # simplify does not do for matrix expressions: (A + A^T) X - (A X + A^T X) closes
+        try:
+            return zero(sp.simplify(sp.expand(e).doit()))
+        except Exception:  # noqa: BLE001 - SymPy cannot expand: not closed here
+            return False
     if e == 0:
         return True
     try:
