@@ -143,11 +143,12 @@ def _register_commands() -> None:
     """Add each command (one module per command) to the group."""
     from theorem_check.cli.catalogue import list_cmd, show
     from theorem_check.cli.check import check
+    from theorem_check.cli.derive import derive
     from theorem_check.cli.report import report
     from theorem_check.cli.run import run
     from theorem_check.cli.sweep import sweep
 
-    for command in (list_cmd, show, run, report, sweep, check):
+    for command in (list_cmd, show, run, report, sweep, check, derive):
         cli.add_command(command)
 
 
