@@ -134,18 +134,25 @@ class _Backward:
     def _s_LogSumExp(self, e, bar):
         self.run(e.args[0], bar * Softmax(e.args[0], e.axis))
 
+    def _s_Abs(self, e, bar):
+        a = e.args[0]
+        self.run(a, bar * a / e)   # d|a| = a/|a| da (a != 0; |a| is not differentiable at 0)
+
     def _s_generic(self, e, bar):
         """A scalar function of scalar arguments: the chain rule with SymPy's ``diff``."""
         if isinstance(e, (sp.Symbol, sp.Number)) or not e.args:
             return
         if any(is_matrix(a) and tuple(a.shape) != (1, 1) for a in e.args) or not isinstance(e, sp.Expr):
             raise NotDifferentiable(f"no closed-form derivative rule for {type(e).__name__} ({e})")
-        dummies = [sp.Dummy(f"a{k}") for k in range(len(e.args))]
+        dummies = [sp.Dummy(f"a{k}", real=True) for k in range(len(e.args))]   # statements are real
         g = e.func(*dummies)
         back = dict(zip(dummies, e.args))
         for d, a in zip(dummies, e.args):
             if a.has(self.X):
-                self.run(a, bar * sp.diff(g, d).xreplace(back))
+                da = sp.diff(g, d)
+                if da.has(sp.Derivative, sp.Subs):
+                    raise NotDifferentiable(f"no closed-form derivative of {e} (SymPy leaves {da})")
+                self.run(a, bar * da.xreplace(back))
 
     # matrix nodes ----------------------------------------------------------------------------
     def _m_MatAdd(self, e, bar):
@@ -259,9 +266,27 @@ def entrywise(fn, A):
         return ElementwiseApplyFunction(fn, A)
 
 
+def _real_scalars(G):
+    """Scalar factors simplified with traces and determinants known to be real (``det/|det|^2 * det = 1``)."""
+    atoms = sorted(G.atoms(sp.Determinant, sp.Trace), key=str)
+    if not atoms:
+        return G
+    real = {a: sp.Dummy(f"r{k}", real=True) for k, a in enumerate(atoms)}
+    back = {v: k for k, v in real.items()}
+    H = G.xreplace(real)
+    terms = sp.MatAdd.make_args(H) if is_matrix(H) else [H]
+    out = []
+    for t in terms:
+        if isinstance(t, sp.MatMul):
+            c, mats = t.as_coeff_matrices()
+            t = sp.MatMul(sp.simplify(c), *mats) if mats else t
+        out.append(t)
+    return (sp.MatAdd(*out) if len(out) > 1 else out[0]).xreplace(back).doit()
+
+
 def _tidy(G):
     """A derivative in a readable canonical form: ``doit`` and, where it is cheap, SymPy's simplify."""
-    G = G.doit()
+    G = _real_scalars(G.doit())
     try:
         H = sp.simplify(G)
         if is_matrix(H) and tuple(H.shape) == tuple(G.shape) and sp.count_ops(H) <= sp.count_ops(G):
@@ -309,7 +334,13 @@ def gradient(f, X, *, symmetric: bool = False, check: bool = True):
     f = _scalar(f)
     f0 = _rewrite_kron(f)
     back = _Backward(X)
-    back.run(f0, sp.Identity(1) if is_matrix(f0) else sp.S.One)
+    try:
+        back.run(f0, sp.Identity(1) if is_matrix(f0) else sp.S.One)
+    except (NotDifferentiable, InternalError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - SymPy could not apply a rule: no closed form, never a wrong one
+        raise NotDifferentiable(f"no closed-form derivative of {f} by {X} (SymPy: {type(exc).__name__}: "
+                                f"{' '.join(str(exc).split())[:120]})") from None
     G = sp.MatAdd(*back.terms) if back.terms else sp.ZeroMatrix(*X.shape)
     G = _symmetrise(G, X) if symmetric else _tidy(G)
     if G.has(sp.Derivative) or not is_matrix(G) or tuple(G.shape) != tuple(X.shape):
@@ -460,7 +491,7 @@ def _value(rnd: random.Random):
 def _concrete(m, sizes, rnd, symbolic: bool, sym: bool):
     r, c = (int(sp.sympify(v).subs(sizes)) for v in m.shape)
     if symbolic:
-        return sp.Matrix(r, c, lambda i, j: sp.Symbol(f"_{m.name}_{i}_{j}"))
+        return sp.Matrix(r, c, lambda i, j: sp.Symbol(f"_{m.name}_{i}_{j}", real=True))
     M = sp.Matrix(r, c, lambda i, j: _value(rnd))
     if sym:
         M = (M + M.T) / 2
