@@ -53,7 +53,7 @@ from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 
 from theorem_check.errors import InternalError
-from theorem_check.expr.nodes import ExprError, Softmax, is_matrix
+from theorem_check.expr.nodes import ExprError, LogSumExp, LogSumExpAxis, Softmax, is_matrix
 
 __all__ = ["NotDifferentiable", "gradient", "jacobian", "hessian", "verify", "entrywise", "CHECK_SEED"]
 
@@ -485,23 +485,25 @@ def _sizes(*exprs) -> dict:
 
 
 def _value(rnd: random.Random):
-    return sp.Rational(rnd.randint(1, 97), rnd.randint(1, 89))
+    """A random positive rational p/q with 1 <= p, q <= 9."""
+    return sp.Rational(rnd.randint(1, 9), rnd.randint(1, 9))
 
 
-def _concrete(m, sizes, rnd, symbolic: bool, sym: bool):
+def _concrete(m, sizes, rnd, sym: bool):
+    """The matrix symbol ``m`` at ``sizes`` with random positive rational entries (``sym``: symmetrised)."""
     r, c = (int(sp.sympify(v).subs(sizes)) for v in m.shape)
-    if symbolic:
-        return sp.Matrix(r, c, lambda i, j: sp.Symbol(f"_{m.name}_{i}_{j}", real=True))
     M = sp.Matrix(r, c, lambda i, j: _value(rnd))
     if sym:
         M = (M + M.T) / 2
-    if r == c:   # diagonally dominant: invertible, positive determinant (log det, inverses defined)
-        M += sp.Integer(2 * r) * sp.eye(r)
+    if r == c:   # strictly diagonally dominant (entries <= 9): invertible, positive determinant (log det)
+        M += sp.Integer(9 * r + 1) * sp.eye(r)
     return M
 
 
 def _close(a, b) -> bool:
-    d = sp.nsimplify(0) + (a - b)
+    """``a == b`` for exact SymPy numbers: exactly when the difference is rational, else to 1e-40 relative at
+    60 digits (``exp`` and ``log`` of rationals)."""
+    d = sp.sympify(a - b)
     if d.is_Rational:
         return d == 0
     try:
@@ -510,6 +512,60 @@ def _close(a, b) -> bool:
         return bool(dv <= sp.Float("1e-40", 60) * scale)
     except (TypeError, ValueError):
         return False
+
+
+def _transcendental(e) -> bool:
+    """True when ``e`` has a function (``exp``, ``log``, ``Abs``, entrywise ones, softmax, ...) or a non-integer
+    power: its derivatives are then compared in 60-digit numbers, not exactly."""
+    return bool(e.atoms(sp.Function, Softmax, LogSumExp, LogSumExpAxis)) or \
+        any(not sp.sympify(p.exp).is_Integer for p in e.atoms(sp.Pow, sp.HadamardPower))
+
+
+def _mp(v):
+    """A SymPy number (or a 1x1 Matrix of one) as an mpmath number."""
+    import mpmath
+
+    if isinstance(v, sp.MatrixBase):
+        v = v[0, 0]
+    v = sp.N(v, mpmath.mp.dps + 5)
+    if v.is_real:
+        return mpmath.mpf(v._mpf_)
+    re, im = (sp.Float(part, mpmath.mp.dps + 5) for part in v.as_real_imag())
+    return mpmath.mpc(re._mpf_, im._mpf_)
+
+
+def _unit(shape, k):
+    M = sp.zeros(*shape)
+    M[k] = 1   # row-major position k
+    return M
+
+
+def _numeric_want(along, point, N, s, t, *, jac: bool, order: int):
+    """The entrywise derivatives at ``point`` to 60 digits: ``mpmath.diff`` of ``f`` evaluated numerically along
+    each direction (the explicit expression at a numeric ``t``, never differentiated symbolically: SymPy's exact
+    derivative of an expression full of ``exp`` swells)."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        def at(*vals):
+            def fn(*hs):
+                e = along(*[(sp.Float(h, mpmath.mp.dps + 5), k) for h, k in zip(hs, vals)])
+                return e
+            return fn
+        if jac:
+            rows = None
+            cols = []
+            for j in range(N):
+                n_out = len(sp.Matrix([along((sp.S.Zero, j))]))
+                col = [mpmath.diff(lambda h, i=i: _mp(sp.Matrix([at(j)(h)])[i]), 0) for i in range(n_out)]
+                cols.append(col)
+                rows = n_out
+            return sp.Matrix(rows, N, lambda i, j: sp.Float(mpmath.re(cols[j][i]), 60))
+        if order == 2:
+            return sp.Matrix(N, N, lambda i, j: sp.Float(mpmath.re(
+                mpmath.diff(lambda a, b: _mp(at(i, j)(a, b)), (0, 0), (1, 1))), 60))
+        vals = [sp.Float(mpmath.re(mpmath.diff(lambda h: _mp(at(k)(h)), 0)), 60) for k in range(N)]
+        return sp.Matrix(*point.shape, vals)
 
 
 def verify(f, X, D, *, order: int = 1, symmetric: bool = False, jac: bool = False) -> None:
@@ -524,30 +580,34 @@ def verify(f, X, D, *, order: int = 1, symmetric: bool = False, jac: bool = Fals
     sizes = _sizes(f, D, X)
     rnd = random.Random(CHECK_SEED)
     fs, Ds, Xc = f.subs(sizes), D.subs(sizes), X.subs(sizes)
+    s, t = sp.Dummy("s", real=True), sp.Dummy("t", real=True)
+    trans = _transcendental(fs) or _transcendental(Ds)
     try:
         for _ in range(2):
-            env = {m: _concrete(m, sizes, rnd, m == Xc, False)
-                   for m in (fs.atoms(sp.MatrixSymbol) | Ds.atoms(sp.MatrixSymbol) | {Xc})}
-            Xs = env[Xc]
-            fe = _explicit(fs, env)
-            if isinstance(fe, sp.MatrixBase) and not jac:
-                fe = fe[0, 0]
-            point = _concrete(Xc, sizes, rnd, False, symmetric)
-            at = dict(zip(list(Xs), list(point)))
+            env = {m: _concrete(m, sizes, rnd, False)
+                   for m in (fs.atoms(sp.MatrixSymbol) | Ds.atoms(sp.MatrixSymbol)) - {Xc}}
+            point = _concrete(Xc, sizes, rnd, symmetric)
             De = _explicit(Ds, {**env, Xc: point})
-            if not isinstance(De, sp.MatrixBase):
-                De = sp.Matrix([[De]])
-            xs = list(Xs)   # row-major entries of X
-            if jac:
-                Fv = list(fe) if isinstance(fe, sp.MatrixBase) else [fe]
-                want = sp.Matrix(len(Fv), len(xs), lambda i, j: sp.diff(Fv[i], xs[j]).xreplace(at))
+            De = De if isinstance(De, sp.MatrixBase) else sp.Matrix([[De]])
+            N = point.rows * point.cols
+
+            def along(*dirs):
+                """f at point + sum of (symbol * unit direction): a function of one or two symbols."""
+                Xv = point + sum((v * _unit(point.shape, k) for v, k in dirs), sp.zeros(*point.shape))
+                fe = _explicit(fs, {**env, Xc: Xv})
+                return fe[0, 0] if isinstance(fe, sp.MatrixBase) and not jac else fe
+
+            if trans:
+                want = _numeric_want(along, point, N, s, t, jac=jac, order=order)
+            elif jac:   # column j: dF/dx_j
+                want = sp.Matrix.hstack(*[sp.Matrix([sp.diff(e, t).subs(t, 0) for e in sp.Matrix([along((t, j))])])
+                                          for j in range(N)])
             elif order == 2:
-                g = [sp.diff(fe, v) for v in xs]
-                want = sp.Matrix(len(xs), len(xs), lambda i, j: sp.diff(g[i], xs[j]).xreplace(at))
+                want = sp.Matrix(N, N, lambda i, j: sp.diff(along((s, i), (t, j)), s, t).subs({s: 0, t: 0}))
             else:
-                want = Xs.applyfunc(lambda v: sp.diff(fe, v).xreplace(at))
-                if symmetric:
-                    want = (want + want.T) / 2
+                want = sp.Matrix(*point.shape, [sp.diff(along((t, k)), t).subs(t, 0) for k in range(N)])
+            if symmetric:
+                want = (want + want.T) / 2
             if want.shape != De.shape:
                 raise InternalError(f"derivative of {f} by {X}: shape {De.shape} at sizes {sizes}, expected "
                                     f"{want.shape}")
