@@ -7,7 +7,7 @@ from sympy.matrices.exceptions import ShapeError
 
 from theorem_check.errors import TheoremCheckError
 
-__all__ = ["Cholesky", "Expm", "ExprError", "Grad", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
+__all__ = ["Cholesky", "Expm", "ExprError", "Grad", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "NotDifferentiable", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
 
 
 class ExprError(TheoremCheckError, ValueError):
@@ -16,6 +16,11 @@ class ExprError(TheoremCheckError, ValueError):
 
 class ParseError(ExprError):
     """A statement string cannot be parsed: the message names the offending token."""
+
+
+class NotDifferentiable(ExprError):
+    """An expression has a node outside the closed-form derivative rules (:mod:`theorem_check.expr.matrix_calculus`);
+    one line naming it."""
 
 
 def is_matrix(e) -> bool:
