@@ -144,3 +144,26 @@ def test_json_validates(capsys):
     rec = json.loads(out)
     jsonschema.Draft202012Validator(schema()).validate(rec)
     assert rec["result"] == "X**-1" and rec["assume"] == {"X": "spd"}
+
+
+def test_a_wrong_closed_form_is_an_internal_error(capsys, monkeypatch):
+    """A closed form that slipped past the exact check (simulated: the rules return A instead of A^T) is
+    REFUTED by the engine's check and reported as an internal error (exit 3), never as a result."""
+    from theorem_check.expr import matrix_calculus as mc
+
+    monkeypatch.setattr(mc, "gradient", lambda f, X, symmetric=False, check=True: next(
+        m for m in f.atoms(sp.MatrixSymbol) if m.name == "A"))
+    code, out, err = run_main(capsys, "derive", "trace(X*A)", "--wrt", "X", "--shape", "X=n,n", "--shape", "A=n,n")
+    assert code == 3 and "internal error" in err and err.count("\n") == 1
+    assert "counterexample" in out and "PROVED" not in out and "VERIFIED" not in out
+
+
+def test_failed_self_check_is_exit_3(capsys, monkeypatch):
+    from theorem_check.errors import InternalError
+    from theorem_check.expr import matrix_calculus as mc
+
+    def boom(*a, **k):
+        raise InternalError("the closed form disagrees")
+    monkeypatch.setattr(mc, "gradient", boom)
+    code, _, err = run_main(capsys, "derive", "trace(X)", "--wrt", "X", "--shape", "X=n,n")
+    assert code == 3 and err.startswith("theorem-check: internal error: the closed form disagrees")

@@ -13,7 +13,8 @@ symmetric or spd (``--assume X=spd``) the gradient on the symmetric matrices, ``
 Exit codes: 0 when the check is PROVED or VERIFIED; 1 when it is INCONCLUSIVE (e.g. ``log(det(X))`` at a
 general ``X`` whose determinant is negative: declare it spd); 2 for bad input or an expression outside the
 closed-form rules (one line naming the node); 3 when the closed form disagrees with the numbers
-(REFUTED/ILL-POSED: a bug, reported as an internal error, never as a finding about the expression).
+(REFUTED/ILL-POSED, or the numbers refute what SymPy closed: a bug, reported as an internal error, never as a
+finding about the expression).
 
 JSON record (``--json``): the record of ``check --json`` with ``"kind": "derive"`` plus ``"expression"``,
 ``"wrt"``, ``"order"``, ``"result"`` (the closed form in the check syntax), ``"result_latex"`` and
@@ -39,6 +40,7 @@ from theorem_check.cli.options import (
 )
 from theorem_check.errors import InternalError, InvalidArgument
 from theorem_check.model.options import RunOptions
+from theorem_check.model.verdicts import Outcome
 
 __all__ = ["derive", "closed_form"]
 
@@ -152,7 +154,10 @@ def derive(expression, wrt, shape, assume, size, order, as_latex, trials, seed, 
         click.echo(f"{plural(len(result.results), 'check')}: {counts} in {result.seconds:.1f} s (seed {seed})",
                    color=colour)
     report_broken(result)
-    if verdict in ("REFUTED", "ILL-POSED"):
-        raise InternalError(f"the closed form {text!r} of {op}({expression}, {wrt}) is {verdict} by the numeric "
-                            "check: a bug of the matrix-calculus rules, please report it")
+    st = result.results[0].printed
+    numeric_fails = st.numeric is not None and st.numeric.outcome is Outcome.FAILS
+    if verdict in ("REFUTED", "ILL-POSED") or numeric_fails:   # numeric_fails: also the INCONCLUSIVE of a
+        # symbolic/numeric contradiction (the closed form proved equal to itself, refuted by the numbers)
+        raise InternalError(f"the closed form {text!r} of {op}({expression}, {wrt}) fails the numeric check "
+                            f"({verdict}): a bug of the matrix-calculus rules, please report it")
     sys.exit(result.exit_code)
