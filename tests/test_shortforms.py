@@ -289,3 +289,25 @@ def test_short_forms_take_expected_as_claim_does(make):
 
     claim = make()
     assert expected_verdict(claim) is tc.run_claim(claim, seed=0, trials=4).verdict
+
+
+# --- derivatives in closed form (issue 19, item 3): a derivation is attached exactly when claimed = derived ---
+@pytest.mark.parametrize("lhs,rhs,shapes,structure,attached", [
+    ("grad(trace(X.T*A*X), X)", "(A + A.T)*X", {"X": ("n", "m"), "A": ("n", "n")}, {}, True),
+    ("grad(trace(X.T*A*X), X)", "2*A*X", {"X": ("n", "m"), "A": ("n", "n")}, {}, False),
+    ("grad(log(det(X)), X)", "X**-1", {"X": ("n", "n")}, {"X": "spd"}, True),
+    ("grad(log(det(X)), X)", "2*X**-1 - hadamard(X**-1, eye(n))", {"X": ("n", "n")}, {"X": "spd"}, False),
+    ("grad(trace(A*X), X)", "(A + A.T)/2", {"X": ("n", "n"), "A": ("n", "n")}, {"X": "symmetric"}, True),
+    ("grad(trace(A*X), X)", "A", {"X": ("n", "n"), "A": ("n", "n")}, {"X": "symmetric"}, False),
+    ("jacobian(A*x, x)", "A", {"x": ("n", 1), "A": ("n", "n")}, {}, True),
+    ("jacobian(A*x, x)", "A.T", {"x": ("n", 1), "A": ("n", "n")}, {}, False),
+    ("hessian(x.T*A*x, x)", "A + A.T", {"x": ("n", 1), "A": ("n", "n")}, {}, True),
+    ("hessian(x.T*A*x, x)", "2*A", {"x": ("n", 1), "A": ("n", "n")}, {}, False),
+    ("grad(trace(A*expm(X)), X)", "expm(X).T*A.T", {"X": ("n", "n"), "A": ("n", "n")}, {}, False),  # no rule
+])
+def test_closed_form_derivatives_attach_a_derivation(lhs, rhs, shapes, structure, attached):
+    c = tc.identity("demo.closed_form", lhs, rhs, shapes=shapes, structure=structure, register=False)
+    assert (c.statement.derivation is not None) is attached
+    if attached:
+        (step,) = c.statement.derivation().steps
+        assert "closed form" in step.why
