@@ -304,6 +304,8 @@ def test_short_forms_take_expected_as_claim_does(make):
     ("hessian(x.T*A*x, x)", "A + A.T", {"x": ("n", 1), "A": ("n", "n")}, {}, True),
     ("hessian(x.T*A*x, x)", "2*A", {"x": ("n", 1), "A": ("n", "n")}, {}, False),
     ("grad(trace(A*expm(X)), X)", "expm(X).T*A.T", {"X": ("n", "n"), "A": ("n", "n")}, {}, False),  # no rule
+    ("grad(softplus(t), t)", "sigmoid(t)", {"t": ()}, {}, True),           # a scalar variable: SymPy's diff
+    ("grad(softplus(t), t)", "1/(1 + exp(t))", {"t": ()}, {}, False),
 ])
 def test_closed_form_derivatives_attach_a_derivation(lhs, rhs, shapes, structure, attached):
     c = tc.identity("demo.closed_form", lhs, rhs, shapes=shapes, structure=structure, register=False)

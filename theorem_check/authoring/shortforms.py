@@ -84,6 +84,13 @@ def _replace_grads(e, symmetric: frozenset = frozenset()):
     rep = {}
     for g in e.atoms(ex.Grad, ex.Jacobian, ex.Hessian):
         f, X = g.args
+        if isinstance(g, ex.Jacobian) and isinstance(X, sp.Symbol):
+            # df/dt of a scalar by a scalar (the 1x1 jacobian that grad(f, t) is): SymPy's scalar diff, taken
+            # only when it is the whole side (a scalar in place of the 1x1 node inside a matrix sum would not conform)
+            if g != e or ex.is_matrix(f):
+                return None
+            d = sp.diff(f, X)
+            return None if d.has(sp.Derivative, sp.Subs) else d
         try:
             d = mc.gradient(f, X, symmetric=X.name in symmetric) if isinstance(g, ex.Grad) else rules[type(g)](f, X)
         except mc.NotDifferentiable:
