@@ -315,3 +315,25 @@ def test_gallery_corrected_forms_proved_by_the_normal_form(gallery):
         sym = check_derivation(fix.derivation())
         assert sym.closed and sym.certified and sym.general, (label, sym)
         assert sym.steps[0].method in ROUTES, (label, sym.steps[0].method)
+# --- derivatives in closed form (issue 19, item 3): a derivation is attached exactly when claimed = derived ---
+@pytest.mark.parametrize("lhs,rhs,shapes,structure,attached", [
+    ("grad(trace(X.T*A*X), X)", "(A + A.T)*X", {"X": ("n", "m"), "A": ("n", "n")}, {}, True),
+    ("grad(trace(X.T*A*X), X)", "2*A*X", {"X": ("n", "m"), "A": ("n", "n")}, {}, False),
+    ("grad(log(det(X)), X)", "X**-1", {"X": ("n", "n")}, {"X": "spd"}, True),
+    ("grad(log(det(X)), X)", "2*X**-1 - hadamard(X**-1, eye(n))", {"X": ("n", "n")}, {"X": "spd"}, False),
+    ("grad(trace(A*X), X)", "(A + A.T)/2", {"X": ("n", "n"), "A": ("n", "n")}, {"X": "symmetric"}, True),
+    ("grad(trace(A*X), X)", "A", {"X": ("n", "n"), "A": ("n", "n")}, {"X": "symmetric"}, False),
+    ("jacobian(A*x, x)", "A", {"x": ("n", 1), "A": ("n", "n")}, {}, True),
+    ("jacobian(A*x, x)", "A.T", {"x": ("n", 1), "A": ("n", "n")}, {}, False),
+    ("hessian(x.T*A*x, x)", "A + A.T", {"x": ("n", 1), "A": ("n", "n")}, {}, True),
+    ("hessian(x.T*A*x, x)", "2*A", {"x": ("n", 1), "A": ("n", "n")}, {}, False),
+    ("grad(trace(A*expm(X)), X)", "expm(X).T*A.T", {"X": ("n", "n"), "A": ("n", "n")}, {}, False),  # no rule
+    ("grad(softplus(t), t)", "sigmoid(t)", {"t": ()}, {}, True),           # a scalar variable: SymPy's diff
+    ("grad(softplus(t), t)", "1/(1 + exp(t))", {"t": ()}, {}, False),
+])
+def test_closed_form_derivatives_attach_a_derivation(lhs, rhs, shapes, structure, attached):
+    c = tc.identity("demo.closed_form", lhs, rhs, shapes=shapes, structure=structure, register=False)
+    assert (c.statement.derivation is not None) is attached
+    if attached:
+        (step,) = c.statement.derivation().steps
+        assert "closed form" in step.why

@@ -11,7 +11,7 @@ import sympy as sp
 
 import theorem_check as tc
 from theorem_check import Derivation, Step, check_derivation
-from theorem_check.engine import certificate, symbolic
+from theorem_check.engine import certificate, symbolic, time_limit
 from theorem_check.engine.symbolic import check_step
 
 x, y = sp.symbols("x y", positive=True)
@@ -120,11 +120,11 @@ def test_an_alarm_that_fires_after_its_step_stops_itself():
     """If the step has ended but the alarm was not stopped (a signal slipped in before the cleanup), the
     next tick finds no step on the stack, stops the alarm and restores the previous handler: nothing is raised."""
     before = signal.getsignal(signal.SIGALRM)
-    alarm = symbolic._Alarm(0.05)
+    alarm = time_limit.Alarm(0.05)
     alarm.start()               # armed, but no step is running
     time.sleep(0.3)             # the tick arrives here, outside any step
     assert not alarm.active and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    assert signal.getsignal(signal.SIGALRM) is before and symbolic._Alarm.current is None
+    assert signal.getsignal(signal.SIGALRM) is before and time_limit.Alarm.current is None
 
 
 def test_an_outer_alarm_survives_a_step():

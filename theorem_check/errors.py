@@ -18,6 +18,7 @@ __all__ = ["TheoremCheckDeprecationWarning",
     "BadClaim",
     "ExprError",
     "ParseError",
+    "InternalError",
 ]
 
 
@@ -58,6 +59,14 @@ class BadClaim(TheoremCheckError, TypeError):
     returns a signed or NaN residual, a non-positive scale, or floors below what its working precision
     can resolve.  The message names the claim (or statement), the side or level, and what it returned.
     The run goes on; the CLI reports these after the table and exits with code 2 (bad input).
+    """
+
+
+class InternalError(TheoremCheckError, RuntimeError):
+    """A self-check of theorem-check failed: a bug, never a verdict and never bad input.
+
+    Example: a closed-form derivative (:mod:`theorem_check.expr.matrix_calculus`) that disagrees with the
+    entrywise derivative at a concrete size.  The CLI reports it as an internal error (one line, exit 3).
     """
 
 

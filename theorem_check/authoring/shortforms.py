@@ -32,7 +32,6 @@ Frobenius inner product, and is the classic wrong variant.
 from __future__ import annotations
 
 import functools
-import random
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -61,10 +60,6 @@ __all__ = ["identity", "gradient", "erratum", "derived_controls", "structure_of"
            "DEFAULT_SIZE"]
 
 
-_DIFF_SAFE = (sp.MatrixSymbol, sp.MatMul, sp.MatAdd, sp.Transpose, sp.Inverse, sp.Trace, sp.Number, sp.Mul,
-              sp.Add, sp.Identity, sp.NumberSymbol)
-
-
 def _symbolic(s: Side, spec: Spec):
     """The SymPy form of a side at symbolic sizes, or None (callable, or does not conform)."""
     if isinstance(s, sp.Basic):
@@ -77,103 +72,89 @@ def _symbolic(s: Side, spec: Spec):
     return None
 
 
-def _diff_safe(e) -> bool:
-    if isinstance(e, sp.MatrixSymbol) or e.is_Number or isinstance(e, sp.Symbol):
-        return True
-    return isinstance(e, _DIFF_SAFE) and all(_diff_safe(a) for a in e.args)
-
-
 @functools.lru_cache(maxsize=512)
-def _replace_grads(e):
-    """``grad(f, X)`` nodes replaced by SymPy's ``diff(f, X)`` where that is known to be right
-    (traces of products, sums, transposes and inverses of matrix symbols); None otherwise.
+def _replace_grads(e, symmetric: frozenset = frozenset()):
+    """``grad``/``jacobian``/``hessian`` nodes replaced by their closed forms
+    (:mod:`theorem_check.expr.matrix_calculus`); None when some node has none (the numeric stage decides).
 
-    A sum is differentiated term by term (SymPy 1.14 returns ``ZeroMatrix`` for ``diff(tr(XA) + tr(XB), X)``),
-    and every derivative is checked exactly, entry by entry, on explicit matrices at one concrete size
-    (:func:`_diff_agrees`): a SymPy derivative that disagrees there attaches no derivation.
+    Each closed form has been checked exactly at one concrete size before it is returned; a closed form
+    that disagrees there is an :class:`~theorem_check.errors.InternalError` (raised: a bug, never a verdict).
+    ``symmetric``: names declared symmetric or spd; a gradient with respect to one of them is the
+    symmetric-domain gradient ``(G + G^T)/2`` (the oracle's ``sym_grad``).
     """
-    grads = list(e.atoms(ex.Grad))
-    if e.atoms(ex.Jacobian, ex.Hessian):
-        return None
+    from theorem_check.expr import matrix_calculus as mc
+
+    rules = {ex.Grad: mc.gradient, ex.Jacobian: mc.jacobian, ex.Hessian: mc.hessian}
     rep = {}
-    for g in grads:
+    for g in e.atoms(ex.Grad, ex.Jacobian, ex.Hessian):
         f, X = g.args
-        if not _diff_safe(f):
-            return None
-        if not f.has(sp.Trace):
-            return None
+        if isinstance(g, ex.Jacobian) and isinstance(X, sp.Symbol):
+            # df/dt of a scalar by a scalar (the 1x1 jacobian that grad(f, t) is): SymPy's scalar diff, taken
+            # only when it is the whole side (a scalar in place of the 1x1 node inside a matrix sum would not conform)
+            if g != e or ex.is_matrix(f):
+                return None
+            d = sp.diff(f, X)
+            return None if d.has(sp.Derivative, sp.Subs) else d
         try:
-            terms = sp.Add.make_args(f)
-            d = sp.MatAdd(*[sp.diff(term, X) for term in terms]).doit() if len(terms) > 1 else sp.diff(f, X)
-        except Exception:  # noqa: BLE001 - SymPy cannot: no derivation
+            d = mc.gradient(f, X, symmetric=X.name in symmetric) if isinstance(g, ex.Grad) else rules[type(g)](f, X)
+        except mc.NotDifferentiable:
             return None
-        if d.has(sp.Derivative) or not ex.is_matrix(d) or not _diff_agrees(f, X, d):
+        if not ex.is_matrix(d) or tuple(d.shape) != tuple(g.shape):
             return None
         rep[g] = d
     return e.xreplace(rep) if rep else e
 
 
-def _diff_agrees(f, X, d) -> bool:
-    """``d`` equals the entrywise derivative of ``f`` by ``X`` on explicit symbolic matrices, every size
-    letter set to a distinct small integer (2, 3, ...): an exact check of SymPy's matrix calculus at one
-    size, so that a wrong rule (a dropped term) never becomes a proof."""
-    try:
-        letters = sorted({s for m in f.atoms(sp.MatrixSymbol) | {X} for s in m.shape if isinstance(s, sp.Symbol)},
-                         key=str)
-        sizes = {s: 2 + k for k, s in enumerate(letters)}
-        mats = {m: sp.Matrix(*[int(sp.sympify(v).subs(sizes)) for v in m.shape],
-                             lambda i, j, name=m.name: sp.Symbol(f"{name}_{i}_{j}"))
-                for m in f.atoms(sp.MatrixSymbol) | d.atoms(sp.MatrixSymbol) | {X}}
-        fe = sp.sympify(f.xreplace(mats).subs(sizes).doit())
-        fe = fe[0, 0] if isinstance(fe, sp.MatrixBase) else fe
-        de = sp.Matrix(d.xreplace(mats).subs(sizes).doit())
-        Xe = mats[X]
-        if de.shape != Xe.shape:
-            return False
-        rnd = random.Random(20261201)
-        entries = sorted(set().union(*(v.free_symbols for v in mats.values())), key=str)
-        for _ in range(2):  # exact values at two random rational points (the difference is rational)
-            point = {s: sp.Rational(rnd.randint(-97, 97), rnd.randint(1, 89)) for s in entries}
-            for i in range(Xe.shape[0]):
-                for j in range(Xe.shape[1]):
-                    if (sp.diff(fe, Xe[i, j]) - de[i, j]).xreplace(point) != 0:
-                        return False
-        return True
-    except Exception:  # noqa: BLE001 - cannot check: no derivation (the numeric stage decides)
-        return False
+def _symmetric_sides(e, names: frozenset):
+    """``e`` with ``S^T`` written ``S`` for the matrices named in ``names`` (transposes pushed to the leaves first)."""
+    if not isinstance(e, sp.Basic):
+        return e
+    sub = {sp.Transpose(m): m for m in e.atoms(sp.MatrixSymbol) if m.name in names}
+    return e.xreplace(sub).doit().xreplace(sub) if sub else e
 
 
 def _derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
     """A one-step derivation when ``lhs = rhs`` is proved for all sizes; None otherwise.
 
-    Two routes: equal normal forms (:func:`theorem_check.expr.matrix_proof.prove_identity`: products
-    expanded, transposes and inverses to the leaves, traces rotated, Kronecker/vec rules, inverses
-    cleared for rational identities; it uses the structures ``symmetric``/``spd``/``diagonal``
-    (``X^T = X``), ``antisymmetric`` and ``orthogonal``), named with its rules in the step's ``why``;
-    else SymPy's own simplification, attached only when every name involved is generic
-    (``invertible`` or none): SymPy's matrix algebra knows no symmetry/orthogonality, so a proof there
-    would be of another statement.
+    Gradients, Jacobians and Hessians are first replaced by their closed forms
+    (:mod:`theorem_check.expr.matrix_calculus`, each checked entrywise at one size); for a symmetric or
+    spd ``S`` both sides are written with ``S^T = S`` (an identity of the rewritten sides at every matrix
+    holds at every symmetric one, where the rewriting changes nothing) and a gradient by ``S`` is the
+    symmetric-domain one.  Then two routes: equal normal forms
+    (:func:`theorem_check.expr.matrix_proof.prove_identity`: products expanded, transposes and inverses to
+    the leaves, traces rotated, Kronecker/vec rules, inverses cleared for rational identities; it uses the
+    structures ``symmetric``/``spd``/``diagonal`` (``X^T = X``), ``antisymmetric`` and ``orthogonal``),
+    named with its rules in the step's ``why``; else SymPy's own simplification, attached only when every
+    name involved is generic (``invertible`` or none) or symmetric (rewritten as above): SymPy's matrix
+    algebra knows no other structure, so a proof there would be of another statement.
     """
+    kinds = {n: spec.structure.get(n) for n in names_used}
+    sym = frozenset(n for n, k in kinds.items() if k in ("symmetric", "spd"))
     l, r = _symbolic(lhs, spec), _symbolic(rhs, spec)
     if l is None or r is None:
         return None
-    diffed = bool(l.atoms(ex.Grad) or r.atoms(ex.Grad))
-    l, r = _replace_grads(l), _replace_grads(r)
+    if has_fractional_matpow(l) or has_fractional_matpow(r):   # SymPy folds (A*A)**(1/2) to A: no proof there
+        return None   # (tested on the sides as written: the rewriting below would fold them first)
+    diffed = bool(l.atoms(ex.Grad, ex.Jacobian, ex.Hessian) or r.atoms(ex.Grad, ex.Jacobian, ex.Hessian))
+    if diffed and any(k not in (None, "invertible", "symmetric", "spd") for k in kinds.values()):
+        return None   # closed-form derivatives know the free and the symmetric domain only
+    l, r = _replace_grads(l, sym), _replace_grads(r, sym)
     if l is None or r is None or ex.is_matrix(l) != ex.is_matrix(r):
         return None
+    if sym:
+        l, r = _symmetric_sides(l, sym), _symmetric_sides(r, sym)
     if ex.is_matrix(l) and tuple(l.shape) != tuple(r.shape):
         return None
-    if has_fractional_matpow(l) or has_fractional_matpow(r):   # SymPy folds (A*A)**(1/2) to A: no proof there
+    if has_fractional_matpow(l) or has_fractional_matpow(r):
         return None
     structure = {n: k for n, k in spec.structure.items() if n in names_used}
-    if diffed and any(k not in (None, "invertible") for k in structure.values()):
-        return None   # sympy.diff gives the free gradient: on a symmetric domain the engine's is sym(G)
-    grads = " (gradient by sympy.diff)" if diffed else ""
+    notes = (" (derivative in closed form, matrix_calculus)" if diffed else "") \
+        + (f" with {', '.join(sorted(sym))} symmetric (S^T = S)" if sym else "")
     proof = prove_identity(l, r, structure) if (over_symbolic_sizes(l) or over_symbolic_sizes(r)) else None
     if proof is not None:
-        why = proof.describe() + grads
+        why = proof.describe() + notes
         return lambda: Derivation([Step(l, r, why)], general=True, structure=structure)
-    if any(spec.structure.get(n) not in (None, "invertible") for n in names_used):
+    if any(k not in (None, "invertible", "symmetric", "spd") for k in kinds.values()):
         return None
     if sp.count_ops(l) + sp.count_ops(r) > MAX_OPS:
         return None
@@ -183,7 +164,7 @@ def _derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
         return None
     if not closes:
         return None
-    why = "SymPy matrix-expression algebra" + grads
+    why = "SymPy matrix-expression algebra" + notes
     return lambda: Derivation([Step(l, r, why)], general=True)
 
 

@@ -12,7 +12,7 @@ import click
 
 from theorem_check._version import __version__
 from theorem_check.cli.options import EPILOG, check_environment, color_option, use_colour
-from theorem_check.errors import TheoremCheckError
+from theorem_check.errors import InternalError, TheoremCheckError
 from theorem_check.output import terminal
 
 __all__ = ["main", "cli", "color_option", "use_colour", "check_environment", "EPILOG"]
@@ -84,6 +84,9 @@ def _run_main(argv, args) -> int:
         else:
             _error(_one_line(exc), args)
         return 2
+    except InternalError as exc:  # a failed self-check: a bug, not bad input
+        click.echo(f"theorem-check: internal error: {terminal.shorten_args(str(exc), args)}", err=True)
+        return 3
     except TheoremCheckError as exc:
         _error(str(exc), args)
         return 2
@@ -140,12 +143,13 @@ def _register_commands() -> None:
     """Add each command (one module per command) to the group."""
     from theorem_check.cli.catalogue import list_cmd, show
     from theorem_check.cli.check import check
+    from theorem_check.cli.derive import derive
     from theorem_check.cli.report import report
     from theorem_check.cli.run import run
     from theorem_check.cli.scan import scan
     from theorem_check.cli.sweep import sweep
 
-    for command in (list_cmd, show, run, report, sweep, check, scan):
+    for command in (list_cmd, show, run, report, sweep, check, derive, scan):
         cli.add_command(command)
 
 

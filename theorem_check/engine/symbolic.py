@@ -55,24 +55,23 @@ evidence at those sizes only (``general=False``), as DESIGN.md requires.
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
-import pickle
 import random
-import select
-import signal
-import sys
-import threading
 import time
-import warnings
 from dataclasses import dataclass
-from typing import Callable
 
 import sympy as sp
 
 from theorem_check.engine.certificate import CERTIFICATE_ALPHA, N_FRACTIONS, POINT_HEIGHT, point_plan
-from theorem_check.errors import InvalidArgument
+from theorem_check.engine.time_limit import (
+    DEFAULT_TIME_LIMIT,
+    TIME_LIMIT_ENV,
+    ChildError,
+    StepTimeout,
+    describe_exception,
+    resolve_time_limit,
+    run_limited,
+)
 from theorem_check.expr.matrix_proof import ROUTES, over_symbolic_sizes, prove_identity
 from theorem_check.model.derivation import Derivation, Step
 
@@ -80,10 +79,6 @@ __all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "
            "resolve_time_limit", "DEFAULT_TIME_LIMIT", "TIME_LIMIT_ENV", "POINT_HEIGHT", "N_FRACTIONS",
            "CERTIFICATE_ALPHA"]
 
-DEFAULT_TIME_LIMIT = 20.0
-"""Seconds each derivation step may take when neither ``time_limit`` nor the environment sets it."""
-TIME_LIMIT_ENV = "THEOREM_CHECK_SYMPY_TIMEOUT"
-"""Environment variable with the per-step time limit in seconds (a positive number, or ``inf``)."""
 CERTIFYING_METHODS = ("simplify", "schwartz-zippel") + ROUTES
 """Step methods that prove a step (a ``"random points"`` step was only checked numerically)."""
 
@@ -179,14 +174,23 @@ def has_fractional_matpow(e) -> bool:
 
 
 def simplifies_to_zero(e) -> bool:
-    """True when SymPy reduces ``e`` to zero.  Never for expressions with fractional matrix powers
+    """True when SymPy reduces ``e`` to zero (for matrix expressions: ``simplify``, then ``simplify`` of the
+    expansion, products distributed over sums in their order).  Never for expressions with fractional matrix powers
     (:func:`has_fractional_matpow`): SymPy's simplification of those is unsound, so they are left to
     the numeric stage.  Callers test the sides too: forming ``lhs - rhs`` already folds them."""
     if has_fractional_matpow(e):
         return False
     if isinstance(e, sp.MatrixExpr):
-        z = sp.simplify(e)
-        return z == sp.ZeroMatrix(*e.shape) or getattr(z, "is_ZeroMatrix", False) or z == 0
+        def zero(z):
+            return z == sp.ZeroMatrix(*e.shape) or getattr(z, "is_ZeroMatrix", False) or z == 0
+        if zero(sp.simplify(e)):
+            return True
+        # products distributed over sums (noncommutative: the order of factors is kept), which SymPy's
+        # simplify does not do for matrix expressions: (A + A^T) X - (A X + A^T X) closes
+        try:
+            return zero(sp.simplify(sp.expand(e).doit()))
+        except Exception:  # noqa: BLE001 - SymPy cannot expand: not closed here
+            return False
     if e == 0:
         return True
     try:
@@ -357,191 +361,11 @@ def _check_step(step: Step, seed: int, points: int, domain, structure=None) -> S
                       note=f"numerically checked, not a proof: zero at {points} exact random points, but {plan}")
 
 
-# ---------------------------------------------------------------------------------------
-# time limits
-# ---------------------------------------------------------------------------------------
-class _Timeout(BaseException):
-    """Raised by the SIGALRM handler (a BaseException, so SymPy's ``except Exception`` cannot swallow it)."""
-
-
-class _ChildError(Exception):
-    """A step run in a forked child raised; the message is ``"<ExceptionName>: <message>"``."""
-
-
-_REPEAT_SECONDS = 0.25
-"""After the limit, the alarm repeats at this interval until the step is left (in case code swallowed it)."""
-
-
-class _Alarm:
-    """Raise :class:`_Timeout` in the main thread when ``fn`` runs longer than ``seconds`` (:meth:`run`).
-
-    Uses ``signal.setitimer(ITIMER_REAL)``.  :meth:`stop` (run however ``fn`` ends) disarms the
-    timer, restores the previous SIGALRM handler and re-arms a previously armed timer with its
-    remaining time.  The handler raises only while the step's own frame (:func:`_run_marked`) is on
-    the stack; fired anywhere else (the step has ended but a signal slipped in before
-    :meth:`stop`) it stops the alarm instead, so no alarm of ours can stay pending or hit other code.
-    """
-
-    current: "_Alarm | None" = None
-
-    def __init__(self, seconds: float):
-        self.seconds = seconds
-        self.active = False
-
-    def _inside(self, frame) -> bool:
-        while frame is not None:
-            if frame.f_code is _run_marked.__code__ and frame.f_locals.get("alarm") is self:
-                return True
-            frame = frame.f_back
-        return False
-
-    def _handler(self, signum, frame):
-        if self.active and self._inside(frame):
-            raise _Timeout()
-        self.stop()
-
-    def start(self) -> None:
-        stale = _Alarm.current
-        if stale is not None and stale.active and not stale._inside(sys._getframe()):
-            stale.stop()
-        self.t0 = time.monotonic()
-        self.outer = _Alarm.current
-        self.old_handler = signal.signal(signal.SIGALRM, self._handler)
-        self.active = True
-        _Alarm.current = self
-        self.old_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds, _REPEAT_SECONDS)
-
-    def stop(self) -> None:
-        if not self.active:
-            return
-        self.active = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self.old_handler)
-        _Alarm.current = self.outer
-        delay, interval = self.old_timer
-        if delay > 0:
-            signal.setitimer(signal.ITIMER_REAL, max(delay - (time.monotonic() - self.t0), 1e-6), interval)
-
-    def run(self, fn: Callable[[], object]):
-        self.start()
-        try:
-            return _run_marked(self, fn)
-        finally:
-            self.stop()
-
-
-def _run_marked(alarm: _Alarm, fn: Callable[[], object]):
-    """Call ``fn``; this frame marks "inside the step" for ``alarm``'s handler."""
-    return fn()
-
-
-def _describe(exc: BaseException) -> str:
-    msg = str(exc).strip().splitlines()
-    text = f"{type(exc).__name__}: {msg[0]}" if msg else type(exc).__name__
-    return text if len(text) <= 200 else text[:197] + "..."
-
-
-def _in_child(fn: Callable[[], object], seconds: float):
-    """Run ``fn`` in a forked child; its (picklable) result comes back through a pipe.
-
-    Raises :class:`_Timeout` (after killing the child) when no result arrives in ``seconds``,
-    :class:`_ChildError` when ``fn`` raised in the child.
-    """
-    r, w = os.pipe()
-    with warnings.catch_warnings():   # Python >= 3.12 warns about fork() in a multi-threaded process
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child (coverage does not follow forks)
-        code = 0
-        try:
-            os.close(r)
-            try:
-                payload = ("ok", fn())
-            except BaseException as exc:  # noqa: BLE001 - reported to the parent by name
-                payload = ("error", _describe(exc))
-            data = pickle.dumps(payload)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(w, view):]
-        except BaseException:  # noqa: BLE001
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(w)
-    reaped = False
-    try:
-        deadline = time.monotonic() + seconds
-        chunks = []
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Timeout()
-            ready, _, _ = select.select([r], [], [], remaining)
-            if not ready:
-                continue
-            chunk = os.read(r, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        os.waitpid(pid, 0)
-        reaped = True
-        if not chunks:
-            raise _ChildError("ChildProcessError: the step's process ended without a result")
-        kind, payload = pickle.loads(b"".join(chunks))
-        if kind == "error":
-            raise _ChildError(payload)
-        return payload
-    finally:
-        os.close(r)
-        if not reaped:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
-
-
-def _limited(fn: Callable[[], object], seconds: float | None):
-    """``fn()`` under a time limit of ``seconds`` (None: no limit); see the module docstring."""
-    if seconds is None:
-        return fn()
-    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-        return _Alarm(seconds).run(fn)
-    if hasattr(os, "fork"):
-        return _in_child(fn, seconds)
-    return fn()  # pragma: no cover - no SIGALRM and no fork (Windows): documented, runs without a limit
-
-
-def resolve_time_limit(time_limit: float | None = None) -> float | None:
-    """The per-step time limit in seconds (None: no limit).
-
-    ``time_limit`` if given, else the environment variable ``THEOREM_CHECK_SYMPY_TIMEOUT``, else
-    :data:`DEFAULT_TIME_LIMIT`.  Either must be a positive number of seconds; ``inf`` means no
-    limit.  Raises InvalidArgument naming the argument or the variable otherwise.
-    """
-    if time_limit is None:
-        raw = os.environ.get(TIME_LIMIT_ENV, "").strip()
-        if not raw:
-            return DEFAULT_TIME_LIMIT
-        name, shown = TIME_LIMIT_ENV, raw
-        try:
-            value = float(raw)
-        except ValueError:
-            value = math.nan
-    else:
-        name, shown = "time_limit", time_limit
-        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
-            raise InvalidArgument(f"time_limit={time_limit!r} must be a positive number of seconds (or inf)")
-        value = float(time_limit)
-    if not value > 0:
-        raise InvalidArgument(f"{name}={shown!r} must be a positive number of seconds (or inf)")
-    return None if math.isinf(value) else value
-
-
 def _safe_latex(x, seconds: float | None) -> str:
     """LaTeX of a side for a step that failed; a placeholder if printing itself fails or takes too long."""
     try:
-        return _limited(lambda: sp.latex(x), None if seconds is None else min(seconds, 5.0))
-    except (Exception, _Timeout):  # noqa: BLE001 - a step that could not be checked is still reported
+        return run_limited(lambda: sp.latex(x), None if seconds is None else min(seconds, 5.0))
+    except (Exception, StepTimeout):  # noqa: BLE001 - a step that could not be checked is still reported
         return r"\text{(expression not printable in time)}"
 
 
@@ -560,13 +384,13 @@ def check_step(step: Step, *, seed: int = 0, points: int = 6, domain=None,
     limit = resolve_time_limit(time_limit)
     domain = domain or {}
     try:
-        return _limited(lambda: _check_step(step, seed, points, domain, structure), limit)
-    except _Timeout:
+        return run_limited(lambda: _check_step(step, seed, points, domain, structure), limit)
+    except StepTimeout:
         method = f"timeout after {limit:g} s"
-    except _ChildError as exc:
+    except ChildError as exc:
         method = f"sympy error: {exc}"
     except Exception as exc:  # noqa: BLE001 - any SymPy/Python error inside a step is reported by name
-        method = f"sympy error: {_describe(exc)}"
+        method = f"sympy error: {describe_exception(exc)}"
     return StepResult(_safe_latex(step.lhs, limit), _safe_latex(step.rhs, limit), step.why, False, method)
 
 

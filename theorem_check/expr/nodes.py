@@ -7,7 +7,12 @@ from sympy.matrices.exceptions import ShapeError
 
 from theorem_check.errors import ExprError, ParseError  # noqa: F401 - re-exported: their old home
 
-__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
+__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "NotDifferentiable", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
+
+
+class NotDifferentiable(ExprError):
+    """An expression has a node outside the closed-form derivative rules (:mod:`theorem_check.expr.matrix_calculus`);
+    one line naming it."""
 
 
 def is_matrix(e) -> bool:

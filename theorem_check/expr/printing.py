@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools as _functools
 import re
 
-__all__ = ["SYMBOL_NAMES", "symbol_latex", "expr_latex", "sympy_latex", "retex"]
+__all__ = ["SYMBOL_NAMES", "symbol_latex", "expr_latex", "expr_text", "sympy_latex", "retex"]
 
 
 SYMBOL_NAMES: dict[str, str] = {
@@ -80,8 +80,126 @@ def _expr_printer():
                     args[0] = -args[0]
                 return "- " + " ".join(map(parens, args))
             return " ".join(map(parens, args))
+        def _print_DiagMatrix(self, e):
+            return r"\operatorname{diag}\left(" + self._print(e.args[0]) + r"\right)"
+
+        def _print_DiagonalOf(self, e):
+            return r"\operatorname{diag}\left(" + self._print(e.arg) + r"\right)"
+
+        def _print_OneMatrix(self, e):
+            return r"\mathbf{1}_{" + self._print(e.rows) + r"\times " + self._print(e.cols) + "}"
 
     return _Printer
+
+
+def expr_text(expr) -> str:
+    """An expression in the string syntax of ``check`` (:mod:`theorem_check.expr.parse`), so that it can be
+    pasted back into a statement: ``X.T**-1``, ``hadamard(A, B)``, ``exp(X)`` (entrywise), ``eye(n)``,
+    ``ones(n, 1)``, ``diag(x)``, ``trace(A)``, ``det(X)``, ``softmax(x, 0)``, ``kron(A, B)``.
+
+    >>> import sympy as sp
+    >>> X = sp.MatrixSymbol("X", 2, 2)
+    >>> expr_text(sp.Determinant(X) * sp.Inverse(X.T))
+    'det(X)*X.T**-1'
+    """
+    return _text_printer()().doprint(expr)
+
+
+@_functools.lru_cache(maxsize=1)
+def _text_printer():
+    """The printer class of :func:`expr_text` (SymPy's ``StrPrinter`` with the syntax's function names)."""
+    from sympy.printing.precedence import PRECEDENCE
+    from sympy.printing.str import StrPrinter
+
+    class _Printer(StrPrinter):
+        def _call(self, name, *args):
+            return f"{name}({', '.join(self._print(a) for a in args)})"
+
+        def _print_Trace(self, e):
+            return self._call("trace", e.arg)
+
+        def _print_Determinant(self, e):
+            return self._call("det", e.arg)
+
+        def _print_HadamardProduct(self, e):
+            return self._call("hadamard", *e.args)
+
+        def _print_KroneckerProduct(self, e):
+            return self._call("kron", *e.args)
+
+        def _print_Identity(self, e):
+            return self._call("eye", e.rows)
+
+        def _print_ZeroMatrix(self, e):
+            return self._call("zeros", e.rows, e.cols)
+
+        def _print_OneMatrix(self, e):
+            return self._call("ones", e.rows, e.cols)
+
+        def _print_DiagMatrix(self, e):
+            return self._call("diag", e.args[0])
+
+        def _print_DiagonalOf(self, e):
+            return self._call("diag", e.arg)
+
+        def _print_Inverse(self, e):
+            return self.parenthesize(e.arg, PRECEDENCE["Pow"]) + "**-1"
+
+        def _print_HadamardPower(self, e):
+            k = e.exp
+            if k.is_Integer and 1 <= int(k) <= 8:
+                return self._call("hadamard", *([e.base] * int(k)))
+            return f"hadamard_power({self._print(e.base)}, {self._print(k)})"
+
+        def _print_MatPow(self, e):
+            return self.parenthesize(e.base, PRECEDENCE["Pow"]) + f"**{self._print(e.exp)}"
+
+        def _print_Transpose(self, e):
+            return self.parenthesize(e.arg, PRECEDENCE["Pow"]) + ".T"
+
+        def _print_ElementwiseApplyFunction(self, e):
+            fn = e.function
+            body = fn.expr if isinstance(fn, sp_Lambda()) else None
+            if body is not None and len(fn.variables) == 1 and body.args == fn.variables:
+                return self._call(type(body).__name__, e.expr)
+            var = fn.variables[0]   # not in the string syntax: an unknown function name, never a wrong reading
+            return f"entrywise({self._print(body.xreplace({var: _Entry('d')}))}, {self._print(e.expr)})"
+
+        def _print__Entry(self, e):
+            return e.name
+
+        def _print_Softmax(self, e):
+            return self._call("softmax", e.args[0], e.axis)
+
+        def _print_LogSumExp(self, e):
+            return self._call("logsumexp", e.args[0], e.axis)
+
+        _print_LogSumExpAxis = _print_LogSumExp
+
+        def _print_Vec(self, e):
+            return self._call("vec", e.args[0])
+
+        def _print_Symbol(self, e):
+            return e.name
+
+    return _Printer
+
+
+def sp_Lambda():  # noqa: N802 - SymPy's class, imported lazily
+    """SymPy's ``Lambda`` class (imported lazily, as the rest of this module does)."""
+    import sympy as sp
+
+    return sp.Lambda
+
+
+def _Entry(name):  # noqa: N802
+    """A placeholder symbol standing for an elementwise function's argument while it prints."""
+    import sympy as sp
+
+    class _EntrySym(sp.Symbol):
+        pass
+    _EntrySym.__name__ = "_Entry"
+    return _EntrySym(name)
 
 
 def sympy_latex(expr) -> str:

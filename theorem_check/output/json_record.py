@@ -32,7 +32,7 @@ SCHEMA_VERSION: str = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))["x-sch
 MINOR grows when optional fields, record kinds or enum values are added (readers ignore what they do not
 know), MAJOR when a field is removed, renamed or changes type or meaning."""
 
-KINDS = ("run", "report", "check", "sweep", "list", "show", "scan")
+KINDS = ("run", "report", "check", "sweep", "list", "show", "scan", "derive")
 """The record kinds (the ``kind`` field)."""
 
 
