@@ -46,6 +46,7 @@ def nf_equal(lhs: str, rhs: str, shapes, structure=None) -> bool:
     ("vec(X).T*vec(Y)", "trace(X.T*Y)*eye(1)", {"X": ("n", "m"), "Y": ("n", "m")}, None),
     ("x.T*A*x*y.T", "x.T*A.T*x*y.T", {"A": ("n", "n"), "x": ("n", 1), "y": ("p", 1)}, None),
     ("eye(n)*A + zeros(n, n)", "A", {"A": ("n", "n")}, None),
+    ("det(eye(n) + u*v.T)", "1 + trace(u.T*v)", {"u": ("n", 1), "v": ("n", 1)}, None),   # determinant lemma
     ("X.T*S*X", "(X.T*S*X).T", {"S": ("n", "n"), "X": ("n", "m")}, {"S": "symmetric"}),
     ("Q.T*Q*A", "A", {"Q": ("n", "n"), "A": ("n", "n")}, {"Q": "orthogonal"}),
     ("Q**-1", "Q.T", {"Q": ("n", "n")}, {"Q": "orthogonal"}),
@@ -68,6 +69,8 @@ def test_rules_prove_true_identities(lhs, rhs, shapes, structure):
     ("X.T*S*X", "(X.T*S*X).T", {"S": ("n", "n"), "X": ("n", "m")}, {"S": "invertible"}),
     ("Q*A*Q.T", "A", {"Q": ("n", "n"), "A": ("n", "n")}, {"Q": "orthogonal"}),
     ("trace(A*B)", "trace(A)*trace(B)", {"A": ("n", "n"), "B": ("n", "n")}, None),
+    ("det(eye(n) + u*v.T)", "1 + 2*trace(u.T*v)", {"u": ("n", 1), "v": ("n", 1)}, None),
+    ("det(A + u*v.T)", "det(A)*(1 + trace(v.T*A**-1*u))", {"A": ("n", "n"), "u": ("n", 1), "v": ("n", 1)}, None),
 ])
 def test_rules_do_not_prove_false_ones(lhs, rhs, shapes, structure):
     assert not nf_equal(lhs, rhs, shapes, structure)

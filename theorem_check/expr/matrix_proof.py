@@ -213,7 +213,7 @@ def over_symbolic_sizes(x) -> bool:
 
 
 def _assumption(nz: Normalizer) -> str:
-    return _ASSUMPTION if any("^-1" in r and "orthogonal" not in r for r in nz.rules) or any("^-1" in k or "inv(" in k for k in nz.atoms) \
+    return _ASSUMPTION if any("^-1" in r and "orthogonal" not in r and not r.startswith("det(A + sum") for r in nz.rules) or any("^-1" in k or "inv(" in k for k in nz.atoms) \
         else ""
 
 

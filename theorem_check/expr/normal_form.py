@@ -487,10 +487,10 @@ class Normalizer:
 
     def _det_lemma(self, a: NormalForm):
         """``det(c A + sum_i x_i y_i^T) = det(c A) det(I_r + [y_i^T (cA)^-1 x_j]_ij)`` (the matrix determinant
-        lemma, Sylvester's identity) for ``A`` a symbol declared invertible (``invertible``, ``spd``,
-        ``orthogonal``) and every other term a product through a ``1``-wide inner size; None otherwise."""
-        invertible = [(w, c) for w, c in a.terms if len(w) == 1 and w[0].kind == "sym" and not w[0].data[2]
-                      and self.structure.get(w[0].data[0]) in ("invertible", "spd", "orthogonal")]
+        lemma, Sylvester's identity) for ``A`` the identity or a symbol declared invertible (``invertible``,
+        ``spd``, ``orthogonal``) and every other term a product through a ``1``-wide inner size; else None."""
+        invertible = [(w, c) for w, c in a.terms if not w or (len(w) == 1 and w[0].kind == "sym" and not w[0].data[2]
+                      and self.structure.get(w[0].data[0]) in ("invertible", "spd", "orthogonal"))]
         if not invertible:
             return None
         w0, c0 = invertible[0]
@@ -507,7 +507,7 @@ class Normalizer:
         a_inv = self.scale(self.inverse(NormalForm(a.rows, a.cols, ((w0, sp.S.One),))), 1 / c0)
         gram = sp.Matrix(len(cols), len(cols), lambda i, j: sp.S(int(i == j)) + self._one_by_one(
             self.mul(self.mul(rows[i], a_inv), cols[j])))
-        return c0 ** a.rows * self._det_leaf(w0[0]) * sp.factor_terms(gram.det(method="berkowitz"))
+        return c0 ** a.rows * (self._det_leaf(w0[0]) if w0 else 1) * sp.factor_terms(gram.det(method="berkowitz"))
 
     @staticmethod
     def _one_by_one(x: NormalForm):
