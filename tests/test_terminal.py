@@ -339,7 +339,7 @@ def test_list_fits_100_columns():
 def test_show_wraps_to_the_terminal_width(columns):
     code, out, _ = tc("show", "prh.eq31", env={"COLUMNS": str(columns)})
     lines = out.decode().splitlines()
-    assert code == 0 and max(map(len, lines)) <= columns and "as printed (LaTeX):" in lines[2]
+    assert code == 0 and max(map(len, lines)) <= columns and "as printed:" in lines[2]
 
 
 def test_show_latex_is_raw_and_unwrapped():
