@@ -15,6 +15,7 @@ The JSON record (:func:`sweep_record`) starts with ``schema_version`` and ``"kin
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -288,10 +289,11 @@ def _materialise(payload) -> list[str]:
 
 
 def _dask_task(task, timeout, payload):
-    """Run one (claim, seed) task on a Dask worker, isolated in a local worker process."""
-    from theorem_check.execution.workers import run_isolated
+    """Run one (claim, seed) task on a Dask worker, in a child process of its own: the time limit holds on
+    any worker (daemonic or not, any thread), and a claim that ends its process is that task's failure."""
+    from theorem_check.execution.workers import run_in_child
 
-    o = run_isolated(task, timeout, _materialise(payload))
+    o = run_in_child(task, timeout, _materialise(payload))
     if o.kind == "ok":
         return ("ok", summarise(o.result, task.seed), o.seconds)
     return (o.kind, o.message, o.seconds)
@@ -304,9 +306,11 @@ def _dask_client(scheduler: str, jobs: int):
     except ImportError as exc:
         raise InvalidArgument(f"scheduler={scheduler!r} needs Dask: pip install 'theorem-check[dask]' ({exc})") from None
     if scheduler == "dask":
-        # workers must be able to start their own (non-daemonic) worker processes for time limits
-        with dask.config.set({"distributed.worker.daemon": False}):
-            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+        # each task runs its claim in a child process of its own (subprocess), so workers stay daemonic
+        # and shut down with the cluster (no "Worker process still alive ... killing")
+        with dask.config.set({"distributed.worker.daemon": True, "logging.distributed": "error"}):
+            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   silence_logs=logging.ERROR)
         return Client(cluster), cluster
     try:
         return Client(scheduler, timeout="20s"), None
