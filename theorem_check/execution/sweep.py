@@ -289,11 +289,12 @@ def _materialise(payload) -> list[str]:
 
 
 def _dask_task(task, timeout, payload):
-    """Run one (claim, seed) task on a Dask worker, in a child process of its own: the time limit holds on
-    any worker (daemonic or not, any thread), and a claim that ends its process is that task's failure."""
-    from theorem_check.execution.workers import run_in_child
+    """Run one (claim, seed) task on a Dask worker, in a worker process of its own (kept across tasks) or, on a
+    daemonic worker, a child process per task: the time limit holds on any worker, and a claim that ends its
+    process is that task's failure, not the worker's."""
+    from theorem_check.execution.workers import run_isolated
 
-    o = run_in_child(task, timeout, _materialise(payload))
+    o = run_isolated(task, timeout, _materialise(payload))
     if o.kind == "ok":
         return ("ok", summarise(o.result, task.seed), o.seconds)
     return (o.kind, o.message, o.seconds)
@@ -306,9 +307,9 @@ def _dask_client(scheduler: str, jobs: int):
     except ImportError as exc:
         raise InvalidArgument(f"scheduler={scheduler!r} needs Dask: pip install 'theorem-check[dask]' ({exc})") from None
     if scheduler == "dask":
-        # each task runs its claim in a child process of its own (subprocess), so workers stay daemonic
-        # and shut down with the cluster (no "Worker process still alive ... killing")
-        with dask.config.set({"distributed.worker.daemon": True, "logging.distributed": "error"}):
+        # non-daemonic workers keep one claim process each across tasks (closed before the cluster: no
+        # "Worker process still alive ... killing"); daemonic ones would start a process per task
+        with dask.config.set({"distributed.worker.daemon": False}):
             cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
                                    silence_logs=logging.ERROR)
         return Client(cluster), cluster
@@ -380,6 +381,12 @@ def run_sweep(claims: Sequence, seeds: Sequence[int], *, trials: int = 16, contr
                 kind, value, secs = fut.result()
                 record(index[fut.key], kind, value, secs)
         finally:
+            from theorem_check.execution.workers import close_isolated
+
+            try:
+                client.run(close_isolated)
+            except Exception:  # noqa: BLE001 - a worker already gone has nothing to close
+                pass
             client.close()
             if cluster is not None:
                 cluster.close()

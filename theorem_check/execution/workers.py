@@ -61,7 +61,7 @@ from theorem_check.model.options import RunOptions
 __all__ = ["DEFAULT_TIMEOUT", "SLOW_TIMEOUT_FACTOR", "DEFAULT_IMPORT_TIMEOUT", "START_METHOD", "Task",
            "TaskOutcome", "WorkerPool", "ClaimTimeout", "default_jobs", "timeout_for", "pack_files", "check_packs",
            "run_claims_parallel", "run_task", "run_tasks", "run_isolated", "outcome_result", "failed_result",
-           "reissue_warnings", "start_method_ready", "run_in_process", "run_in_child", "child_main",
+           "reissue_warnings", "start_method_ready", "run_in_process", "run_in_child", "child_main", "close_isolated",
            "CHILD_IMPORT_ALLOWANCE"]
 
 
@@ -135,8 +135,9 @@ def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -
     """Run one task in a worker process kept for this process (used inside Dask workers).
 
     The worker is reused across calls with the same packs and replaced after a timeout or a
-    crash.  Where this process may not have children (a daemonic Dask worker), the task runs
-    in this process, without a time limit on threads other than the main one.
+    crash.  Where this process may not have multiprocessing children (a daemonic Dask worker, as
+    ``dask worker`` starts them), the task runs in a child process of its own (:func:`run_in_child`),
+    under the same time limit.
     """
     global _LOCAL_POOL
     packs = pack_files(packs)
@@ -146,16 +147,18 @@ def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -
                 _LOCAL_POOL.close()
             _LOCAL_POOL = WorkerPool(1, packs=packs)
         return _LOCAL_POOL.run([task], timeouts=[timeout])[0]
-    except AssertionError:  # "daemonic processes are not allowed to have children"
+    except AssertionError:  # "daemonic processes are not allowed to have children": a subprocess may
         _LOCAL_POOL = None
-        from theorem_check.authoring.registry import load_builtin, load_pack
+        return run_in_child(task, timeout, packs)
 
-        load_builtin()
-        for p in packs:
-            if Path(p).stem not in _loaded_here:
-                _loaded_here.add(Path(p).stem)
-                load_pack(p)
-        return _in_process(task, timeout)
+
+def close_isolated() -> None:
+    """Close the worker process :func:`run_isolated` keeps in this process (a Dask worker, before the
+    cluster shuts down: no worker is left with a child to kill)."""
+    global _LOCAL_POOL
+    if _LOCAL_POOL is not None:
+        _LOCAL_POOL.close()
+        _LOCAL_POOL = None
 
 
 _loaded_here: set[str] = set()
