@@ -255,9 +255,7 @@ def run_in_child(task: Task, timeout: float | None, packs: Sequence[str] = ()) -
     import sys
     import tempfile
 
-    import theorem_check
-
-    root = str(Path(theorem_check.__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])   # the directory holding this theorem_check package
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="theorem-check-task-") as d:

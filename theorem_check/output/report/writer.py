@@ -128,9 +128,7 @@ def _dims(d) -> str:
     return dims_text(d)
 
 
-def _prose(s: str) -> Tex:
-    """Engine text (evidence, details, sizes): dict reprs as ``n = 2, D = 3``; plain text with ``$...$`` math."""
-    return prose(s)
+_prose = prose   # engine text (evidence, details, sizes): its maths typeset (output/prose.py)
 
 
 _LABELS = {"corrected": "Corrected", "reading": "Reading", "control": "Control", "printed": "As printed"}
@@ -327,11 +325,9 @@ def figures_for(cr: ClaimResult, out_dir: Path, stmts: list[tuple[dict, Statemen
     except Exception as exc:  # noqa: BLE001 - a figure must never sink the report
         figs.append({"file": None, "caption": escape(f"residual figure not drawn: {type(exc).__name__}: {exc}")})
         f = None
-    plotted = [lv for lv in dict.fromkeys(k for s in series if s is not None for inst in s.instances for k in inst)]
-    if f is None and len(plotted) >= 2 and not any(
-            float(v) != 0 for s in series if s is not None for inst in s.instances for v in inst.values()):
-        figs.append({"file": None, "caption": escape(f"No residual figure: every residual is exactly 0 at every "
-                                                     f"level ({', '.join(plotted)}).")})
+    plotted = list(dict.fromkeys(k for s in series if s is not None for inst in s.instances for k in inst))
+    if f is None and len(plotted) >= 2 and not any(float(v) for s in series if s for i in s.instances for v in i.values()):
+        figs.append({"file": None, "caption": escape(f"No residual figure: every residual is 0 at {', '.join(plotted)}.")})
     if f is not None:
         identity = any(v.get("numeric") and not v["numeric"]["custom"] for v, _ in stmts)
         cap = ("Relative residual of each instance against the working precision (" + ", ".join(plotted)
