@@ -158,6 +158,8 @@ def test_list_columns_align():
 
     Titles start in one column; labels over 22 characters and titles too long for 100 columns
     are cut with '...' (``list --json`` has them whole)."""
+    from theorem_check.output.unicode_math import text_to_unicode
+
     code, out, _ = tc("list")
     recs = json.loads(tc("list", "--json")[1])["claims"]
     lines = out.splitlines()
@@ -165,7 +167,8 @@ def test_list_columns_align():
     starts = set()
     for line, r in zip(lines, recs):
         eq = r["equation"] if len(r["equation"]) <= 22 else r["equation"][:19] + "..."
-        title = r["title"] if r["title"] in line else r["title"][:20]
+        full = text_to_unicode(r["title"])   # the terminal shows maths in Unicode (issue 23)
+        title = full if full in line else full[:20]
         assert f"{eq}  " in line and line.index(title) > line.index(eq)
         starts.add(line.index(title))
     assert len(starts) == 1

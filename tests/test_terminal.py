@@ -339,7 +339,7 @@ def test_list_fits_100_columns():
 def test_show_wraps_to_the_terminal_width(columns):
     code, out, _ = tc("show", "prh.eq31", env={"COLUMNS": str(columns)})
     lines = out.decode().splitlines()
-    assert code == 0 and max(map(len, lines)) <= columns and "as printed (LaTeX):" in lines[2]
+    assert code == 0 and max(map(len, lines)) <= columns and "as printed:" in lines[2]
 
 
 def test_show_latex_is_raw_and_unwrapped():
@@ -371,3 +371,26 @@ def test_progress_without_a_terminal_writes_plain_lines():
     assert "\r" not in out
     lines = out.splitlines()
     assert 2 <= len(lines) <= 12 and lines[-1].startswith("theorem-check: [30/30] 100%")
+
+
+def test_elapsed_clock_moves_before_the_first_claim_ends():
+    """Issue 23: the line stayed at '0:00 elapsed' until a claim ended; the commands' Progress redraws itself."""
+    import threading
+
+    from theorem_check.cli.options import progress_fn
+
+    assert progress_fn(True).refresh == terminal.REFRESH_SECONDS > 0
+    now = [0.0]
+    seen = threading.Event()
+
+    class Buf(io.StringIO):
+        def write(self, s):
+            now[0] += 7.0            # each redraw: the (fake) clock has moved on
+            if "0:14 elapsed" in s:
+                seen.set()
+            return super().write(s)
+
+    buf = Buf()
+    with terminal.Progress(3, stream=buf, refresh=0.001, tty=True, clock=lambda: now[0]) as p:
+        p.update(0, "prh.slow")        # one event only; the redraws come from the refresh thread
+        assert seen.wait(10), buf.getvalue()

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import theorem_check as tc
 from theorem_check import sampling
-from theorem_check.errors import ClaimDefinitionError, InvalidArgument
+from theorem_check.errors import InvalidArgument
 
 SQ = tc.DimSpace({"n": (1, 4)})
 
@@ -61,10 +61,16 @@ def test_generic_configuration_prefers_sizes_at_least_two_and_distinct():
     assert tc.DimSpace({"n": (1, 4)}).generic() == {"n": 3}
 
 
-def test_degenerate_space_refused_unless_scalar():
-    with pytest.raises(ClaimDefinitionError, match="degenerate"):
-        _claim("tm.deg", lambda i, c: i.A, lambda i, c: i.A, dims=tc.DimSpace({"n": (1, 1)}))
-    _claim("tm.scalar", lambda i, c: i.A, lambda i, c: i.A, dims=tc.DimSpace({"n": (1, 1)}, scalar=True))
+def test_degenerate_space_warns_unless_scalar():
+    """Issue 23: a scalar identity over DimSpace({"one": (1, 1)}) loads as in the previous release, with a
+    deprecation warning asking for scalar=True (a later release refuses it)."""
+    import warnings
+
+    with pytest.warns(tc.TheoremCheckDeprecationWarning, match="degenerate"):
+        _claim("tm.deg", lambda i, c: i.A, lambda i, c: i.A, dims=tc.DimSpace({"one": (1, 1)}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _claim("tm.scalar", lambda i, c: i.A, lambda i, c: i.A, dims=tc.DimSpace({"n": (1, 1)}, scalar=True))
     # custom checks draw their own data: any space (packs written before trust model 2 keep registering)
     st_ = tc.Statement("x", dims=tc.DimSpace({"k": (1, 1)}), check=lambda rng, d: None)
     tc.Claim(id="tm.chk", title="t", source=tc.Source("tm", "1", "1", "x"), statement=st_).validate()

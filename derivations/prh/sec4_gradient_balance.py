@@ -250,7 +250,7 @@ P27 = (r"{\rm Tr}[e^{-2\lambda T}\mathbb{E}[\nabla_{W_{i}}\ell\nabla_{W_{i}}^{\t
 s27 = _ident(r"\mathbb{E}\|\nabla_{W_i^\lambda}\ell\|^2+\mathbb{E}\|\nabla_{W_{i+1}^\lambda}\ell\|^2=" + P27,
              two_terms, functools.partial(eq27_rhs, form="printed"),
              note=r"$e^{2 \lambda T}$ is $d_{i+1} \times d_{i+1}$; the printed $\mathbb{E}[\nabla \nabla^{\top}]$ of $W_{i+1}$ is $d_{i+2} \times d_{i+2}$")
-v27 = _ident(r"\ldots={\rm Tr}[e^{-2\lambda T}\mathbb{E}[\nabla_{W_{i}}\ell\nabla_{W_{i}}^{\top}\ell]]"
+v27 = _ident(r"\mathbb{E}\|\nabla_{W_i^\lambda}\ell\|^2+\mathbb{E}\|\nabla_{W_{i+1}^\lambda}\ell\|^2={\rm Tr}[e^{-2\lambda T}\mathbb{E}[\nabla_{W_{i}}\ell\nabla_{W_{i}}^{\top}\ell]]"
              r"+{\rm Tr}[e^{2\lambda T}\mathbb{E}[\nabla_{W_{i+1}}^{\top}\ell\nabla_{W_{i+1}}\ell]]",
              two_terms, functools.partial(eq27_rhs, form="corrected"), name=r"corrected: $\nabla^{\top} \nabla$",
              kind="corrected", derivation=Y.eq27)

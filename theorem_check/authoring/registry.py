@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterable
 
 from theorem_check.errors import ClaimDefinitionError, PackError, UnknownClaim
-from theorem_check.model.claims import Claim
+from theorem_check.model.claims import Claim, problem_listing
 from theorem_check.validation import did_you_mean, shorten
 
 __all__ = ["Registry", "REGISTRY", "register", "load_builtin", "load_pack", "resolve"]
@@ -26,6 +26,7 @@ class Registry:
 
     def __init__(self) -> None:
         self._id2claim: dict[str, Claim] = {}
+        self._deferred: list[str] | None = None   # while a pack loads: the problems of its claims, listed at the end
 
     def register(self, claim: Claim) -> Claim:
         """Validate ``claim`` and add it; returns it (usable as a decorator on a factory's result).
@@ -34,9 +35,14 @@ class Registry:
         """
         if not isinstance(claim, Claim):
             raise ClaimDefinitionError(f"register() takes a Claim, got {type(claim).__name__}")
-        claim.validate()
-        if claim.id in self._id2claim:
-            raise ClaimDefinitionError(f"claim id {claim.id!r} is registered twice")
+        problems = claim.problems()
+        if isinstance(claim.id, str) and claim.id in self._id2claim:
+            problems.append(f"claim id {claim.id!r} is registered twice")
+        if problems:
+            if self._deferred is not None:   # loading a pack: list every claim's problems at the end
+                self._deferred.extend(problems)
+                return claim
+            raise ClaimDefinitionError(problem_listing(problems))
         self._id2claim[claim.id] = claim
         return claim
 
@@ -142,7 +148,8 @@ def load_pack(path: str | Path) -> list[Claim]:
     """Import a user claim pack (a ``.py`` file calling :func:`register`); returns its new claims.
 
     Raises PackError with a one-line reason if the file is missing, fails to import or registers
-    no claim, and ClaimDefinitionError if a claim in it is malformed.
+    no claim, and one ClaimDefinitionError listing every problem of every malformed claim in it
+    (registration goes on through the whole file first; none of its claims stays registered).
     """
     path = Path(path)
     try:
@@ -158,6 +165,7 @@ def load_pack(path: str | Path) -> list[Claim]:
         raise PackError(f"pack={str(path)!r} must be a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
+    outer, REGISTRY._deferred = REGISTRY._deferred, []
     try:
         spec.loader.exec_module(module)
     except ClaimDefinitionError:
@@ -166,7 +174,13 @@ def load_pack(path: str | Path) -> list[Claim]:
         tb = traceback.extract_tb(exc.__traceback__)
         line = next((f" (line {f.lineno})" for f in reversed(tb) if f.filename == str(path)), "")
         raise PackError(f"pack={str(path)!r} failed to import{line}: {type(exc).__name__}: {exc}") from None
+    finally:
+        deferred, REGISTRY._deferred = REGISTRY._deferred, outer
     new = [c for c in REGISTRY if c.id not in before]
+    if deferred:   # every malformed claim of the pack in one error; the pack loads as a whole or not at all
+        for c in new:
+            REGISTRY.unregister(c.id)
+        raise ClaimDefinitionError(f"pack={str(path)!r}: " + problem_listing(deferred))
     if not new:
         raise PackError(f"pack={str(path)!r} registers no claims (a pack calls tc.register(tc.Claim(...)); "
                         "see docs/writing-claims.md)")

@@ -9,6 +9,7 @@ import click
 from theorem_check.authoring.registry import REGISTRY, resolve
 from theorem_check.cli.options import color_option, load_claims, plural
 from theorem_check.output import terminal
+from theorem_check.output.unicode_math import cut_words, text_to_unicode, to_unicode
 
 __all__ = ["list_cmd", "show", "describe", "list_lines", "LIST_COLUMNS"]
 
@@ -37,7 +38,8 @@ LIST_COLUMNS = 100
 
 
 def list_lines(claims, columns: int) -> list[str]:
-    """One line per claim: id, equation label (cut at 22 characters), title and aliases cut to fit."""
+    """One line per claim: id, equation label (cut at 22 characters), title (maths in Unicode, cut at a word) and
+    aliases cut to fit."""
     columns = max(columns, 60)
     width = max([len(c.id) for c in claims] + [2])
     eq_width = min(max([len(c.source.equation) for c in claims] + [2]), 22)
@@ -48,8 +50,9 @@ def list_lines(claims, columns: int) -> list[str]:
         extra += "  (slow)" if c.slow else ""
         head = f"{c.id:<{width}}  {eq:<{eq_width}}  "
         room = columns - len(head)
-        title_room = max(room - len(extra), min(len(c.title), 40))  # the title first, then aliases
-        title = c.title if len(c.title) <= title_room else c.title[: max(title_room - 3, 0)] + "..."
+        full = text_to_unicode(c.title)   # maths as Unicode, then cut at a word boundary (never inside a macro)
+        title_room = max(room - len(extra), min(len(full), 40))  # the title first, then aliases
+        title = cut_words(full, title_room)
         left = room - len(title)
         if len(extra) > left:  # keep whole aliases that fit, count the others
             slow_tag = "  (slow)" if c.slow else ""
@@ -99,7 +102,8 @@ def show(claim_id, packs, as_json, as_latex):
 
 
 def describe(c, *, columns: int = 100) -> str:
-    """The ``show`` text of a claim, every line at most ``columns`` wide (LaTeX wrapped as text)."""
+    """The ``show`` text of a claim, every line at most ``columns`` wide, its maths in Unicode (``show --latex``
+    prints the LaTeX)."""
     import sympy as sp
 
     def para(text: str, indent: int, hang: int = 2) -> list[str]:
@@ -107,26 +111,26 @@ def describe(c, *, columns: int = 100) -> str:
                              subsequent_indent=" " * (indent + hang), break_on_hyphens=False) or [""]
 
     s = c.source
-    lines = para(f"{c.id}: {c.title}", 0, 4)
+    lines = para(f"{c.id}: {text_to_unicode(c.title)}", 0, 4)
     lines += para(f"source: {s.paper}, section {s.section}, {s.equation}", 2)
-    lines += para(f"as printed (LaTeX): {s.printed}", 2, 4)
+    lines += para(f"as printed: {to_unicode(s.printed)}", 2, 4)
     if c.aliases:
         lines += para(f"aliases: {', '.join(c.aliases)}", 2)
     for a in c.assumptions:
-        lines += para(f"assume: {a}", 2, 4)
+        lines += para(f"assume: {text_to_unicode(a)}", 2, 4)
     for st in c.statements():
-        lines += para(f"[{st.kind}] {st.name}: {st.latex}", 2, 4)
+        lines += para(f"[{st.kind}] {text_to_unicode(st.name)}: {to_unicode(st.latex)}", 2, 4)
         if st.note:
-            lines += para(st.note, 6, 0)
+            lines += para(text_to_unicode(st.note), 6, 0)
         if st.derivation is not None:
             d = st.derivation()
-            scope = "all sizes" if d.general else f"fixed sizes {d.sizes}"
+            scope = "all sizes" if d.general else text_to_unicode(f"fixed sizes {d.sizes}")
             lines += para(f"derivation ({len(d.steps)} steps, {scope}):", 6)
             for k, step in enumerate(d.steps, 1):
-                why = f"   [{step.why}]" if step.why else ""
+                why = f"   [{text_to_unicode(step.why)}]" if step.why else ""
                 lines += para(f"{k}. {sp.sstr(step.lhs)} = {sp.sstr(step.rhs)}{why}", 7, 3)
     for ctl in c.controls:
-        lines += para(f"[control] {ctl.name}", 2, 4)
+        lines += para(f"[control] {text_to_unicode(ctl.name)}", 2, 4)
     return "\n".join(lines)
 
 

@@ -155,7 +155,7 @@ def select_claims(ids, paper, all_, pack_claims, *, slow: bool):
 
 def progress_fn(enabled: bool):
     """A :class:`terminal.Progress` on stderr (elapsed, ETA, current claim), or None when disabled."""
-    return terminal.Progress(stream=sys.stderr) if enabled else None
+    return terminal.Progress(stream=sys.stderr, refresh=terminal.REFRESH_SECONDS) if enabled else None
 
 
 def clear_progress(progress) -> None:

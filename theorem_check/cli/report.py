@@ -85,7 +85,7 @@ def report(ids, paper, all_, out_dir, pdf, fmt, compact, trials, seed, slow, con
     if old and not quiet:
         click.echo(f"theorem-check: {out_dir}: removed {plural(len(old), 'file')} of an older report", err=True)
 
-    bar = terminal.Progress(stream=sys.stderr, enabled=show_progress)
+    bar = terminal.Progress(stream=sys.stderr, enabled=show_progress, refresh=terminal.REFRESH_SECONDS)
 
     def stage(name, k, n):  # the report's stages on the same progress display as the claims
         bar(k, n, "report: figures" if name == "figures" else "report: LaTeX (latexmk, several passes)")

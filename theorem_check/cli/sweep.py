@@ -42,7 +42,8 @@ def sweep(ids, seeds_text, paper, all_, trials, slow, controls, packs, scheduler
         start_workers_early(jobs)
     pack_claims = load_claims(packs, timeout)
     claims, skipped = select_claims(ids, paper, all_, pack_claims, slow=slow)
-    bar = terminal.Progress(len(claims) * len(seeds), enabled=not quiet)
+    bar = terminal.Progress(len(claims) * len(seeds), enabled=not quiet,
+                             refresh=terminal.REFRESH_SECONDS)
     try:
         res = run_sweep(claims, seeds, trials=trials, controls=controls, jobs=jobs, timeout=timeout, packs=packs,
                         scheduler=scheduler, progress=lambda k, n, label: bar.update(k, label), skipped_slow=skipped)

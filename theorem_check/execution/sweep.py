@@ -15,6 +15,7 @@ The JSON record (:func:`sweep_record`) starts with ``schema_version`` and ``"kin
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -288,7 +289,9 @@ def _materialise(payload) -> list[str]:
 
 
 def _dask_task(task, timeout, payload):
-    """Run one (claim, seed) task on a Dask worker, isolated in a local worker process."""
+    """Run one (claim, seed) task on a Dask worker, in a worker process of its own (kept across tasks) or, on a
+    daemonic worker, a child process per task: the time limit holds on any worker, and a claim that ends its
+    process is that task's failure, not the worker's."""
     from theorem_check.execution.workers import run_isolated
 
     o = run_isolated(task, timeout, _materialise(payload))
@@ -304,9 +307,11 @@ def _dask_client(scheduler: str, jobs: int):
     except ImportError as exc:
         raise InvalidArgument(f"scheduler={scheduler!r} needs Dask: pip install 'theorem-check[dask]' ({exc})") from None
     if scheduler == "dask":
-        # workers must be able to start their own (non-daemonic) worker processes for time limits
+        # non-daemonic workers keep one claim process each across tasks (closed before the cluster: no
+        # "Worker process still alive ... killing"); daemonic ones would start a process per task
         with dask.config.set({"distributed.worker.daemon": False}):
-            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   silence_logs=logging.ERROR)
         return Client(cluster), cluster
     try:
         return Client(scheduler, timeout="20s"), None
@@ -376,6 +381,12 @@ def run_sweep(claims: Sequence, seeds: Sequence[int], *, trials: int = 16, contr
                 kind, value, secs = fut.result()
                 record(index[fut.key], kind, value, secs)
         finally:
+            from theorem_check.execution.workers import close_isolated
+
+            try:
+                client.run(close_isolated)
+            except Exception:  # noqa: BLE001 - a worker already gone has nothing to close
+                pass
             client.close()
             if cluster is not None:
                 cluster.close()

@@ -61,7 +61,8 @@ from theorem_check.model.options import RunOptions
 __all__ = ["DEFAULT_TIMEOUT", "SLOW_TIMEOUT_FACTOR", "DEFAULT_IMPORT_TIMEOUT", "START_METHOD", "Task",
            "TaskOutcome", "WorkerPool", "ClaimTimeout", "default_jobs", "timeout_for", "pack_files", "check_packs",
            "run_claims_parallel", "run_task", "run_tasks", "run_isolated", "outcome_result", "failed_result",
-           "reissue_warnings", "start_method_ready", "run_in_process"]
+           "reissue_warnings", "start_method_ready", "run_in_process", "run_in_child", "child_main", "close_isolated",
+           "CHILD_IMPORT_ALLOWANCE"]
 
 
 def _in_process(task: Task, limit: float | None, claim=None) -> TaskOutcome:
@@ -134,8 +135,9 @@ def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -
     """Run one task in a worker process kept for this process (used inside Dask workers).
 
     The worker is reused across calls with the same packs and replaced after a timeout or a
-    crash.  Where this process may not have children (a daemonic Dask worker), the task runs
-    in this process, without a time limit on threads other than the main one.
+    crash.  Where this process may not have multiprocessing children (a daemonic Dask worker, as
+    ``dask worker`` starts them), the task runs in a child process of its own (:func:`run_in_child`),
+    under the same time limit.
     """
     global _LOCAL_POOL
     packs = pack_files(packs)
@@ -145,16 +147,18 @@ def run_isolated(task: Task, timeout: float | None, packs: Sequence[str] = ()) -
                 _LOCAL_POOL.close()
             _LOCAL_POOL = WorkerPool(1, packs=packs)
         return _LOCAL_POOL.run([task], timeouts=[timeout])[0]
-    except AssertionError:  # "daemonic processes are not allowed to have children"
+    except AssertionError:  # "daemonic processes are not allowed to have children": a subprocess may
         _LOCAL_POOL = None
-        from theorem_check.authoring.registry import load_builtin, load_pack
+        return run_in_child(task, timeout, packs)
 
-        load_builtin()
-        for p in packs:
-            if Path(p).stem not in _loaded_here:
-                _loaded_here.add(Path(p).stem)
-                load_pack(p)
-        return _in_process(task, timeout)
+
+def close_isolated() -> None:
+    """Close the worker process :func:`run_isolated` keeps in this process (a Dask worker, before the
+    cluster shuts down: no worker is left with a child to kill)."""
+    global _LOCAL_POOL
+    if _LOCAL_POOL is not None:
+        _LOCAL_POOL.close()
+        _LOCAL_POOL = None
 
 
 _loaded_here: set[str] = set()
@@ -229,3 +233,69 @@ def run_in_process(claim, *, options: RunOptions, timeout: float | None = DEFAUL
 
 # ---------------------------------------------------------------------------------------------
 # --dims NAME=VALUE,...
+
+
+CHILD_IMPORT_ALLOWANCE = 120.0
+"""Seconds a claim's child process (:func:`run_in_child`) may spend importing the catalogue and packs
+on top of the claim's own limit, before the parent kills it."""
+
+
+def run_in_child(task: Task, timeout: float | None, packs: Sequence[str] = ()) -> TaskOutcome:
+    """Run one task in a fresh child process (``subprocess``, so also from a daemonic Dask worker and
+    from any thread); returns its TaskOutcome.
+
+    The child imports the catalogue and ``packs`` and runs the task in its main thread under the
+    ``SIGALRM`` limit of ``jobs=1`` ("timed out after 1 s", as on local workers); the parent kills it
+    at ``timeout`` + :data:`CHILD_IMPORT_ALLOWANCE` (a hang in C code).  A child that ends without a
+    result (``os._exit``, a crash, a signal) is that task's ``"died"`` outcome, never the caller's end.
+    Source: issue 23 (time limits and ``os._exit`` on a Dask cluster).
+    """
+    import pickle
+    import subprocess
+    import sys
+    import tempfile
+
+    root = str(Path(__file__).resolve().parents[2])   # the directory holding this theorem_check package
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)}
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="theorem-check-task-") as d:
+        inp, out = Path(d) / "task.pickle", Path(d) / "outcome.pickle"
+        inp.write_bytes(pickle.dumps((task, timeout, tuple(pack_files(packs)))))
+        cmd = [sys.executable, "-c", "from theorem_check.execution.workers import child_main; child_main()",
+               str(inp), str(out)]
+        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        try:
+            _, err = proc.communicate(timeout=None if timeout is None else timeout + CHILD_IMPORT_ALLOWANCE)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return TaskOutcome("timeout", message=f"timed out after {fmt_seconds(timeout)}",
+                               seconds=time.perf_counter() - t0)
+        if proc.returncode != 0 or not out.is_file():
+            from theorem_check.execution.tasks import died
+
+            last = (err or b"").decode(errors="replace").strip().splitlines()[-1:] if proc.returncode else []
+            msg = died(proc.returncode) + (f"; {last[0]}" if last and proc.returncode == 3 else "")
+            return TaskOutcome("died", message=msg, seconds=time.perf_counter() - t0)
+        return pickle.loads(out.read_bytes())
+
+
+def child_main() -> None:
+    """Entry of :func:`run_in_child`'s process: ``argv[1]`` the pickled (task, timeout, packs), ``argv[2]``
+    where to write the pickled TaskOutcome.  Exit 3 with the reason on stderr when the packs do not load."""
+    import pickle
+    import sys
+
+    from theorem_check.authoring.registry import load_builtin, load_pack
+
+    task, timeout, packs = pickle.loads(Path(sys.argv[1]).read_bytes())
+    try:
+        load_builtin()
+        for p in packs:
+            load_pack(p)
+    except Exception as exc:  # noqa: BLE001 - reported by the parent
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        sys.exit(3)
+    o = _in_process(task, timeout)
+    Path(sys.argv[2]).write_bytes(pickle.dumps(o))

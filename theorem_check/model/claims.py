@@ -34,12 +34,13 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from theorem_check.errors import ClaimDefinitionError
+from theorem_check.errors import ClaimDefinitionError, TheoremCheckDeprecationWarning
 from theorem_check.model.derivation import Derivation
 from theorem_check.model.dims import Dims, DimSpace
 from theorem_check.model.verdicts import Outcome
 
-__all__ = ["Source", "Statement", "Claim", "Measurement", "Instance", "perturb", "negate", "double", "transpose"]
+__all__ = ["Source", "Statement", "Claim", "Measurement", "Instance", "perturb", "negate", "double", "transpose",
+           "plain_text", "check_plain_text", "problem_listing"]
 
 KINDS = ("printed", "corrected", "reading", "control")
 _ID_RE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
@@ -50,16 +51,87 @@ _BARE_MARKUP = re.compile(r"_\{|\^\{|\\[A-Za-z]+")
 
 
 def check_plain_text(value: str, where: str) -> None:
-    """Refuse LaTeX markup outside ``$...$`` in a plain-text field (title, assumption, name, note, Step.why).
+    """Refuse LaTeX markup outside ``$...$`` in a plain-text field (``Step.why``, checked by the registry tests).
 
     Plain-text fields are printed literally (specials escaped) except for ``$...$`` spans, which are
     math; a bare ``_{``, ``^{`` or ``\\command`` outside them would print as raw markup in a report.
     Raises ClaimDefinitionError naming ``where`` (the claim and field) and the offending piece.
+    Claim and statement fields go through :func:`plain_text` instead (a warning, not an error).
     """
     m = _BARE_MARKUP.search(_DOLLAR_SPAN.sub("", str(value)))
     if m:
         raise ClaimDefinitionError(f"{where}: {m.group(0)!r} outside $...$ in plain text {value!r} "
                                    "(write mathematics as $...$, e.g. '$W_{i+1}$')")
+
+
+_MARKUP_WORD = re.compile(r"[_^]|\\[A-Za-z]+")
+_JOIN_WORD = re.compile(r"^(?:[=+\-<>*/]|->|\\[A-Za-z]+)$")
+
+
+def _wrap_bare_math(text: str) -> str:
+    """Wrap each run of words with bare markup (``T^{-1} W_i``, ``\\nabla^\\top\\nabla``) in ``$...$``."""
+    out = []
+    for k, part in enumerate(re.split(r"((?<!\\)\$.+?(?<!\\)\$)", text)):
+        if k % 2 or not _BARE_MARKUP.search(part):
+            out.append(part)
+            continue
+        words = re.split(r"(\s+)", part)
+        res, run = [], []
+
+        def flush():
+            rest = []
+            while run and (not run[-1].strip() or not _MARKUP_WORD.search(run[-1])) and \
+                    "".join(run[:-1]).count("{") == "".join(run[:-1]).count("}"):
+                rest.insert(0, run.pop())   # trailing spaces and plain words stay outside the maths
+            if run:
+                body = "".join(run)
+                lead = re.match(r"^[(\[]*", body).group(0)
+                end = re.search(r"[,;:.)\]]*$", body).group(0)
+                core = body[len(lead):len(body) - len(end)].replace("->", r"\to")
+                ok = core.count("{") == core.count("}") and not core.endswith("\\")
+                res.append(lead + (f"${core}$" if ok else core) + end)
+            res.extend(rest)
+            run.clear()
+
+        for w in words:
+            if w.isspace() or not w:
+                (run if run else res).append(w)
+            elif (_MARKUP_WORD.search(w) or (run and _JOIN_WORD.match(w))
+                  or (run and "".join(run).count("{") > "".join(run).count("}"))):
+                run.append(w)
+            else:
+                flush()
+                res.append(w)
+        flush()
+        out.append("".join(res))
+    return "".join(out)
+
+
+def plain_text(value: str, where: str, problems: list[str] | None = None) -> str:
+    """A plain-text field (title, assumption, statement name, note) as the report will typeset it.
+
+    Bare LaTeX markup outside ``$...$`` (``T^{-1}``, ``\\nabla``) is deprecated: the run of words
+    holding it is wrapped in ``$...$`` and a TheoremCheckDeprecationWarning names ``where``, the piece and the
+    fixed text (packs of the previous release keep loading; a later release refuses it, see
+    docs/writing-claims.md).  Returns the (fixed) text.
+    """
+    value = str(value)
+    m = _BARE_MARKUP.search(_DOLLAR_SPAN.sub("", value))
+    if not m:
+        return value
+    fixed = _wrap_bare_math(value)
+    import warnings
+
+    warnings.warn(f"{where}: {m.group(0)!r} outside $...$ in plain text {value!r} is deprecated and typeset as "
+                  f"{fixed!r}; write mathematics as $...$ (e.g. '$W_{{i+1}}$')", TheoremCheckDeprecationWarning, stacklevel=4)
+    return fixed
+
+
+def problem_listing(problems: list[str]) -> str:
+    """One error message for several definition problems: the only one, or all of them numbered."""
+    if len(problems) == 1:
+        return problems[0]
+    return f"{len(problems)} definition problems: " + "; ".join(f"({k}) {p}" for k, p in enumerate(problems, 1))
 
 
 class Instance(dict):
@@ -181,38 +253,52 @@ class Statement:
         return self.lhs is not None
 
     def validate(self, where: str) -> None:
-        """Raise ClaimDefinitionError (naming ``where``) if the statement is malformed."""
+        """Raise one ClaimDefinitionError (naming ``where``) listing every problem of the statement."""
+        problems = self.problems(where)
+        if problems:
+            raise ClaimDefinitionError(problem_listing(problems))
+
+    def problems(self, where: str) -> list[str]:
+        """Every definition problem of the statement, each naming ``where`` and its fix ([] when well formed).
+
+        Bare LaTeX markup in ``name``/``note`` is typeset (:func:`plain_text`, a TheoremCheckDeprecationWarning);
+        a degenerate ``dims`` without ``scalar=True`` warns too (packs of the previous release load).
+        """
+        out: list[str] = []
         if self.kind not in KINDS:
-            raise ClaimDefinitionError(f"{where}: kind={self.kind!r} must be one of {KINDS}")
+            out.append(f"{where}: kind={self.kind!r} must be one of {KINDS}")
         if not isinstance(self.latex, str) or not self.latex.strip():
-            raise ClaimDefinitionError(f"{where}: latex must be a non-empty string")
-        check_plain_text(self.name, f"{where} name")
-        check_plain_text(self.note, f"{where} note")
-        bad = sorted({repr(ch) for ch in self.latex + self.name + self.note if ord(ch) < 32 and ch not in "\n\t"})
+            out.append(f"{where}: latex must be a non-empty string")
+        object.__setattr__(self, "name", plain_text(self.name, f"{where} name"))
+        object.__setattr__(self, "note", plain_text(self.note, f"{where} note"))
+        bad = sorted({repr(ch) for ch in str(self.latex) + self.name + self.note if ord(ch) < 32 and ch not in "\n\t"})
         if bad:
-            raise ClaimDefinitionError(f"{where}: text contains control characters {', '.join(bad)} "
-                                       "(a LaTeX escape such as \\f or \\b in a non-raw string?)")
+            out.append(f"{where}: text contains control characters {', '.join(bad)} "
+                       "(a LaTeX escape such as \\f or \\b in a non-raw string?)")
         if (self.lhs is None) != (self.rhs is None):
-            raise ClaimDefinitionError(f"{where}: lhs and rhs must be given together")
+            out.append(f"{where}: lhs and rhs must be given together")
         if self.lhs is not None and self.check is not None:
-            raise ClaimDefinitionError(f"{where}: give either lhs/rhs or check, not both")
+            out.append(f"{where}: give either lhs/rhs or check, not both")
         if self.lhs is None and self.check is None and self.derivation is None:
-            raise ClaimDefinitionError(f"{where}: needs a verifier (lhs/rhs, check or derivation)")
+            out.append(f"{where}: needs a verifier (lhs/rhs, check or derivation)")
         if (self.lhs is not None or self.check is not None) and (self.dims is None or self.sample is None
                                                                 and self.lhs is not None):
-            raise ClaimDefinitionError(f"{where}: a numeric stage needs dims (and sample for lhs/rhs)")
+            out.append(f"{where}: a numeric stage needs dims (and sample for lhs/rhs)")
         if self.undefined not in ("error", "fails"):
-            raise ClaimDefinitionError(f"{where}: undefined={self.undefined!r} must be 'error' or 'fails'")
+            out.append(f"{where}: undefined={self.undefined!r} must be 'error' or 'fails'")
         if self.lhs is not None and self.dims is not None and self.dims.degenerate and not self.dims.scalar:
-            raise ClaimDefinitionError(
+            import warnings
+
+            warnings.warn(
                 f"{where}: every configuration of dims {dict(self.dims.ranges)} is degenerate (all sizes <= 1, "
-                "where matrices commute and equal their transposes): widen the ranges, or declare "
-                "DimSpace(..., scalar=True) for a statement about scalars")
+                "where matrices commute and equal their transposes); this is deprecated: widen the ranges, or "
+                "declare DimSpace(..., scalar=True) for a statement about scalars", TheoremCheckDeprecationWarning, stacklevel=4)
         from theorem_check.numerics.precision import CONTEXTS
 
         unknown = set(self.contexts) - set(CONTEXTS)
         if unknown or len(self.contexts) < 2 and self.lhs is not None:
-            raise ClaimDefinitionError(f"{where}: contexts={self.contexts!r} must be >= 2 of {', '.join(CONTEXTS)}")
+            out.append(f"{where}: contexts={self.contexts!r} must be >= 2 of {', '.join(CONTEXTS)}")
+        return out
 
 
 @dataclass(frozen=True)
@@ -272,41 +358,55 @@ class Claim:
         return (self.statement, *self.variants)
 
     def validate(self) -> None:
-        """Raise ClaimDefinitionError naming the claim if anything is missing or malformed."""
+        """Raise one ClaimDefinitionError naming the claim and listing every problem, each with its fix."""
+        problems = self.problems()
+        if problems:
+            raise ClaimDefinitionError(problem_listing(problems))
+
+    def problems(self) -> list[str]:
+        """Every definition problem of the claim and its statements ([] when well formed).
+
+        Plain-text fields with bare LaTeX markup are typeset with a TheoremCheckDeprecationWarning (:func:`plain_text`).
+        """
         if not isinstance(self.id, str) or not _ID_RE.match(self.id):
-            raise ClaimDefinitionError(f"claim id={self.id!r} must look like 'paper.label' (lower case, digits, _)")
+            return [f"claim id={self.id!r} must look like 'paper.label' (lower case, digits, _)"]
+        out: list[str] = []
         if not self.title:
-            raise ClaimDefinitionError(f"claim {self.id}: title must be non-empty")
-        check_plain_text(self.title, f"claim {self.id} title")
-        for k, a in enumerate(self.assumptions):
-            check_plain_text(a, f"claim {self.id} assumptions[{k}]")
+            out.append(f"claim {self.id}: title must be non-empty")
+        object.__setattr__(self, "title", plain_text(self.title, f"claim {self.id} title"))
+        object.__setattr__(self, "assumptions", tuple(plain_text(a, f"claim {self.id} assumptions[{k}]")
+                                                      for k, a in enumerate(self.assumptions)))
         if not isinstance(self.source, Source) or not self.source.printed.strip():
-            raise ClaimDefinitionError(f"claim {self.id}: source must be a Source with the printed statement")
-        bad = sorted({repr(ch) for ch in self.title + self.source.printed + "".join(self.assumptions)
-                      if ord(ch) < 32 and ch not in "\n\t"})
-        if bad:
-            raise ClaimDefinitionError(f"claim {self.id}: text contains control characters {', '.join(bad)} "
-                                       "(a LaTeX escape such as \\f or \\b in a non-raw string?)")
-        if self.source.paper != self.paper:
-            raise ClaimDefinitionError(f"claim {self.id}: source.paper={self.source.paper!r} must match the id prefix")
+            out.append(f"claim {self.id}: source must be a Source with the printed statement")
+        else:
+            bad = sorted({repr(ch) for ch in self.title + self.source.printed + "".join(self.assumptions)
+                          if ord(ch) < 32 and ch not in "\n\t"})
+            if bad:
+                out.append(f"claim {self.id}: text contains control characters {', '.join(bad)} "
+                           "(a LaTeX escape such as \\f or \\b in a non-raw string?)")
+            if self.source.paper != self.paper:
+                out.append(f"claim {self.id}: source.paper={self.source.paper!r} must match the id prefix")
+        if not isinstance(self.statement, Statement):
+            return out + [f"claim {self.id}: statement must be a tc.Statement"]
         if self.statement.kind != "printed":
-            raise ClaimDefinitionError(f"claim {self.id}: statement.kind must be 'printed'")
-        self.statement.validate(f"claim {self.id} (as printed)")
+            out.append(f"claim {self.id}: statement.kind must be 'printed'")
+        out += self.statement.problems(f"claim {self.id} (as printed)")
         for v in self.variants:
-            v.validate(f"claim {self.id} variant {v.name!r}")
+            out += v.problems(f"claim {self.id} variant {v.name!r}")
             if v.kind not in ("corrected", "reading"):
-                raise ClaimDefinitionError(f"claim {self.id} variant {v.name!r}: kind must be corrected/reading")
+                out.append(f"claim {self.id} variant {v.name!r}: kind must be corrected/reading")
         for c in self.controls:
-            c.validate(f"claim {self.id} control {c.name!r}")
+            out += c.problems(f"claim {self.id} control {c.name!r}")
             if c.kind != "control":
-                raise ClaimDefinitionError(f"claim {self.id} control {c.name!r}: kind must be 'control'")
+                out.append(f"claim {self.id} control {c.name!r}: kind must be 'control'")
         numeric = self.statement.is_identity or self.statement.check is not None
         if not self.controls and not numeric:
-            raise ClaimDefinitionError(f"claim {self.id}: needs at least one negative control (a derivation-only "
-                                       "statement has no automatic mutants)")
+            out.append(f"claim {self.id}: needs at least one negative control (a derivation-only "
+                       "statement has no automatic mutants)")
         names = [s.name for s in (*self.statements(), *self.controls)]
         if len(set(names)) != len(names):
-            raise ClaimDefinitionError(f"claim {self.id}: statement names {names} must be unique")
+            out.append(f"claim {self.id}: statement names {names} must be unique")
+        return out
 
     # notebooks
     def _repr_latex_(self) -> str:

@@ -34,7 +34,7 @@ from typing import IO, Sequence
 from theorem_check.model.verdicts import VERDICTS
 from theorem_check.validation import MAX_ARG_CHARS, did_you_mean, shorten
 
-__all__ = ["COLOUR_MODES", "VERDICT_COLOURS", "colour_enabled", "style", "style_verdict", "Progress",
+__all__ = ["COLOUR_MODES", "REFRESH_SECONDS", "VERDICT_COLOURS", "colour_enabled", "style", "style_verdict", "Progress",
            "format_seconds", "did_you_mean", "shorten", "shorten_args", "MAX_ARG_CHARS", "to_ascii",
            "install_ascii_fallback", "can_encode", "environment_error", "terminal_width"]
 
@@ -107,6 +107,10 @@ def format_seconds(seconds: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+REFRESH_SECONDS = 1.0
+"""How often the commands' progress line redraws itself, so that the elapsed clock moves during a long claim."""
+
+
 class Progress:
     """The progress display: one self-overwriting line on a terminal (count, percent, elapsed, ETA,
     label); on anything else (a log file, CI), a plain ``theorem-check: ...`` line at every tenth of
@@ -149,6 +153,7 @@ class Progress:
         self.tty = tty
         self._last_step, self._last_line, self._ended = -1, float("-inf"), False
         self.width = width
+        self.refresh = float(refresh)
         self._clock = clock
         self.t0 = clock()
         self._done = 0

@@ -29,7 +29,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocato
 
 from theorem_check.output.report.figspec import figure_errors
 
-__all__ = ["FigureFile", "residual_figure", "spec_figure", "RC"]
+__all__ = ["FigureFile", "residual_figure", "spec_figure", "plain_label", "RC"]
 
 RC = {
     "font.family": "serif", "font.serif": ["DejaVu Serif"], "mathtext.fontset": "cm", "font.size": 9,
@@ -79,6 +79,8 @@ def _label(s: Any) -> str:
     ``\\operatorname``, ``\\lVert``, ``\\dots``), else show it literally."""
     s = str(s)
     if "$" not in s:
+        s = plain_label(s)
+    if "$" not in s:
         return s
     for pat, rep in _MATHTEXT:
         s = re.sub(pat, rep, s)
@@ -92,11 +94,32 @@ def _label(s: Any) -> str:
 
 
 def _pow10(v: float, _pos=None) -> str:
-    """Tick label ``1e-16`` (plain text: far cheaper to draw than mathtext)."""
+    """Tick label ``$10^{-16}$`` (mathtext; only at exact powers of ten)."""
     if v <= 0:
         return ""
     e = math.log10(v)
-    return f"1e{round(e)}" if abs(e - round(e)) < 1e-9 else ""
+    return f"$10^{{{round(e)}}}$" if abs(e - round(e)) < 1e-9 else ""
+
+
+_SCI_WORD = re.compile(r"(?<![\w.])([+-]?\d+(?:\.\d+)?)e([+-]?\d+)(?![\w.])")
+_SUB_WORD = re.compile(r"(?<![\w$\\])([A-Za-z]+)_(\{[^{}$]*\}|[A-Za-z0-9]+)(?![\w])")
+
+
+def plain_label(s: str) -> str:
+    """A legend or axis text without ``$`` made mathtext where it is maths: ``gtol=1e-3`` ->
+    ``gtol$=10^{-3}$``, ``s_1`` -> ``$s_{1}$``; everything else stays as it is."""
+    def sci(m: re.Match) -> str:
+        mant, exp = m.group(1), int(m.group(2))
+        if float(mant) == 1.0:
+            return f"$10^{{{exp}}}$"
+        return f"${mant}\\times 10^{{{exp}}}$"
+
+    def sub(m: re.Match) -> str:
+        arg = m.group(2)
+        return f"${m.group(1)}_{{{arg.strip('{}')}}}$"
+
+    out = _SUB_WORD.sub(sub, _SCI_WORD.sub(sci, s))
+    return out.replace("$$", "")
 
 
 # -- residuals against refinement --------------------------------------------------------------
@@ -132,7 +155,7 @@ def residual_figure(series: Sequence[ResidualSeries], stem: Path) -> FigureFile 
     """Residual against refinement level, one line per instance, coloured by statement role.
 
     Exact zeros are drawn as downward triangles on the bottom edge.  Returns None when no
-    series has at least two levels.
+    series has at least two levels, or when every residual is exactly 0 (nothing to plot).
     """
     series = [s for s in series if s is not None]
     levels: list[str] = []
@@ -147,6 +170,8 @@ def residual_figure(series: Sequence[ResidualSeries], stem: Path) -> FigureFile 
     vals = [float(v) for s in series for inst in s.instances for v in inst.values()
             if isinstance(v, (int, float)) and math.isfinite(v) and v > 0]
     vals += [f for s in series for f in s.floors.values() if f > 0]
+    if not any(float(v) != 0 for s in series for inst in s.instances for v in inst.values()):
+        return None   # every residual exactly 0: a plot of triangles on an empty axis says nothing
     lo = min(vals) / 30 if vals else 1e-20
     hi = max(vals) * 3 if vals else 1.0
     with rc_context(RC):

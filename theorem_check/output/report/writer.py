@@ -46,7 +46,6 @@ from theorem_check.output.latex import (
     fmt_sci,
     math_width,
     matrix_entries,
-    prose_dicts,
     provide_macros,
     retex,
     statement_title,
@@ -54,6 +53,7 @@ from theorem_check.output.latex import (
     text_control_words,
 )
 from theorem_check.output.latex import math as sanitize_math
+from theorem_check.output.prose import prose
 from theorem_check.output.report.choice import FORMATS, resolve_format
 from theorem_check.output.report.compile import check_pdf_engine, compile_pdf
 from theorem_check.output.report.figspec import figure_errors
@@ -128,9 +128,7 @@ def _dims(d) -> str:
     return dims_text(d)
 
 
-def _prose(s: str) -> Tex:
-    """Engine text (evidence, details, sizes): dict reprs as ``n = 2, D = 3``; plain text with ``$...$`` math."""
-    return text(re.sub(r" -> ", " → ", prose_dicts(s)))
+_prose = prose   # engine text (evidence, details, sizes): its maths typeset (output/prose.py)
 
 
 _LABELS = {"corrected": "Corrected", "reading": "Reading", "control": "Control", "printed": "As printed"}
@@ -193,7 +191,7 @@ def _number(x: Any) -> Tex:
         # one math span per entry so that a narrow table column can break between entries
         return Tex("$(" + "$, \\allowbreak $".join(fmt_sci(float(v), 3) for v in x) + ")$")
     s = str(x)
-    return escape(s if len(s) <= 60 else s[:57] + "...")
+    return prose(s if len(s) <= 60 else s[:57] + "...")
 
 
 def _steps(sym) -> list[dict]:
@@ -271,7 +269,7 @@ def _numeric(r: StatementResult, st: Statement | None) -> dict | None:
     return {"custom": custom, "levels": [_header(lv) for lv in levels], "rows": rows, "more": more_text,
             "has_pm": has_pm, "has_detail": has_detail, "pm_cols": pm_cols,
             "ncols": str(4 + len(levels) + (2 if pm_cols else 0)), "floors": floor_text, "n": len(insts), "configs": configs,
-            "ill_posed": _prose(num.ill_posed) if num.ill_posed else Tex(""), "cex": cex, "note": text(num.note),
+            "ill_posed": _prose(num.ill_posed) if num.ill_posed else Tex(""), "cex": cex, "note": prose(num.note),
             "errors": [_prose(e) for e in num.errors], "outcome": _outcome(num.outcome),
             "mp_partial": (not custom) and any(_has_mp(i) for i in insts) and not all(_has_mp(i) for i in insts)}
 
@@ -327,11 +325,15 @@ def figures_for(cr: ClaimResult, out_dir: Path, stmts: list[tuple[dict, Statemen
     except Exception as exc:  # noqa: BLE001 - a figure must never sink the report
         figs.append({"file": None, "caption": escape(f"residual figure not drawn: {type(exc).__name__}: {exc}")})
         f = None
+    plotted = list(dict.fromkeys(k for s in series if s is not None for inst in s.instances for k in inst))
+    if f is None and len(plotted) >= 2 and not any(float(v) for s in series if s for i in s.instances for v in i.values()):
+        figs.append({"file": None, "caption": escape(f"No residual figure: every residual is 0 at {', '.join(plotted)}.")})
     if f is not None:
         identity = any(v.get("numeric") and not v["numeric"]["custom"] for v, _ in stmts)
-        cap = ("Relative residual of each instance against the working precision (float32, float64, 50-digit "
-               "mpmath on the same instance); the dotted line is the floor a true identity may leave. "
-               if identity else "Residual of each run against the refinement level of the check. ")
+        cap = ("Relative residual of each instance against the working precision (" + ", ".join(plotted)
+               + ", on the same instance); the dotted line is the floor a true identity may leave. "
+               if identity else "Residual of each run against the refinement level of the check ("
+               + ", ".join(plotted) + "). ")
         lines = "; ".join(escape(lab) + (": " + text(short_name(r.name, r.kind)) if short_name(r.name, r.kind)
                                          and short_name(r.name, r.kind) != lab else "")
                           + escape(f" ({r.verdict.value})") for (_, r), s, lab in zip(stmts, series, short)
