@@ -50,12 +50,17 @@ def claim_result(claim, *, seed: int = 0, trials: int = 16, controls: bool = Fal
         if key in _RESULTS:
             return _RESULTS[key]
     key = (claim.id, seed, trials, controls)
-    path = os.path.join(os.environ["THEOREM_CHECK_CACHE_DIR"], "results",
-                        f"{claim.id}-{seed}-{trials}-{int(controls)}.pickle")
-    try:
-        with open(path, "rb") as fh:
-            result = dataclasses.replace(pickle.load(fh), claim=claim)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError, ValueError):
+    name = lambda ctl: os.path.join(os.environ["THEOREM_CHECK_CACHE_DIR"], "results",  # noqa: E731
+                                    f"{claim.id}-{seed}-{trials}-{int(ctl)}.pickle")
+    path, result = name(controls), None
+    for ctl in ((True, False) if not controls else (True,)):
+        try:
+            with open(name(ctl), "rb") as fh:
+                result = dataclasses.replace(pickle.load(fh), claim=claim)
+            break
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError, ValueError):
+            pass
+    if result is None:
         result = run_claim(claim, seed=seed, trials=trials, controls=controls)
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
