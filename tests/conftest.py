@@ -13,8 +13,62 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 # worker each (tests of the workers pass --jobs explicitly)
 os.environ.setdefault("THEOREM_CHECK_JOBS", "1")
 
-# cost data (theorem_check.execution.durations) goes to a scratch folder per test process, never ~/.cache
+# cost data and cached SymPy results (theorem_check.cachedir) go to a scratch folder of this test run, shared by
+# its pytest-xdist workers (a catalogue derivation built and checked by one worker is read by the other),
+# never ~/.cache and never a previous run's
 if "THEOREM_CHECK_CACHE_DIR" not in os.environ:
     import tempfile
 
-    os.environ["THEOREM_CHECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="theorem-check-cache-")
+    _run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if _run and _run.isalnum():
+        _dir = os.path.join(tempfile.gettempdir(), f"theorem-check-tests-{_run}")
+        os.makedirs(_dir, exist_ok=True)
+    else:
+        _dir = tempfile.mkdtemp(prefix="theorem-check-cache-")
+    os.environ["THEOREM_CHECK_CACHE_DIR"] = _dir
+
+_RESULTS: dict = {}
+
+
+def claim_result(claim, *, seed: int = 0, trials: int = 16, controls: bool = False):
+    """``run_claim(claim, seed=seed, trials=trials, controls=controls)``, run once per test run.
+
+    Many tests assert on the same built-in claim at the same seed (the registry test, the paper's pinned
+    verdicts, the report tests): same seed, same result, so it is computed once and each test makes its own
+    assertions on it.  A result with controls serves a request without them (the printed statement's and the
+    variants' seeds do not depend on the controls).  Kept in this process and, as a pickle, in the run's
+    scratch folder for the other xdist workers (a missing or unreadable pickle is computed again).
+    Only for claims registered from a catalogue or a pack, never for a claim a test modifies.
+    """
+    import dataclasses
+    import pickle
+
+    from theorem_check import run_claim
+
+    for ctl in ((True, False) if not controls else (True,)):
+        key = (claim.id, seed, trials, ctl)
+        if key in _RESULTS:
+            return _RESULTS[key]
+    key = (claim.id, seed, trials, controls)
+    name = lambda ctl: os.path.join(os.environ["THEOREM_CHECK_CACHE_DIR"], "results",  # noqa: E731
+                                    f"{claim.id}-{seed}-{trials}-{int(ctl)}.pickle")
+    path, result = name(controls), None
+    for ctl in ((True, False) if not controls else (True,)):
+        try:
+            with open(name(ctl), "rb") as fh:
+                result = dataclasses.replace(pickle.load(fh), claim=claim)
+            break
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, TypeError, ValueError):
+            pass
+    if result is None:
+        result = run_claim(claim, seed=seed, trials=trials, controls=controls)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as fh:
+                pickle.dump(dataclasses.replace(result, claim=claim.id), fh)
+            os.replace(tmp, path)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError):
+            pass
+    _RESULTS[key] = result
+    return result

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
     # rank: the layer may import its own rank and lower ranks only (ARCHITECTURE.md draws this)
     "theorem_check.errors": 0, "theorem_check._version": 0, "theorem_check.validation": 0,
+    "theorem_check.cachedir": 0,
     "theorem_check.numerics": 1,
     "theorem_check.expr": 2,
     "theorem_check.model": 3,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from theorem_check import REGISTRY, Verdict, load_builtin, run_claim, run_statement
-from theorem_check.engine.numeric import derive_seed
+from tests.conftest import claim_result
+from theorem_check import REGISTRY, Verdict, load_builtin
 from theorem_check.output.catalogue import render_catalogue
 
 load_builtin()
@@ -27,7 +27,7 @@ CONTROL_PARAMS = [pytest.param(c, ctl, id=f"{c.id}:{ctl.name}", marks=_marks(c))
 
 @pytest.mark.parametrize("claim", PARAMS)
 def test_claim_verdict(claim):
-    result = run_claim(claim, seed=0)
+    result = claim_result(claim, seed=0, controls=True)   # the controls' test below reads the same run
     allowed = {Verdict(claim.expected)} if claim.expected else {Verdict.PROVED, Verdict.VERIFIED, Verdict.ERRATUM}
     assert result.verdict in allowed, f"{claim.id}: {result.verdict.value}: {result.evidence}"
     for st in (result.printed, *result.variants):
@@ -37,7 +37,8 @@ def test_claim_verdict(claim):
 
 @pytest.mark.parametrize("claim,control", CONTROL_PARAMS)
 def test_negative_control_refuted(claim, control):
-    r = run_statement(control, seed=derive_seed(0, claim.id, control.name))
+    # run_claim runs each control as run_statement(control, seed=derive_seed(0, claim.id, control.name))
+    r = claim_result(claim, seed=0, controls=True).controls[list(claim.controls).index(control)]
     assert r.verdict in (Verdict.REFUTED, Verdict.ILL_POSED), f"{claim.id} {control.name}: {r.verdict.value}: {r.evidence}"
 
 

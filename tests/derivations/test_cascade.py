@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import theorem_check as tc
 from derivations.cascade import model as th
+from tests.conftest import claim_result
 from theorem_check import dln, sampling
 
 tc.load_builtin()
@@ -161,12 +162,12 @@ def test_kkt_threshold_reduces_to_eta2_when_aligned(seed):
 
 @pytest.mark.parametrize("cid", sorted(ERRATA))
 def test_errata_verdicts(cid):
-    assert tc.run_claim(_claims()[cid], seed=0).verdict is tc.Verdict.ERRATUM
+    assert claim_result(_claims()[cid], seed=0).verdict is tc.Verdict.ERRATUM
 
 
 @pytest.mark.parametrize("cid", sorted(READING_SETTLED))
 def test_natural_reading_holds_and_a_reading_is_refuted(cid):
-    r = tc.run_claim(_claims()[cid], seed=0)
+    r = claim_result(_claims()[cid], seed=0)
     assert r.verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED), (cid, r.verdict)
     kinds = {v.name: v.kind for v in _claims()[cid].variants}
     refuted = [s.name for s in r.variants if s.verdict is tc.Verdict.REFUTED]

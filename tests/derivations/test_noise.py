@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import theorem_check as tc
+from tests.conftest import claim_result
 from theorem_check import REGISTRY, Verdict, dln, load_builtin, run_claim, run_statement, sampling
 from theorem_check.engine.numeric import derive_seed
 
@@ -56,7 +57,7 @@ def test_every_noise_claim_is_pinned():
 
 @pytest.mark.parametrize("claim", NOISE, ids=[c.id for c in NOISE])
 def test_expected_verdict(claim):
-    r = run_claim(claim, seed=0)
+    r = claim_result(claim, seed=0)
     assert r.verdict is Verdict(EXPECTED[claim.id]), f"{claim.id}: {r.verdict.value}: {r.evidence}"
     if r.verdict is Verdict.ERRATUM:        # the printed form fails and some variant passes
         assert r.printed.verdict.fails and any(v.verdict.ok for v in r.variants)

@@ -15,6 +15,7 @@ import theorem_check as tc
 from derivations.prh import checks as C
 from derivations.prh import gauge, sec2_entropy, sec4_global_minimum, sec4_unit_rescaling
 from derivations.prh import model as M
+from tests.conftest import claim_result
 from theorem_check import FLOAT64, MP50, Verdict, dln, load_builtin, run_claim, run_statement
 from theorem_check.engine.evaluate import evaluate_result
 from theorem_check.engine.numeric import derive_seed
@@ -74,7 +75,7 @@ def test_pinned_verdicts_cover_every_claim():
 
 @pytest.mark.parametrize("cid", sorted(PINNED))
 def test_pinned_verdicts_at_seed_0(cid):
-    r = run_claim(PRH[cid], seed=0)
+    r = claim_result(PRH[cid], seed=0)
     verdict, variants = PINNED[cid]
     assert r.verdict is verdict, r.evidence
     assert tuple(v.verdict for v in r.variants) == variants, [(v.name, v.verdict.value) for v in r.variants]
@@ -115,7 +116,7 @@ def test_true_identities_on_another_seed(cid):
 
 
 def test_eq20_smallest_counterexample_has_two_inputs():
-    r = run_claim(PRH["prh.eq20"], seed=0)
+    r = claim_result(PRH["prh.eq20"], seed=0)
     assert r.printed.numeric.counterexample.dims["d0"] == 2          # for n_in = 1 the inverses commute
 
 

@@ -33,7 +33,8 @@ Environment:
   THEOREM_CHECK_ARB     set to 0 to keep mp50 inv/solve/det/expm in mpmath (python-flint off)
   THEOREM_CHECK_JOBS    default for --jobs (worker processes)
   THEOREM_CHECK_SYMPY_TIMEOUT  seconds per SymPy derivation step (default 20, or inf)
-  THEOREM_CHECK_CACHE_DIR  folder of the cost data (longest claims first); off disables it
+  THEOREM_CHECK_CACHE_DIR  folder of the cost data (longest claims first) and cached SymPy results; off disables it
+  THEOREM_CHECK_CACHE   set to 0 to recompute SymPy results instead of reading them from the cache
 """
 """The ``--help`` epilog of the group and of the commands that run claims."""
 

@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from theorem_check.engine import symcache
 from theorem_check.engine.exact import ExactCounterexample, exact_counterexample
 from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
@@ -308,15 +309,22 @@ def _fuzz(statement: Statement, num: NumericResult, *, seed: int, examples: int)
 
 
 def run_statement(statement: Statement, *, seed: int, trials: int = 16, fuzz: int = 0,
-                  dims: dict | None = None) -> StatementResult:
+                  dims: dict | None = None, claim_id: str | None = None) -> StatementResult:
     """Run the symbolic and numeric stages of one statement; never raises for a false statement.
 
     ``fuzz > 0`` adds a Hypothesis search of that many examples for a counterexample
     (identities only) when the random instances all hold.  ``dims`` runs the numeric stage at those
     sizes only (names of the statement's DimSpace; see :func:`~theorem_check.engine.numeric.user_configuration`).
+    The symbolic stage's pure results are cached on disk (:mod:`~theorem_check.engine.symcache`): its steps
+    by ``srepr``, and the whole stage (derivation built and checked) by ``claim_id`` when given.
     """
     t0 = time.perf_counter()
-    sym = check_derivation(statement.derivation(), seed=seed) if statement.derivation is not None else None
+    sym = None
+    if statement.derivation is not None:
+        key = symcache.statement_key(statement.derivation, claim_id=claim_id, name=statement.name,
+                                     kind=statement.kind, seed=seed) if claim_id and symcache.enabled() else None
+        sym = symcache.cached_symbolic(key, lambda: check_derivation(statement.derivation(), seed=seed,
+                                                                     memo=symcache.cached_step))
     num = None
     if statement.is_identity or statement.check is not None:
         num = run_numeric(statement, seed=seed, trials=trials, dims=dims)
@@ -362,10 +370,11 @@ def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool =
     seed, trials, controls, fuzz, dims = (options.seed, options.trials, options.controls, options.fuzz,
                                           options.dims_dict() or None)
     runs = [run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials, fuzz=fuzz,
-                          dims=_dims_for(s, dims))
+                          dims=_dims_for(s, dims), claim_id=claim.id)
             for s in claim.statements()]
     printed, variants = runs[0], tuple(runs[1:])
-    ctl = tuple(run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials, dims=_dims_for(s, dims))
+    ctl = tuple(run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials, dims=_dims_for(s, dims),
+                              claim_id=claim.id)
                 for s in claim.controls) if controls else ()
     verdict = printed.verdict
     evidence = printed.evidence

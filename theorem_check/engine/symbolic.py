@@ -59,6 +59,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import sympy as sp
 
@@ -75,7 +76,7 @@ from theorem_check.engine.time_limit import (
 from theorem_check.expr.matrix_proof import ROUTES, over_symbolic_sizes, prove_identity
 from theorem_check.model.derivation import Derivation, Step
 
-__all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "check_derivation",
+__all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "check_derivation", "is_failure",
            "resolve_time_limit", "DEFAULT_TIME_LIMIT", "TIME_LIMIT_ENV", "POINT_HEIGHT", "N_FRACTIONS",
            "CERTIFICATE_ALPHA"]
 
@@ -143,12 +144,13 @@ class SymbolicResult:
         number, is not counted here: it keeps its previous meaning.)
         """
         for k, st in enumerate(self.steps, 1):
-            if _is_failure(st.method):
+            if is_failure(st.method):
                 return f"step {k} '{st.why}': {st.method}"
         return None
 
 
-def _is_failure(method: str) -> bool:
+def is_failure(method: str) -> bool:
+    """True for a step that could not be checked (timed out, SymPy raised): no pure result."""
     return method.startswith("timeout after ") or method.startswith("sympy error: ")
 
 
@@ -394,7 +396,8 @@ def check_step(step: Step, *, seed: int = 0, points: int = 6, domain=None,
     return StepResult(_safe_latex(step.lhs, limit), _safe_latex(step.rhs, limit), step.why, False, method)
 
 
-def check_derivation(derivation: Derivation, *, seed: int = 0, time_limit: float | None = None) -> SymbolicResult:
+def check_derivation(derivation: Derivation, *, seed: int = 0, time_limit: float | None = None,
+                     memo: Callable | None = None) -> SymbolicResult:
     """Check every step of ``derivation``; returns a frozen :class:`SymbolicResult`.
 
     The declared scope is enforced: a derivation declared ``general`` is reported as fixed-size
@@ -404,14 +407,20 @@ def check_derivation(derivation: Derivation, *, seed: int = 0, time_limit: float
     ``time_limit`` is per step (seconds; default :func:`resolve_time_limit`: the environment
     variable ``THEOREM_CHECK_SYMPY_TIMEOUT``, else 20 s).  A step that times out or raises is
     reported by name and makes :attr:`SymbolicResult.undecided` non-None.  Raises
-    InvalidArgument for a bad time limit.
+    InvalidArgument for a bad time limit.  ``memo(step, seed, domain, compute, structure=...)`` (optional) returns a
+    step's result, from a cache or ``compute()`` (:func:`theorem_check.engine.symcache.cached_step`).
     """
     t0 = time.perf_counter()
     limit = resolve_time_limit(time_limit)
     limit_arg = math.inf if limit is None else limit
     structure = dict(getattr(derivation, "structure", None) or {})
-    steps = tuple(check_step(s, seed=seed + k, domain=derivation.domain, time_limit=limit_arg, structure=structure)
-                  for k, s in enumerate(derivation.steps))
+
+    def one(k: int, s: Step) -> StepResult:
+        compute = lambda: check_step(s, seed=seed + k, domain=derivation.domain, time_limit=limit_arg,  # noqa: E731
+                                     structure=structure)
+        return compute() if memo is None else memo(s, seed + k, derivation.domain, compute, structure=structure)
+
+    steps = tuple(one(k, s) for k, s in enumerate(derivation.steps))
     general = derivation.general and not any(
         isinstance(st.lhs, sp.MatrixBase) or isinstance(st.rhs, sp.MatrixBase)
         or (_is_matrix(st.lhs) and res.method not in ("simplify",) + ROUTES)

@@ -25,6 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from theorem_check.cachedir import cache_dir
+
 __all__ = ["cache_path", "load", "record", "longest_first"]
 
 _FILE = "durations.json"
@@ -33,14 +35,9 @@ _MAX_ENTRIES = 20000
 
 
 def cache_path() -> Path | None:
-    """The cost-data file, or None when ``THEOREM_CHECK_CACHE_DIR`` disables it."""
-    env = os.environ.get("THEOREM_CHECK_CACHE_DIR")
-    if env is not None:
-        if env.strip().lower() in ("", "off", "none", "0", "false", "no"):
-            return None
-        return Path(env).expanduser() / _FILE
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "theorem-check" / _FILE
+    """The cost-data file, or None when ``THEOREM_CHECK_CACHE_DIR`` disables it (:func:`theorem_check.cachedir.cache_dir`)."""
+    base = cache_dir()
+    return None if base is None else base / _FILE
 
 
 def load(path: Path | None = None) -> dict[str, float]:
