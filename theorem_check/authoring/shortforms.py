@@ -403,7 +403,16 @@ def _oracle_side(f: Side, wrt: str, kind: str, spec_shapes) -> Side:
                 return f(Instance(env.values), ctx)
             op = "sym_grad" if sym else kind
             return getattr(ctx, op)(fn, x0)
-        lhs._structure = {}
+
+        def derivative(inst):
+            sym = kind == "grad" and structure_of(lhs).get(wrt) in ("symmetric", "spd")
+            return ("sym_grad" if sym else kind), wrt
+
+        def along(inst, ctx, projection):
+            def fn(xv):
+                return f(Instance(ex.Env(ctx, inst).bind(wrt, xv).values), ctx)
+            return projection.oracle(ctx, fn, inst[wrt])
+        lhs._structure, lhs.derivative, lhs.along = {}, derivative, along
         return lhs
     raise ClaimDefinitionError(f"f={f!r} must be a callable (inst, ctx) -> (batch,), a SymPy expression or a string")
 

@@ -39,6 +39,9 @@ from theorem_check.engine.mutants import (
     side_stats,
     stats_residual,
 )
+from theorem_check.engine.projection import KEY as PROJECTION_KEY
+from theorem_check.engine.projection import derivative_side
+from theorem_check.engine.projection import plan as plan_projection
 from theorem_check.engine.vacuity import convert, is_defined, magnitudes, vanishes, with_magnitude
 from theorem_check.errors import (
     BadClaim,
@@ -49,6 +52,7 @@ from theorem_check.errors import (
 )
 from theorem_check.model.claims import Instance, Measurement, Statement
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
+from theorem_check.numerics.directions import Projection
 from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, Ctx, to_float, watch_floats
 
 __all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "run_numeric", "derive_seed",
@@ -170,6 +174,8 @@ class NumericResult:
 
 
 def _slice(value, b: int):
+    if isinstance(value, Projection):
+        return value.take(b)
     if getattr(value, "has_recipe", False):  # sampling.Exact: slice the recipe too
         return value.take(b)
     if isinstance(value, np.ndarray):
@@ -191,23 +197,52 @@ def _batch_of(inst: Mapping[str, Any]) -> int | None:
     return None
 
 
+def _projected_sides(statement: Statement, cinst: Instance, ctx: Ctx, batch, proj: Projection):
+    """Both sides along the batch's random directions (engine/projection.py), and the unprojected size."""
+    which = derivative_side(statement, cinst)[0]
+    other = "rhs" if which == "lhs" else "lhs"
+    box: dict = {}
+
+    def oracle(i, c):
+        box["v"], box["m"] = getattr(statement, which).along(i, c, proj)
+        return box["v"]
+
+    d = _side(oracle, which, cinst, ctx, batch)
+    full = _side(getattr(statement, other), other, cinst, ctx, batch)
+    try:
+        e = proj.apply(ctx, full, box["m"])
+    except ShapeMismatch as exc:
+        if which == "rhs":   # the message names the derivative side lhs
+            raise ShapeMismatch(str(exc).replace("lhs has", "\0").replace("rhs has", "lhs has")
+                                .replace("\0", "rhs has")) from None
+        raise
+    size = int(np.prod(full.shape[1:])) if full.ndim > 1 else 1
+    return ((d, e) if which == "lhs" else (e, d)), size
+
+
 def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
-    """Both sides of a batch at precision ``ctx`` (validated arrays) and the optional scale."""
+    """Both sides of a batch at precision ``ctx`` (validated arrays), the optional scale and the size of
+    one (unprojected) side."""
     cinst = Instance({k: convert(v, ctx) for k, v in inst.items()})
     batch = _batch_of(inst)
-    lhs = _side(statement.lhs, "lhs", cinst, ctx, batch)
-    rhs = _side(statement.rhs, "rhs", cinst, ctx, batch)
-    if lhs.shape != rhs.shape:
-        raise ShapeMismatch(f"lhs has shape {lhs.shape[1:]}, rhs has shape {rhs.shape[1:]}")
+    proj = cinst.get(PROJECTION_KEY)
+    if isinstance(proj, Projection):
+        (lhs, rhs), size = _projected_sides(statement, cinst, ctx, batch, proj)
+    else:
+        lhs = _side(statement.lhs, "lhs", cinst, ctx, batch)
+        rhs = _side(statement.rhs, "rhs", cinst, ctx, batch)
+        if lhs.shape != rhs.shape:
+            raise ShapeMismatch(f"lhs has shape {lhs.shape[1:]}, rhs has shape {rhs.shape[1:]}")
+        size = int(np.prod(lhs.shape[1:])) if lhs.ndim > 1 else 1
     ref = statement.scale(cinst, ctx) if statement.scale is not None else None
-    return lhs, rhs, ref
+    return lhs, rhs, ref, size
 
 
 def _stats(statement: Statement, inst: Mapping[str, Any], ctx: Ctx) -> tuple[list[SideStats], int]:
     """Per-instance :class:`SideStats` of a batch at precision ``ctx``, and the size of one side."""
     with ctx.active(), np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NaN/inf sides are reported, not warned about
-        lhs, rhs, ref = _sides(statement, inst, ctx)
+        lhs, rhs, ref, size = _sides(statement, inst, ctx)
         if ref is not None:
             ref_f = np.atleast_1d(to_float(ref))
             if ref_f.shape not in ((1,), (lhs.shape[0],)):
@@ -217,7 +252,6 @@ def _stats(statement: Statement, inst: Mapping[str, Any], ctx: Ctx) -> tuple[lis
                                "scale must be positive")
             ref = ref_f
         stats = side_stats(lhs, rhs, scale=ref)
-    size = int(np.prod(lhs.shape[1:])) if lhs.ndim > 1 else 1
     return stats, size
 
 
@@ -340,6 +374,9 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
     """
     rng = np.random.default_rng(seed)
     inst = dict(statement.sample(rng, dims, batch))
+    proj = plan_projection(statement, inst, derive_seed(seed, "directions"))
+    if proj is not None:    # a large derivative: checked along random directions (numerics/directions.py)
+        inst[PROJECTION_KEY] = proj
     ctxs = [CONTEXTS[c] for c in statement.contexts]
     fast = [c for c in ctxs if not c.is_mp]
     mp = next((c for c in ctxs if c.is_mp), None)

@@ -420,7 +420,8 @@ class _Compiler:
         scalar_out = method != "jacobian"
         label = _Lazy(lambda: f"{method}({f}, {x})")  # formatted only for an error message
 
-        def run(env):
+        def point(env):
+            """``(f as a function of the variable alone, the variable's value)``."""
             x0 = env.values.get(name)
             if x0 is None:
                 raise ExprError(f"{method}: variable {name!r} has no value in the instance")
@@ -429,11 +430,23 @@ class _Compiler:
                 out = body(env.bind(name, xv))
                 out = _as_scalar(out, label) if scalar_out else out
                 return _batched(out, np.shape(xv)[0])   # a constant (SymPy folded f) has no batch axis
+            return fn, x0
 
-            op = method
-            if method == "grad" and env.structure.get(name) in ("symmetric", "spd"):
-                op = "sym_grad"
-            return getattr(env.ctx, op)(fn, x0)
+        def op_of(structure):
+            sym = method == "grad" and structure.get(name) in ("symmetric", "spd")
+            return "sym_grad" if sym else method
+
+        def run(env):
+            fn, x0 = point(env)
+            return getattr(env.ctx, op_of(env.structure))(fn, x0)
+
+        def along(env, projection):
+            """The derivative along ``projection``'s directions: ``((batch, K), m)`` (numerics/directions.py)."""
+            fn, x0 = point(env)
+            return projection.oracle(env.ctx, fn, x0)
+
+        run.derivative = lambda structure: (op_of(structure), name)   # (kind, variable) of this oracle node
+        run.along = along
         return run
 
     def _c_Grad(self, e):

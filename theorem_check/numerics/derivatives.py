@@ -88,7 +88,8 @@ import numpy as np
 
 from theorem_check.errors import InvalidArgument, ShapeMismatch
 
-__all__ = ["grad", "jacobian", "hessian", "directional", "sym_grad", "MP_EXTRA_DIGITS", "rounding_gain"]
+__all__ = ["grad", "jacobian", "hessian", "directional", "second_directional", "sym_grad", "MP_EXTRA_DIGITS",
+           "rounding_gain"]
 
 MP_EXTRA_DIGITS = 40
 """Extra decimal digits with which ``f`` is evaluated at mp50 (``mpmath.workdps(dps + 40)``)."""
@@ -349,6 +350,24 @@ def directional(ctx, F: Callable, X, V) -> np.ndarray:
     except ValueError:
         raise ShapeMismatch(f"directional: V has shape {V.shape}, X has shape {X.shape}") from None
     return _run(ctx, lambda: _Stepper(ctx, F, X, 1).d1(V))
+
+
+def second_directional(ctx, f: Callable, X, V, f0=None) -> np.ndarray:
+    """Second directional derivative ``d^2/dt^2 f(X + t V)`` at ``t = 0`` of a batched scalar ``f``.
+
+    ``X``, ``V`` of shape ``(batch, *shape)``; returns ``(batch,)``.  The 4th-order central second
+    difference of :class:`hessian` along ``V`` (step ``h / max|V|``); ``f0 = f(X)`` may be passed to
+    save an evaluation.  ``u^T H w = [D^2 f(u + w) - D^2 f(u - w)] / 4`` (polarisation) gives a
+    Hessian's bilinear form without its entries.  Raises ShapeMismatch for a non-scalar ``f``.
+    """
+    X = _check_x(X, "X")
+    fs = _scalar_fn(f, X.shape[0], "second_directional")
+
+    def body():
+        st = _Stepper(ctx, fs, X, 2)
+        return st.d2(np.asarray(V), st._eval(X) if f0 is None else f0)
+
+    return _run(ctx, body)
 
 
 def sym_grad(ctx, f: Callable, X) -> np.ndarray:

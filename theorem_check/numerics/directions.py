@@ -1,0 +1,234 @@
+"""Derivative checks along random directions: a claimed gradient, Jacobian or Hessian against the function.
+
+A claimed derivative ``E`` of ``f`` at ``X`` is a linear map (a bilinear form for a Hessian).  Instead of
+all ``N`` entries of the oracle's derivative (``N`` difference quotients, each a few evaluations of ``f``),
+the engine compares the two sides along ``k`` random directions drawn once per instance:
+
+==========  =====================================  =============================================
+kind        claimed side, projected                oracle side (same directions)
+==========  =====================================  =============================================
+grad        ``<E, V_i>`` (Frobenius)               ``d/dt f(X + t V_i)``; ``f(X + t sym V_i)``
+                                                   for the symmetric gradient (``sym V = (V + V^T)/2``)
+jacobian    ``E v_i`` (``v_i = vec_C V_i``)        ``d/dt F(X + t V_i)``, flattened row-major
+hessian     ``u_i^T E w_i``                        ``[D^2 f(U_i + W_i) - D^2 f(U_i - W_i)] / 4``
+==========  =====================================  =============================================
+
+``V_i`` (and ``U_i``, ``W_i``) are Gaussian, each scaled to unit Frobenius norm, drawn in float64 from the
+instance's seed and converted to every context (exactly at mp50), so the refinement float32 -> float64 ->
+mp50 is of one quantity.  The oracle is the difference quotient of :mod:`theorem_check.numerics.derivatives`
+along ``V_i`` (4th order, step tied to the working precision), so its error follows the working precision
+and the engine's refinement rule decides, as for full derivatives.  Cost: ``4 k`` evaluations of ``f``
+(``10 k`` for a Hessian) whatever ``N``.
+
+Why it keeps the sensitivity.  The two sides differ by a linear map ``D = E - G`` (for a Hessian a bilinear
+form).  ``<D, V>`` for ``V`` Gaussian is a nonzero polynomial of ``V``'s entries unless ``D = 0``, so it
+vanishes with probability 0: a map that agrees on one random direction agrees everywhere with
+probability 1 (the same holds for ``u^T D w``).  Quantitatively, for ``V`` uniform on the unit sphere of
+``R^N``, ``E <D, V>^2 = |D|_F^2 / N`` and ``E <G, V>^2 = |G|_F^2 / N``: the projected residual
+``|<D, V>| / |<G, V>|`` is of the order of the full residual ``|D|_F / |G|_F``, so a claimed gradient wrong
+in a single entry by ``delta`` (``|D|_F = delta``) leaves about ``delta / |G|_F`` at every ``N`` (times a
+chi-square factor over the ``k`` directions, below 1/10 with probability ``< 10^-5`` at ``k = 8``), far
+above the float64 and mp50 floors for any ``delta`` the full check would catch.
+
+Floors (the oracle's rounding along a direction).  The difference quotient along ``V`` takes the step
+``t = h / max|V|`` (``h`` the oracle's step, see :func:`~theorem_check.numerics.derivatives.rounding_gain`),
+so a rounding error ``eps M_f`` of ``f`` moves the ``d``-th quotient by ``w_d eps M_f max|V|^d / h^d``:
+the full oracle's per-entry gain times ``max|V|^d`` (:meth:`Projection.oracle_gain`; for a unit-norm
+``V`` at most the gain of one entry, typically ``sqrt(2 log N / N)`` of it).  The polarised Hessian form adds
+the two second quotients' gains over 4.  The claimed side's rounding projects with ``|V|``:
+``|<dE, V>| <= <M_E, |V|>`` (:meth:`Projection.apply_abs`).  The engine keeps the floor
+``eps * size * cond`` with ``size`` the entries of the *unprojected* side (the full check's floor).
+
+Source: randomised identity testing (Schwartz-Zippel; Freivalds, "Fast probabilistic algorithms",
+MFCS 1979, for matrix products); directional checks of gradients as in JAX's ``check_grads``
+(``jax.test_util``) and PyTorch's ``gradcheck(fast_mode=True)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from theorem_check.errors import InvalidArgument, ShapeMismatch
+from theorem_check.numerics.derivatives import directional, rounding_gain, second_directional
+
+__all__ = ["Projection", "DIRECTIONS", "FULL_LIMIT", "KINDS", "projects"]
+
+DIRECTIONS = 8
+"""Random directions per instance (``k``)."""
+
+FULL_LIMIT = 64
+"""A derivative whose full oracle needs at most this many difference quotients (``N`` for a gradient or
+Jacobian, ``N (N + 1) / 2`` for a Hessian) is computed in full, entry by entry; a larger one is checked
+along :data:`DIRECTIONS` random directions.  64 keeps every derivative of the built-in catalogue (sizes
+up to 4: 16 entries) on the full path."""
+
+KINDS = ("grad", "sym_grad", "jacobian", "hessian")
+
+
+def projects(kind: str, numel: int) -> bool:
+    """True when a derivative of ``kind`` with respect to a variable of ``numel`` entries is checked along
+    random directions (its full oracle would need more than :data:`FULL_LIMIT` quotients)."""
+    quotients = numel * (numel + 1) // 2 if kind == "hessian" else numel
+    return quotients > FULL_LIMIT
+
+
+def _unit(rng, shape):
+    v = rng.standard_normal(shape)
+    norm = np.sqrt(np.sum(v.reshape(shape[0], shape[1], -1) ** 2, axis=2))
+    return v / norm.reshape(norm.shape + (1,) * (len(shape) - 2))
+
+
+def _sym(ctx, V):
+    return (V + ctx.T(V)) / 2
+
+
+def _flat(a, batch):
+    return np.asarray(a).reshape(batch, -1)
+
+
+@dataclass(frozen=True)
+class Projection:
+    """The random directions of one batch, and both sides' projections on them.
+
+    ``U`` (and ``W`` for a Hessian) are float64 arrays of shape ``(batch, k, *shape)`` (``shape`` the
+    variable's, without batch axis), each ``U[b, i]`` of unit Frobenius norm; ``size`` is the number of
+    entries of the unprojected derivative (the engine's floor uses it).  Projections have shape
+    ``(batch, K)``: ``K = k`` (grad, sym_grad, hessian) or ``k * m`` (jacobian, ``m`` entries of ``F``).
+    """
+
+    kind: str
+    U: np.ndarray
+    W: np.ndarray | None = None
+    size: int = 0
+
+    @classmethod
+    def draw(cls, rng, kind: str, x_shape, *, k: int = DIRECTIONS) -> "Projection":
+        """Directions for a variable of batched shape ``x_shape`` (``(batch, *shape)``), from ``rng``.
+
+        Raises InvalidArgument for an unknown kind or ``k < 1``.
+        """
+        if kind not in KINDS:
+            raise InvalidArgument(f"kind={kind!r} must be one of {', '.join(KINDS)}")
+        if k < 1:
+            raise InvalidArgument(f"k={k!r} must be >= 1")
+        batch, shape = int(x_shape[0]), tuple(x_shape[1:])
+        n = int(np.prod(shape)) if shape else 1
+        full = (batch, k) + shape
+        U = _unit(rng, full)
+        W = _unit(rng, full) if kind == "hessian" else None
+        return cls(kind, U, W, n * n if kind == "hessian" else n)
+
+    @property
+    def k(self) -> int:
+        """The number of directions."""
+        return int(self.U.shape[1])
+
+    def take(self, b: int) -> "Projection":
+        """The directions of batch element ``b`` (a batch of one)."""
+        return Projection(self.kind, self.U[b:b + 1], None if self.W is None else self.W[b:b + 1], self.size)
+
+    def _dirs(self, ctx, which, i):
+        V = ctx.asarray(which[:, i])
+        return _sym(ctx, V) if self.kind == "sym_grad" else V
+
+    # -- the claimed side -----------------------------------------------------------------
+    def _expect(self, E, m=None):
+        shape = self.U.shape[2:]
+        n = int(np.prod(shape)) if shape else 1
+        want = {"jacobian": (m, n), "hessian": (n, n)}.get(self.kind, shape)
+        got = tuple(np.shape(E)[1:])
+        if self.kind in ("jacobian", "hessian") and got == () and want == (1, 1):
+            got = (1, 1)
+        if got != tuple(want):
+            raise ShapeMismatch(f"lhs has shape {tuple(want)}, rhs has shape {got}")
+
+    def apply(self, ctx, E, m: int | None = None) -> np.ndarray:
+        """The claimed side ``E`` (``(batch, *derivative shape)`` in ``ctx``) projected: ``(batch, K)``.
+
+        ``m`` is the number of entries of ``F`` (Jacobians).  Raises ShapeMismatch when ``E`` does not have
+        the derivative's shape.
+        """
+        E = np.asarray(E)
+        self._expect(E, m)
+        batch = self.U.shape[0]
+        if E.shape[0] != batch:
+            E = np.broadcast_to(E, (batch,) + E.shape[1:])
+        out = []
+        for i in range(self.k):
+            V = ctx.asarray(self.U[:, i])       # the claimed side is paired with V itself (sym_grad too)
+            if self.kind in ("grad", "sym_grad"):
+                out.append(np.sum(_flat(E, batch) * _flat(V, batch), axis=1)[:, None])
+            elif self.kind == "jacobian":
+                out.append(np.reshape(E, (batch, m, -1)) @ _flat(V, batch)[:, :, None])
+            else:
+                w = _flat(ctx.asarray(self.W[:, i]), batch)
+                Ew = (np.reshape(E, (batch, w.shape[1], -1)) @ w[:, :, None])[:, :, 0]
+                out.append(np.sum(_flat(V, batch) * Ew, axis=1)[:, None])
+        return np.concatenate([np.reshape(o, (batch, -1)) for o in out], axis=1)
+
+    def apply_abs(self, M: np.ndarray, m: int | None = None) -> np.ndarray:
+        """The claimed side's rounding bound ``M`` (float64, its shape) projected with ``|V|``: ``(batch, K)``."""
+        M = np.abs(np.asarray(M, dtype=float))
+        batch = self.U.shape[0]
+        if M.ndim == 0:
+            M = np.full((batch,) + ((m or 1, int(np.prod(self.U.shape[2:]))) if self.kind == "jacobian"
+                                    else self.U.shape[2:]), float(M))
+        if self.kind == "jacobian" and m is None:
+            m = int(np.prod(M.shape[1:])) // int(np.prod(self.U.shape[2:]))
+        M = np.broadcast_to(M, (batch,) + M.shape[1:])
+        out = []
+        for i in range(self.k):
+            V = np.abs(self.U[:, i])
+            if self.kind in ("grad", "sym_grad"):
+                out.append(np.sum(_flat(M, batch) * _flat(V, batch), axis=1)[:, None])
+            elif self.kind == "jacobian":
+                out.append((np.reshape(M, (batch, m, -1)) @ _flat(V, batch)[:, :, None])[:, :, 0])
+            else:
+                w = _flat(np.abs(self.W[:, i]), batch)
+                Mw = (np.reshape(M, (batch, w.shape[1], -1)) @ w[:, :, None])[:, :, 0]
+                out.append(np.sum(_flat(V, batch) * Mw, axis=1)[:, None])
+        return np.concatenate(out, axis=1)
+
+    # -- the oracle side ------------------------------------------------------------------
+    def oracle(self, ctx, f, X) -> tuple[np.ndarray, int]:
+        """The derivative of ``f`` at ``X`` (batched, in ``ctx``) along the directions: ``((batch, K), m)``.
+
+        ``f`` maps ``(batch, *shape) -> (batch,)`` (grad, sym_grad, hessian) or ``(batch, *out)`` (jacobian,
+        ``m = prod(out)``; ``m = 1`` otherwise).  Raises ShapeMismatch when ``f`` drops the batch axis.
+        """
+        batch = self.U.shape[0]
+        out, m = [], 1
+        for i in range(self.k):
+            V = self._dirs(ctx, self.U, i)
+            if self.kind == "hessian":
+                W = ctx.asarray(self.W[:, i])
+                d = (second_directional(ctx, f, X, V + W) - second_directional(ctx, f, X, V - W)) / 4
+            else:
+                d = directional(ctx, f, X, V)
+                if self.kind != "jacobian" and np.ndim(d) > 1:
+                    if int(np.prod(np.shape(d)[1:])) != 1:
+                        raise ShapeMismatch(f"grad needs a scalar function, shape (batch,) = ({batch},); f returned "
+                                            f"{np.shape(d)}")
+            d = np.reshape(d, (batch, -1))
+            m = d.shape[1]
+            out.append(d)
+        return np.concatenate(out, axis=1), m
+
+    def oracle_gain(self, level, xmax, m: int = 1) -> np.ndarray:
+        """The oracle's rounding per unit of ``f``'s magnitude along each direction, ``(batch, K)``, in units
+        of ``level.eps``: :func:`~theorem_check.numerics.derivatives.rounding_gain` times ``max|V|^d``
+        (the step along ``V`` is ``h / max|V|``); for the polarised Hessian form the two quotients' over 4."""
+        batch = self.U.shape[0]
+        if self.kind == "hessian":
+            g = rounding_gain(level, 2, xmax)
+            a = np.abs(self.U + self.W).reshape(batch, self.k, -1).max(axis=2) ** 2
+            b = np.abs(self.U - self.W).reshape(batch, self.k, -1).max(axis=2) ** 2
+            return g[:, None] * (a + b) / 4
+        g = rounding_gain(level, 1, xmax)
+        V = self.U
+        if self.kind == "sym_grad":
+            V = (V + np.swapaxes(V, -1, -2)) / 2
+        vmax = np.abs(V).reshape(batch, self.k, -1).max(axis=2)
+        return np.repeat(g[:, None] * vmax, m, axis=1)
