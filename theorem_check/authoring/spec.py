@@ -240,7 +240,8 @@ def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
             vals = Instance(inst)
             for n in orth:
                 vals[n] = _orthogonal_from(ctx, inst[n], inst[f"_sign_{n}"])
-            return ex.compile_expr(parsed(inst)).along(ex.Env(ctx, vals, inst.get("_dims", {}), structure), projection)
+            env = ex.Env(ctx, ex.with_balls(ctx, vals), inst.get("_dims", {}), structure)
+            return ex.compile_expr(parsed(inst)).along(env, projection)
 
         out.magnitude, out.derivative, out.along = magnitude, derivative, along
     elif not orth and callable(getattr(s, "along", None)):

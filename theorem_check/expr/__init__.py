@@ -49,7 +49,7 @@ Conventions
 
 from __future__ import annotations
 
-from theorem_check.expr.compile import Env, Recipe, compile_expr, evaluate, side  # noqa: F401
+from theorem_check.expr.compile import Env, Recipe, compile_expr, evaluate, side, with_balls  # noqa: F401
 from theorem_check.expr.nodes import (  # noqa: F401
     Cholesky,
     Expm,
@@ -79,4 +79,4 @@ from theorem_check.expr.nodes import (  # noqa: F401
 )
 from theorem_check.expr.parse import FUNCTIONS, names_in, parse, parse_statement, size_symbol  # noqa: F401
 
-__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "jacobian", "hessian", "compile_expr", "evaluate", "side", "parse", "parse_statement", "FUNCTIONS", "is_matrix"]
+__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "jacobian", "hessian", "compile_expr", "evaluate", "side", "with_balls", "parse", "parse_statement", "FUNCTIONS", "is_matrix"]

@@ -9,8 +9,9 @@ import sympy as sp
 
 from theorem_check.errors import ShapeMismatch
 from theorem_check.expr.nodes import ExprError
+from theorem_check.numerics.balls import balls_of
 
-__all__ = ["Env", "Recipe", "compile_expr", "evaluate", "side"]
+__all__ = ["Env", "Recipe", "compile_expr", "evaluate", "side", "with_balls"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -498,8 +499,18 @@ def evaluate(recipe: Recipe, ctx, values: Mapping[str, Any], dims: Mapping[str, 
 
     Returns ``(batch,)`` for scalar (and 1x1) results, ``(batch, rows, cols)`` for matrices.
     """
-    out = recipe(Env(ctx, values, dict(dims or {}), dict(structure or {})))
-    return _normalize(out, _batch_of(values))
+    batch = _batch_of(values)
+    out = recipe(Env(ctx, with_balls(ctx, values), dict(dims or {}), dict(structure or {})))
+    return _normalize(out, batch)
+
+
+def with_balls(ctx, values: Mapping[str, Any]) -> dict:
+    """At mp50, ``values`` with every large real matrix held in python-flint balls
+    (:func:`theorem_check.numerics.balls.balls_of`: products, sums, transposes and traces in C); unchanged
+    at float precisions."""
+    if not getattr(ctx, "is_mp", False):
+        return dict(values)
+    return {k: balls_of(v) for k, v in values.items()}
 
 
 def side(expr, *, structure: Mapping[str, str] | None = None) -> Callable:

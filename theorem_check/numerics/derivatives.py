@@ -143,14 +143,23 @@ def rounding_gain(ctx, deriv: int, xmax) -> np.ndarray:
     return _STENCIL_WEIGHT[deriv] * (eps_work / ctx.eps) / h ** deriv
 
 
+def _abs_max(ctx, V, shape) -> np.ndarray:
+    """The largest ``|entry|`` of each batch element of ``V`` broadcast to ``shape`` (``(batch, ...)``), for
+    step sizes; a ball array (:mod:`theorem_check.numerics.balls`) answers without leaving its balls."""
+    batch = shape[0]
+    if callable(getattr(V, "abs_max", None)):
+        return np.broadcast_to(V.abs_max(), (batch,))
+    flat = ctx.abs(np.broadcast_to(V, shape)).reshape(batch, -1)
+    return np.max(flat, axis=1) if flat.shape[1] else np.zeros(batch)
+
+
 class _Stepper:
     """Evaluates ``F(X + t V)`` on the stencil of one direction and combines it, in one context."""
 
     def __init__(self, ctx, F: Callable, X: np.ndarray, deriv: int):
         self.ctx, self.F, self.X, self.deriv = ctx, F, X, deriv
         self.batch = X.shape[0]
-        flat = ctx.abs(X).reshape(self.batch, -1)
-        scale = np.max(flat, axis=1) if flat.shape[1] else np.zeros(self.batch)
+        scale = _abs_max(ctx, X, X.shape)
         c = _STEP_FACTOR[deriv]
         if ctx.is_mp:
             eps = mpmath.mpf(10) ** (1 - ctx.dps - MP_EXTRA_DIGITS)
@@ -162,7 +171,7 @@ class _Stepper:
 
     def _t(self, V: np.ndarray):
         """Per-batch step along ``V`` (``h / max|V_b|``), shaped to broadcast against ``X``."""
-        vmax = np.max(self.ctx.abs(np.broadcast_to(V, self.X.shape)).reshape(self.batch, -1), axis=1)
+        vmax = _abs_max(self.ctx, V, self.X.shape)
         out = []
         for s, v in zip(self.scale, vmax):
             if v == 0:

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorem_check.errors import InvalidArgument, ShapeMismatch
+from theorem_check.numerics.balls import BallArray, balls_of, dot_directions
 from theorem_check.numerics.derivatives import directional, rounding_gain, second_directional
 
 __all__ = ["Projection", "DIRECTIONS", "FULL_LIMIT", "KINDS", "projects"]
@@ -78,6 +79,15 @@ def _unit(rng, shape):
     v = rng.standard_normal(shape)
     norm = np.sqrt(np.sum(v.reshape(shape[0], shape[1], -1) ** 2, axis=2))
     return v / norm.reshape(norm.shape + (1,) * (len(shape) - 2))
+
+
+def _in(ctx, V):
+    """A float64 direction in ``ctx``: at mp50 a large one in exact balls (numerics/balls.py)."""
+    if ctx.is_mp:
+        b = balls_of(V)
+        if isinstance(b, BallArray):
+            return b
+    return ctx.asarray(V)
 
 
 def _sym(ctx, V):
@@ -130,7 +140,7 @@ class Projection:
         return Projection(self.kind, self.U[b:b + 1], None if self.W is None else self.W[b:b + 1], self.size)
 
     def _dirs(self, ctx, which, i):
-        V = ctx.asarray(which[:, i])
+        V = _in(ctx, which[:, i])
         return _sym(ctx, V) if self.kind == "sym_grad" else V
 
     # -- the claimed side -----------------------------------------------------------------
@@ -155,6 +165,10 @@ class Projection:
         batch = self.U.shape[0]
         if E.shape[0] != batch:
             E = np.broadcast_to(E, (batch,) + E.shape[1:])
+        if ctx.is_mp and self.kind in ("grad", "sym_grad"):
+            fast = dot_directions(E.reshape(batch, -1), self.U.reshape(batch, self.k, -1))
+            if fast is not None:
+                return fast
         out = []
         for i in range(self.k):
             V = ctx.asarray(self.U[:, i])       # the claimed side is paired with V itself (sym_grad too)
@@ -203,7 +217,7 @@ class Projection:
         for i in range(self.k):
             V = self._dirs(ctx, self.U, i)
             if self.kind == "hessian":
-                W = ctx.asarray(self.W[:, i])
+                W = _in(ctx, self.W[:, i])
                 d = (second_directional(ctx, f, X, V + W) - second_directional(ctx, f, X, V - W)) / 4
             else:
                 d = directional(ctx, f, X, V)
