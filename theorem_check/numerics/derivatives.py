@@ -87,6 +87,7 @@ import mpmath
 import numpy as np
 
 from theorem_check.errors import InvalidArgument, ShapeMismatch
+from theorem_check.numerics.balls import BallArray
 
 __all__ = ["grad", "jacobian", "hessian", "directional", "second_directional", "sym_grad", "MP_EXTRA_DIGITS",
            "rounding_gain"]
@@ -95,8 +96,13 @@ MP_EXTRA_DIGITS = 40
 """Extra decimal digits with which ``f`` is evaluated at mp50 (``mpmath.workdps(dps + 40)``)."""
 
 
+def _array(x):
+    """``x`` as an array; a ball array (:mod:`theorem_check.numerics.balls`) stays in its balls."""
+    return x if isinstance(x, BallArray) else np.asarray(x)
+
+
 def _check_x(X, what: str) -> np.ndarray:
-    X = np.asarray(X)
+    X = _array(X)
     if X.ndim < 1:
         raise InvalidArgument(f"{what}={X!r} must be an array with a leading batch axis, shape (batch, ...)")
     if X.shape[0] < 1:
@@ -353,7 +359,7 @@ def directional(ctx, F: Callable, X, V) -> np.ndarray:
     A zero direction gives zero.
     """
     X = _check_x(X, "X")
-    V = np.asarray(V)
+    V = _array(V)
     try:
         np.broadcast_shapes(V.shape, X.shape)
     except ValueError:
@@ -374,7 +380,7 @@ def second_directional(ctx, f: Callable, X, V, f0=None) -> np.ndarray:
 
     def body():
         st = _Stepper(ctx, fs, X, 2)
-        return st.d2(np.asarray(V), st._eval(X) if f0 is None else f0)
+        return st.d2(_array(V), st._eval(X) if f0 is None else f0)
 
     return _run(ctx, body)
 
