@@ -40,7 +40,7 @@ from theorem_check.engine.mutants import (
     stats_residual,
 )
 from theorem_check.engine.projection import KEY as PROJECTION_KEY
-from theorem_check.engine.projection import derivative_side
+from theorem_check.engine.projection import mp_directions, projected_sides
 from theorem_check.engine.projection import plan as plan_projection
 from theorem_check.engine.vacuity import convert, is_defined, magnitudes, vanishes, with_magnitude
 from theorem_check.errors import (
@@ -197,29 +197,6 @@ def _batch_of(inst: Mapping[str, Any]) -> int | None:
     return None
 
 
-def _projected_sides(statement: Statement, cinst: Instance, ctx: Ctx, batch, proj: Projection):
-    """Both sides along the batch's random directions (engine/projection.py), and the unprojected size."""
-    which = derivative_side(statement, cinst)[0]
-    other = "rhs" if which == "lhs" else "lhs"
-    box: dict = {}
-
-    def oracle(i, c):
-        box["v"], box["m"] = getattr(statement, which).along(i, c, proj)
-        return box["v"]
-
-    d = _side(oracle, which, cinst, ctx, batch)
-    full = _side(getattr(statement, other), other, cinst, ctx, batch)
-    try:
-        e = proj.apply(ctx, full, box["m"])
-    except ShapeMismatch as exc:
-        if which == "rhs":   # the message names the derivative side lhs
-            raise ShapeMismatch(str(exc).replace("lhs has", "\0").replace("rhs has", "lhs has")
-                                .replace("\0", "rhs has")) from None
-        raise
-    size = int(np.prod(full.shape[1:])) if full.ndim > 1 else 1
-    return ((d, e) if which == "lhs" else (e, d)), size
-
-
 def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
     """Both sides of a batch at precision ``ctx`` (validated arrays), the optional scale and the size of
     one (unprojected) side."""
@@ -227,7 +204,7 @@ def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
     batch = _batch_of(inst)
     proj = cinst.get(PROJECTION_KEY)
     if isinstance(proj, Projection):
-        (lhs, rhs), size = _projected_sides(statement, cinst, ctx, batch, proj)
+        (lhs, rhs), size = projected_sides(statement, cinst, ctx, proj, lambda fn, which: _side(fn, which, cinst, ctx, batch))
     else:
         lhs = _side(statement.lhs, "lhs", cinst, ctx, batch)
         rhs = _side(statement.rhs, "rhs", cinst, ctx, batch)
@@ -405,17 +382,21 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
         need_mp = b == 0 or outcome is Outcome.GREY or len(fast) < 2 or (outcome is Outcome.FAILS and not confirmed)
         rounded: list = []
         if mp is not None and need_mp:
+            inst_b = {k: _slice(v, b) for k, v in inst.items()}
+            cut = mp_directions(inst_b)     # fewer random directions at mp50: float64 is redone on them
+            mags_b, bb = (magnitudes(statement, inst_b, 1, ctxs), 0) if cut else (mags, b)
             with watch_floats() as rounded:   # float64-rounded constants of claim code: a hint, never a verdict
-                e_mp = with_magnitude(_stats_or_errors(statement, {k: _slice(v, b) for k, v in inst.items()}, mp, 1)[0][0],
-                                 mags, b)
+                e_mp = with_magnitude(_stats_or_errors(statement, inst_b, mp, 1)[0][0], mags_b, bb)
             f_mp = _floor(mp, size, statement.cond)
             r[mp.name] = stats_residual(e_mp) if isinstance(e_mp, SideStats) else float("nan")
             fl[mp.name] = f_mp
             last = levels[-1] if levels else None
+            if cut and last is not None:
+                last = (last[0], with_magnitude(_stats_or_errors(statement, inst_b, fast[-1], 1)[0][0], mags_b, 0), last[2])
             vacuous = False
             if is_defined(e_mp) and last is not None and is_defined(last[1]):
                 decision = [last, (mp.name, e_mp, f_mp)]
-                vacuous = vanishes(e_mp, f_mp, mags, mp.name, b)
+                vacuous = vanishes(e_mp, f_mp, mags_b, mp.name, bb)
                 outcome = Outcome.HOLDS if vacuous else \
                     decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
                 confirmed = confirmed or outcome is Outcome.FAILS

@@ -16,10 +16,16 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from theorem_check.errors import ShapeMismatch
 from theorem_check.model.claims import Instance, Statement
 from theorem_check.numerics.directions import Projection, projects
 
-__all__ = ["KEY", "plan", "derivative_side"]
+__all__ = ["KEY", "MP_ENTRIES", "plan", "derivative_side", "projected_sides", "mp_directions"]
+
+MP_ENTRIES = 4096
+"""At mp50 an instance keeps ``max(1, k * MP_ENTRIES // N)`` of its ``k`` directions (all of them up to
+``N = 4096`` entries, e.g. ``64 x 64``; one at ``256 x 256``), so that the mp50 rung costs about what a few
+products of its size cost; the float64 residual it is paired with is recomputed on the same directions."""
 
 KEY = "_projection"
 """The instance entry holding the batch's :class:`Projection` (names starting with ``_`` are no inputs)."""
@@ -57,3 +63,47 @@ def plan(statement: Statement, inst: Mapping[str, Any], seed: int) -> Projection
     if not projects(kind, int(np.prod(x.shape[1:]))):
         return None
     return Projection.draw(np.random.default_rng(seed), kind, x.shape)
+
+
+def projected_sides(statement: Statement, cinst: Instance, ctx, proj: Projection, side):
+    """Both sides of a batch along ``proj``'s directions, at precision ``ctx``, and the unprojected size.
+
+    ``side(fn, which)`` evaluates one side callable ``fn`` (``"lhs"``/``"rhs"``) as the numeric stage does
+    (validated, errors named).  The derivative side goes through its ``along`` (the oracle along the
+    directions), the other is evaluated in full and projected (:meth:`Projection.apply`).  Raises
+    ShapeMismatch when the other side does not have the derivative's shape.
+    """
+    which = derivative_side(statement, cinst)[0]
+    other = "rhs" if which == "lhs" else "lhs"
+    box: dict = {}
+
+    def oracle(i, c):
+        box["v"], box["m"] = getattr(statement, which).along(i, c, proj)
+        return box["v"]
+
+    d = side(oracle, which)
+    full = side(getattr(statement, other), other)
+    try:
+        e = proj.apply(ctx, full, box["m"])
+    except ShapeMismatch as exc:
+        if which == "rhs":   # the message names the derivative side lhs
+            msg = str(exc).replace("lhs has", "\0").replace("rhs has", "lhs has").replace("\0", "rhs has")
+            raise ShapeMismatch(msg) from None
+        raise
+    size = int(np.prod(full.shape[1:])) if full.ndim > 1 else 1
+    return ((d, e) if which == "lhs" else (e, d)), size
+
+
+def mp_directions(inst: dict) -> bool:
+    """Cut the (one-instance) ``inst``'s projection to its first ``max(1, k * MP_ENTRIES // N)`` directions
+    for the mp50 rung (:data:`MP_ENTRIES`); True when it was cut (then the float64 residual the mp50 one is
+    compared with must be recomputed on the same directions)."""
+    proj = inst.get(KEY)
+    if not isinstance(proj, Projection):
+        return False
+    n = int(np.prod(proj.U.shape[2:]))
+    keep = max(1, proj.k * MP_ENTRIES // max(n, 1))
+    if keep >= proj.k:
+        return False
+    inst[KEY] = proj.first(keep)
+    return True

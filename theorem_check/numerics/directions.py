@@ -139,6 +139,10 @@ class Projection:
         """The directions of batch element ``b`` (a batch of one)."""
         return Projection(self.kind, self.U[b:b + 1], None if self.W is None else self.W[b:b + 1], self.size)
 
+    def first(self, k: int) -> "Projection":
+        """The same directions, only the first ``k`` of them."""
+        return Projection(self.kind, self.U[:, :k], None if self.W is None else self.W[:, :k], self.size)
+
     def _dirs(self, ctx, which, i):
         V = _in(ctx, which[:, i])
         return _sym(ctx, V) if self.kind == "sym_grad" else V
