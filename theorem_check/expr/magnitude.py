@@ -38,6 +38,7 @@ import sympy as sp
 from theorem_check.expr.compile import Env, compile_expr
 from theorem_check.expr.nodes import Grad, Hessian, Jacobian
 from theorem_check.numerics.derivatives import rounding_gain
+from theorem_check.numerics.directions import HOEFFDING_T
 from theorem_check.numerics.precision import FLOAT64
 
 __all__ = ["NoMagnitude", "magnitude"]
@@ -463,7 +464,8 @@ def magnitude(expr, values: Mapping[str, Any], dims: Mapping[str, int] | None = 
     whose derivative-oracle floor to include (``None``: none).  With ``projection`` (a
     :class:`~theorem_check.numerics.directions.Projection`) the magnitude is that of the side checked
     along random directions: a derivative node's projected oracle plus its floor along each direction, any
-    other side's ``M`` projected with ``|V_i|`` (``|<dE, V>| <= <M, |V|>``).  Raises :class:`NoMagnitude`
+    other side's ``M`` by :meth:`~theorem_check.numerics.directions.Projection.apply_abs` (the root-mean-square
+    scale at ``None``, the Hoeffding bound with ``t = 10`` at a level).  Raises :class:`NoMagnitude`
     for a node without a rule.
 
     >>> import numpy as np, sympy as sp
@@ -485,7 +487,8 @@ def magnitude(expr, values: Mapping[str, Any], dims: Mapping[str, int] | None = 
         for level in levels:
             _, m = run(_MEnv(values, dict(dims or {}), dict(structure or {}), level, cache=cache))
             m = np.asarray(m, dtype=float)
-            if projection is not None:   # the claimed side's bound along the directions: <M, |V_i|>
-                m = projection.apply_abs(m if m.ndim else np.full((batch, 1), float(m)))
+            if projection is not None:   # along the directions: the rms scale, or the Hoeffding bound at a level
+                m = np.broadcast_to(m, (batch,) + m.shape) if m.ndim == 2 else m
+                m = projection.apply_abs(m, t=1.0 if level is None else HOEFFDING_T)
             out.append(_per_batch_norm(_scalarize(m), batch))
     return out

@@ -35,8 +35,11 @@ Floors (the oracle's rounding along a direction).  The difference quotient along
 so a rounding error ``eps M_f`` of ``f`` moves the ``d``-th quotient by ``w_d eps M_f max|V|^d / h^d``:
 the full oracle's per-entry gain times ``max|V|^d`` (:meth:`Projection.oracle_gain`; for a unit-norm
 ``V`` at most the gain of one entry, typically ``sqrt(2 log N / N)`` of it).  The polarised Hessian form adds
-the two second quotients' gains over 4.  The claimed side's rounding projects with ``|V|``:
-``|<dE, V>| <= <M_E, |V|>`` (:meth:`Projection.apply_abs`).  The engine keeps the floor
+the two second quotients' gains over 4.  The claimed side's rounding ``dE`` (``|dE_ij| <= eps M_ij``, ``M``
+the magnitude of its computation, :mod:`theorem_check.expr.magnitude`) projects to
+``|<dE, V>| <= 10 eps sqrt(sum M_ij^2 V_ij^2)`` except with probability ``4e-22`` (Hoeffding over the
+directions' signs, which are independent of the rounding; :meth:`Projection.apply_abs`); the residual's
+reference is the same sum with factor 1.  The engine keeps the floor
 ``eps * size * cond`` with ``size`` the entries of the *unprojected* side (the full check's floor).
 
 Source: randomised identity testing (Schwartz-Zippel; Freivalds, "Fast probabilistic algorithms",
@@ -54,7 +57,11 @@ from theorem_check.errors import InvalidArgument, ShapeMismatch
 from theorem_check.numerics.balls import BallArray, balls_of, dot_directions
 from theorem_check.numerics.derivatives import directional, rounding_gain, second_directional
 
-__all__ = ["Projection", "DIRECTIONS", "FULL_LIMIT", "KINDS", "projects"]
+__all__ = ["Projection", "DIRECTIONS", "FULL_LIMIT", "KINDS", "HOEFFDING_T", "projects"]
+
+HOEFFDING_T = 10.0
+"""Deviations in the rounding bound of a projected side (:meth:`Projection.apply_abs`): exceeded with
+probability ``2 exp(-50) = 4e-22`` per direction."""
 
 DIRECTIONS = 8
 """Random directions per instance (``k``)."""
@@ -186,8 +193,17 @@ class Projection:
                 out.append(np.sum(_flat(V, batch) * Ew, axis=1)[:, None])
         return np.concatenate([np.reshape(o, (batch, -1)) for o in out], axis=1)
 
-    def apply_abs(self, M: np.ndarray, m: int | None = None) -> np.ndarray:
-        """The claimed side's rounding bound ``M`` (float64, its shape) projected with ``|V|``: ``(batch, K)``."""
+    def apply_abs(self, M: np.ndarray, m: int | None = None, *, t: float = 1.0) -> np.ndarray:
+        """The claimed side's rounding magnitude ``M`` (float64, its shape) along the directions: ``(batch, K)``.
+
+        Per direction ``t * sqrt(sum_ij M_ij^2 V_ij^2)`` (a Jacobian: per row of ``M``; a Hessian form
+        ``u^T E w``: ``t^2 * sqrt(sum_i u_i^2 sum_j M_ij^2 w_j^2)``).  The directions are independent of the
+        rounding errors ``dE`` (``|dE_ij| <= eps M_ij``) and their signs are symmetric, so by Hoeffding's
+        inequality ``|<dE, V>| <= t eps sqrt(sum M_ij^2 V_ij^2)`` except with probability ``2 exp(-t^2 / 2)``
+        (``t = 10``: ``4e-22``; :data:`HOEFFDING_T`); ``t = 1`` gives the root-mean-square scale (the
+        residual's reference).  The worst case ``<M, |V|>`` would be ``sqrt(N)`` times larger and make a
+        wrong claim's residual that much smaller.
+        """
         M = np.abs(np.asarray(M, dtype=float))
         batch = self.U.shape[0]
         if M.ndim == 0:
@@ -195,18 +211,18 @@ class Projection:
                                     else self.U.shape[2:]), float(M))
         if self.kind == "jacobian" and m is None:
             m = int(np.prod(M.shape[1:])) // int(np.prod(self.U.shape[2:]))
-        M = np.broadcast_to(M, (batch,) + M.shape[1:])
+        M2 = np.broadcast_to(M, (batch,) + M.shape[1:]) ** 2
         out = []
         for i in range(self.k):
-            V = np.abs(self.U[:, i])
+            V2 = self.U[:, i] ** 2
             if self.kind in ("grad", "sym_grad"):
-                out.append(np.sum(_flat(M, batch) * _flat(V, batch), axis=1)[:, None])
+                out.append(t * np.sqrt(np.sum(_flat(M2, batch) * _flat(V2, batch), axis=1))[:, None])
             elif self.kind == "jacobian":
-                out.append((np.reshape(M, (batch, m, -1)) @ _flat(V, batch)[:, :, None])[:, :, 0])
+                out.append(t * np.sqrt((np.reshape(M2, (batch, m, -1)) @ _flat(V2, batch)[:, :, None])[:, :, 0]))
             else:
-                w = _flat(np.abs(self.W[:, i]), batch)
-                Mw = (np.reshape(M, (batch, w.shape[1], -1)) @ w[:, :, None])[:, :, 0]
-                out.append(np.sum(_flat(V, batch) * Mw, axis=1)[:, None])
+                w2 = _flat(self.W[:, i] ** 2, batch)
+                Mw = (np.reshape(M2, (batch, w2.shape[1], -1)) @ w2[:, :, None])[:, :, 0]
+                out.append(t * t * np.sqrt(np.sum(_flat(V2, batch) * Mw, axis=1))[:, None])
         return np.concatenate(out, axis=1)
 
     # -- the oracle side ------------------------------------------------------------------
