@@ -22,9 +22,9 @@ from theorem_check.numerics.directions import Projection, projects
 
 __all__ = ["KEY", "MP_ENTRIES", "plan", "derivative_side", "projected_sides", "mp_directions"]
 
-MP_ENTRIES = 4096
+MP_ENTRIES = 1024
 """At mp50 an instance keeps ``max(1, k * MP_ENTRIES // N)`` of its ``k`` directions (all of them up to
-``N = 4096`` entries, e.g. ``64 x 64``; one at ``256 x 256``), so that the mp50 rung costs about what a few
+``N = 1024`` entries, e.g. ``32 x 32``; two at ``64 x 64``, one from ``91 x 91``), so that the mp50 rung costs about what a few
 products of its size cost; the float64 residual it is paired with is recomputed on the same directions."""
 
 KEY = "_projection"

@@ -74,6 +74,7 @@ class BallArray:
     def __init__(self, mats):
         self.mats = list(mats)
         self.shape = (len(self.mats), self.mats[0].nrows(), self.mats[0].ncols())
+        self._mid = None         # the midpoints, computed once (a BallArray is never changed in place)
 
     ndim = 3
 
@@ -86,11 +87,13 @@ class BallArray:
         return self.shape[0]
 
     def __array__(self, dtype=None, copy=None):
-        _prec()
-        vals = [_mpf(x) for m in self.mats for x in m.entries()]
-        out = np.empty(len(vals), dtype=object)
-        out[:] = vals
-        out = out.reshape(self.shape)
+        if self._mid is None or self._mid[0] != mpmath.mp.prec:
+            _prec()
+            vals = [_mpf(x) for m in self.mats for x in m.entries()]
+            out = np.empty(len(vals), dtype=object)
+            out[:] = vals
+            self._mid = (mpmath.mp.prec, out.reshape(self.shape))
+        out = self._mid[1].copy()        # a fresh array of the same (immutable) mpf objects
         return out if dtype in (None, object) else out.astype(dtype)
 
     def __repr__(self):
@@ -206,7 +209,7 @@ class BallArray:
         return self._fallback()[idx]
 
     def __getattr__(self, name):    # any other ndarray attribute (reshape, astype, ...): on the midpoints
-        if name.startswith("__") or name in ("mats", "shape"):
+        if name.startswith("__") or name in ("mats", "shape", "_mid") or not hasattr(np.ndarray, name):
             raise AttributeError(name)
         return getattr(self._fallback(), name)
 
