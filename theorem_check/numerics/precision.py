@@ -164,10 +164,16 @@ class Ctx(LinalgOps):
     # -- constructors --------------------------------------------------------------------
     def eye(self, n: int) -> np.ndarray:
         """Identity of size ``n`` (broadcastable against a batch)."""
+        if self.is_mp:       # the same mpf(0) / mpf(1) entries asarray gives, without converting each
+            out = self.zeros((n, n))
+            out[np.arange(n), np.arange(n)] = mpmath.mpf(1)
+            return out
         return self.asarray(np.eye(n))
 
     def zeros(self, shape) -> np.ndarray:
         """Zeros of ``shape`` in this context."""
+        if self.is_mp:
+            return np.full(shape, mpmath.mpf(0), dtype=object)
         return self.asarray(np.zeros(shape))
 
     # -- elementwise ---------------------------------------------------------------------
