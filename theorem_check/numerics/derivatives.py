@@ -67,6 +67,12 @@ rule asks for ~2e4, and ``r64 <= sqrt(f64) ~ 1.5e-7``) and float64 -> mp50 by > 
 asks for ~5e16).  A derivative wrong by a relative ``delta`` stalls at ``delta`` and is refuted
 once ``delta`` exceeds ``~5e-33 x size x cond`` (the mp50 stall threshold), e.g. ``1 + 1e-6``.
 
+Along random directions (``directional``, ``second_directional``; :mod:`theorem_check.numerics.directions`):
+the step along ``V`` is ``h / max|V|``, so the rounding floor of a quotient along ``V`` is the per-entry
+gain of :func:`rounding_gain` times ``max|V|^d`` (at most the gain of one entry for a unit-norm ``V``); the
+truncation error is that of the same stencil along a unit-step direction.  Derivation and the claimed
+side's floor: the module docstring of :mod:`theorem_check.numerics.directions`.
+
 Limits: ``f`` must be smooth on a neighbourhood of half-width ``2h`` around ``X``, with
 ``h = c eps^(1/(4+d)) max(1, max|X|)`` (``c = 1/4`` for first, ``1/2`` for second derivatives; rounded to a
 power of two at float): first derivatives ``h ~ 8e-3`` at float32, ``2e-4`` at float64, ``4e-19`` at
