@@ -51,7 +51,7 @@ from theorem_check.authoring.spec import (
     sampler,
 )
 from theorem_check.engine.symbolic import Derivation, Step, has_fractional_matpow, simplifies_to_zero
-from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
+from theorem_check.errors import ClaimDefinitionError, InternalError, ShapeMismatch
 from theorem_check.expr.matrix_proof import over_symbolic_sizes, prove_identity
 from theorem_check.model.claims import Claim, Instance, Source, Statement, double, negate, perturb
 from theorem_check.model.dims import DimSpace
@@ -78,7 +78,9 @@ def _replace_grads(e, symmetric: frozenset = frozenset()):
     (:mod:`theorem_check.expr.matrix_calculus`); None when some node has none (the numeric stage decides).
 
     Each closed form has been checked exactly at one concrete size before it is returned; a closed form
-    that disagrees there is an :class:`~theorem_check.errors.InternalError` (raised: a bug, never a verdict).
+    that disagrees there (an :class:`~theorem_check.errors.InternalError`: a bug of the rules, which
+    ``derive`` reports with exit 3) attaches no derivation here, so a user's statement is still decided
+    by the numeric stage, never by the faulty rule and never refused.
     ``symmetric``: names declared symmetric or spd; a gradient with respect to one of them is the
     symmetric-domain gradient ``(G + G^T)/2`` (the oracle's ``sym_grad``).
     """
@@ -98,6 +100,12 @@ def _replace_grads(e, symmetric: frozenset = frozenset()):
         try:
             d = mc.gradient(f, X, symmetric=X.name in symmetric) if isinstance(g, ex.Grad) else rules[type(g)](f, X)
         except mc.NotDifferentiable:
+            return None
+        except InternalError:
+            # a closed form that fails its own entrywise check is a bug of ours (`derive` reports it, exit 3);
+            # here it only means no proof: the statement is still decided by the numeric stage
+            return None
+        except Exception:  # noqa: BLE001 - SymPy cannot (a shape it learns only at a concrete size): no proof
             return None
         if not ex.is_matrix(d) or tuple(d.shape) != tuple(g.shape):
             return None
@@ -417,7 +425,16 @@ def _oracle_side(f: Side, wrt: str, kind: str, spec_shapes) -> Side:
                 return ctx.wirtinger_grad(fn, x0)
             op = "sym_grad" if sym else kind
             return getattr(ctx, op)(fn, x0)
-        lhs._structure = {}
+
+        def derivative(inst):
+            sym = kind == "grad" and structure_of(lhs).get(wrt) in ("symmetric", "spd")
+            return ("sym_grad" if sym else kind), wrt
+
+        def along(inst, ctx, projection):
+            def fn(xv):
+                return f(Instance(ex.Env(ctx, inst).bind(wrt, xv).values), ctx)
+            return projection.oracle(ctx, fn, inst[wrt])
+        lhs._structure, lhs.derivative, lhs.along = {}, derivative, along
         return lhs
     raise ClaimDefinitionError(f"f={f!r} must be a callable (inst, ctx) -> (batch,), a SymPy expression or a string")
 

@@ -245,19 +245,36 @@ def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
 
     out = fn if orth else inner
     if parsed is not None:
-        def magnitude(inst, levels):
+        def magnitude(inst, levels, projection=None):
             """The magnitude of this side's computation per instance and level (:mod:`theorem_check.expr.magnitude`),
-            ``inst`` in float64; each level the context whose derivative-oracle floor to include (or None)."""
+            ``inst`` in float64; each level the context whose derivative-oracle floor to include (or None);
+            along ``projection``'s directions when given."""
             from theorem_check.expr.magnitude import magnitude as mag
             from theorem_check.numerics.precision import FLOAT64
 
             vals = Instance(inst)
             for n in orth:
                 vals[n] = _orthogonal_from(FLOAT64, inst[n], inst[f"_sign_{n}"])
-            return mag(parsed(inst), vals, inst.get("_dims", {}), structure, levels=levels)
-        out.magnitude = magnitude
+            return mag(parsed(inst), vals, inst.get("_dims", {}), structure, levels=levels, projection=projection)
+
+        def derivative(inst):
+            """``(kind, variable)`` when this side is one derivative node (``grad(f, X)``, ...), else None."""
+            info = getattr(ex.compile_expr(parsed(inst)), "derivative", None)
+            return info(structure) if info is not None else None
+
+        def along(inst, ctx, projection):
+            """This derivative side along ``projection``'s random directions (:mod:`theorem_check.numerics.directions`)."""
+            vals = Instance(inst)
+            for n in orth:
+                vals[n] = _orthogonal_from(ctx, inst[n], inst[f"_sign_{n}"])
+            env = ex.Env(ctx, ex.with_balls(ctx, vals), inst.get("_dims", {}), structure)
+            return ex.compile_expr(parsed(inst)).along(env, projection)
+
+        out.magnitude, out.derivative, out.along = magnitude, derivative, along
         out.symbolic = parsed          # the SymPy side at an instance's sizes (exact counterexamples)
         out.structure = structure
+    elif not orth and callable(getattr(s, "along", None)):
+        out.derivative, out.along = s.derivative, s.along    # the oracle side of tc.gradient(f=callable)
     return out
 
 

@@ -39,6 +39,9 @@ from theorem_check.engine.mutants import (
     side_stats,
     stats_residual,
 )
+from theorem_check.engine.projection import KEY as PROJECTION_KEY
+from theorem_check.engine.projection import mp_directions, projected_sides
+from theorem_check.engine.projection import plan as plan_projection
 from theorem_check.engine.vacuity import convert, is_defined, magnitudes, vanishes, with_magnitude
 from theorem_check.errors import (
     BadClaim,
@@ -49,6 +52,7 @@ from theorem_check.errors import (
 )
 from theorem_check.model.claims import Instance, Measurement, Statement
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
+from theorem_check.numerics.directions import Projection
 from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, Ctx, to_float, watch_floats
 
 __all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "run_numeric", "derive_seed",
@@ -170,6 +174,8 @@ class NumericResult:
 
 
 def _slice(value, b: int):
+    if isinstance(value, Projection):
+        return value.take(b)
     if getattr(value, "has_recipe", False):  # sampling.Exact: slice the recipe too
         return value.take(b)
     if isinstance(value, np.ndarray):
@@ -192,22 +198,28 @@ def _batch_of(inst: Mapping[str, Any]) -> int | None:
 
 
 def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
-    """Both sides of a batch at precision ``ctx`` (validated arrays) and the optional scale."""
+    """Both sides of a batch at precision ``ctx`` (validated arrays), the optional scale and the size of
+    one (unprojected) side."""
     cinst = Instance({k: convert(v, ctx) for k, v in inst.items()})
     batch = _batch_of(inst)
-    lhs = _side(statement.lhs, "lhs", cinst, ctx, batch)
-    rhs = _side(statement.rhs, "rhs", cinst, ctx, batch)
-    if lhs.shape != rhs.shape:
-        raise ShapeMismatch(f"lhs has shape {lhs.shape[1:]}, rhs has shape {rhs.shape[1:]}")
+    proj = cinst.get(PROJECTION_KEY)
+    if isinstance(proj, Projection):
+        (lhs, rhs), size = projected_sides(statement, cinst, ctx, proj, lambda fn, which: _side(fn, which, cinst, ctx, batch))
+    else:
+        lhs = _side(statement.lhs, "lhs", cinst, ctx, batch)
+        rhs = _side(statement.rhs, "rhs", cinst, ctx, batch)
+        if lhs.shape != rhs.shape:
+            raise ShapeMismatch(f"lhs has shape {lhs.shape[1:]}, rhs has shape {rhs.shape[1:]}")
+        size = int(np.prod(lhs.shape[1:])) if lhs.ndim > 1 else 1
     ref = statement.scale(cinst, ctx) if statement.scale is not None else None
-    return lhs, rhs, ref
+    return lhs, rhs, ref, size
 
 
 def _stats(statement: Statement, inst: Mapping[str, Any], ctx: Ctx) -> tuple[list[SideStats], int]:
     """Per-instance :class:`SideStats` of a batch at precision ``ctx``, and the size of one side."""
     with ctx.active(), np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NaN/inf sides are reported, not warned about
-        lhs, rhs, ref = _sides(statement, inst, ctx)
+        lhs, rhs, ref, size = _sides(statement, inst, ctx)
         if ref is not None:
             ref_f = np.atleast_1d(to_float(ref))
             if ref_f.shape not in ((1,), (lhs.shape[0],)):
@@ -217,7 +229,6 @@ def _stats(statement: Statement, inst: Mapping[str, Any], ctx: Ctx) -> tuple[lis
                                "scale must be positive")
             ref = ref_f
         stats = side_stats(lhs, rhs, scale=ref)
-    size = int(np.prod(lhs.shape[1:])) if lhs.ndim > 1 else 1
     return stats, size
 
 
@@ -340,6 +351,9 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
     """
     rng = np.random.default_rng(seed)
     inst = dict(statement.sample(rng, dims, batch))
+    proj = plan_projection(statement, inst, derive_seed(seed, "directions"))
+    if proj is not None:    # a large derivative: checked along random directions (numerics/directions.py)
+        inst[PROJECTION_KEY] = proj
     ctxs = [CONTEXTS[c] for c in statement.contexts]
     fast = [c for c in ctxs if not c.is_mp]
     mp = next((c for c in ctxs if c.is_mp), None)
@@ -368,17 +382,21 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
         need_mp = b == 0 or outcome is Outcome.GREY or len(fast) < 2 or (outcome is Outcome.FAILS and not confirmed)
         rounded: list = []
         if mp is not None and need_mp:
+            inst_b = {k: _slice(v, b) for k, v in inst.items()}
+            cut = mp_directions(inst_b)     # fewer random directions at mp50: float64 is redone on them
+            mags_b, bb = (magnitudes(statement, inst_b, 1, ctxs), 0) if cut else (mags, b)
             with watch_floats() as rounded:   # float64-rounded constants of claim code: a hint, never a verdict
-                e_mp = with_magnitude(_stats_or_errors(statement, {k: _slice(v, b) for k, v in inst.items()}, mp, 1)[0][0],
-                                 mags, b)
+                e_mp = with_magnitude(_stats_or_errors(statement, inst_b, mp, 1)[0][0], mags_b, bb)
             f_mp = _floor(mp, size, statement.cond)
             r[mp.name] = stats_residual(e_mp) if isinstance(e_mp, SideStats) else float("nan")
             fl[mp.name] = f_mp
             last = levels[-1] if levels else None
+            if cut and last is not None:
+                last = (last[0], with_magnitude(_stats_or_errors(statement, inst_b, fast[-1], 1)[0][0], mags_b, 0), last[2])
             vacuous = False
             if is_defined(e_mp) and last is not None and is_defined(last[1]):
                 decision = [last, (mp.name, e_mp, f_mp)]
-                vacuous = vanishes(e_mp, f_mp, mags, mp.name, b)
+                vacuous = vanishes(e_mp, f_mp, mags_b, mp.name, bb)
                 outcome = Outcome.HOLDS if vacuous else \
                     decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
                 confirmed = confirmed or outcome is Outcome.FAILS

@@ -77,7 +77,9 @@ def magnitudes(statement: Statement, inst: Mapping[str, Any], batch: int, ctxs) 
                 raise LookupError
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                per = dict(zip([None, *names], mag(f64, [None, *ctxs])))
+                proj = inst.get("_projection")
+                per = dict(zip([None, *names], mag(f64, [None, *ctxs]) if proj is None
+                               else mag(f64, [None, *ctxs], projection=proj)))
             per = {k: np.nan_to_num(np.asarray(v, dtype=float), nan=0.0, posinf=0.0) for k, v in per.items()}
             if any(v.shape != (batch,) for v in per.values()):
                 raise ValueError("magnitude of the wrong shape")

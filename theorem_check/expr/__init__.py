@@ -55,7 +55,7 @@ Conventions
 
 from __future__ import annotations
 
-from theorem_check.expr.compile import COMPLEX_KINDS, Env, Recipe, compile_expr, evaluate, side  # noqa: F401
+from theorem_check.expr.compile import COMPLEX_KINDS, Env, Recipe, compile_expr, evaluate, side, with_balls  # noqa: F401
 from theorem_check.expr.nodes import (  # noqa: F401
     Cholesky,
     Conj,
@@ -90,4 +90,4 @@ from theorem_check.expr.nodes import (  # noqa: F401
 )
 from theorem_check.expr.parse import FUNCTIONS, names_in, parse, parse_statement, size_symbol  # noqa: F401
 
-__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "GradXY", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "grad_xy", "jacobian", "hessian", "compile_expr", "evaluate", "side", "parse", "parse_statement", "FUNCTIONS", "is_matrix", "COMPLEX_KINDS", "Conj", "Real", "Imag"]
+__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "GradXY", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "grad_xy", "jacobian", "hessian", "compile_expr", "evaluate", "side", "with_balls", "parse", "parse_statement", "FUNCTIONS", "is_matrix", "COMPLEX_KINDS", "Conj", "Real", "Imag"]

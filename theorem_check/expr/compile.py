@@ -9,8 +9,9 @@ import sympy as sp
 
 from theorem_check.errors import ShapeMismatch
 from theorem_check.expr.nodes import ExprError
+from theorem_check.numerics.balls import balls_of
 
-__all__ = ["COMPLEX_KINDS", "Env", "Recipe", "compile_expr", "evaluate", "side"]
+__all__ = ["COMPLEX_KINDS", "Env", "Recipe", "compile_expr", "evaluate", "side", "with_balls"]
 
 COMPLEX_KINDS = ("complex", "hermitian")
 """Structure kinds whose values are complex: a ``grad`` by such a variable is the conjugate Wirtinger derivative."""
@@ -441,7 +442,8 @@ class _Compiler:
         scalar_out = method != "jacobian"
         label = _Lazy(lambda: f"{method}({f}, {x})")  # formatted only for an error message
 
-        def run(env):
+        def point(env):
+            """``(f as a function of the variable alone, the variable's value)``."""
             x0 = env.values.get(name)
             if x0 is None:
                 raise ExprError(f"{method}: variable {name!r} has no value in the instance")
@@ -450,17 +452,37 @@ class _Compiler:
                 out = body(env.bind(name, xv))
                 out = _as_scalar(out, label) if scalar_out else out
                 return _batched(out, np.shape(xv)[0])   # a constant (SymPy folded f) has no batch axis
+            return fn, x0
 
+        def op_of(structure):
+            kind = structure.get(name)
+            if kind in COMPLEX_KINDS:
+                return None     # the Wirtinger oracle, in full (no random-direction projection)
+            sym = method == "grad" and kind in ("symmetric", "spd")
+            return "sym_grad" if sym else method
+
+        def run(env):
+            fn, x0 = point(env)
             kind = env.structure.get(name)
             if kind in COMPLEX_KINDS:
                 if method != "grad" or kind != "complex":
                     raise ExprError(f"{method}({f}, {x}) with respect to a {kind} variable is not supported (grad "
                                     "and grad_xy of a variable declared complex are)")
                 return env.ctx.wirtinger_grad(fn, x0, factor=factor)
-            op = method
-            if method == "grad" and kind in ("symmetric", "spd"):
-                op = "sym_grad"
-            return getattr(env.ctx, op)(fn, x0)
+            return getattr(env.ctx, op_of(env.structure))(fn, x0)
+
+        def along(env, projection):
+            """The derivative along ``projection``'s directions: ``((batch, K), m)`` (numerics/directions.py)."""
+            fn, x0 = point(env)
+            return projection.oracle(env.ctx, fn, x0)
+
+        def derivative(structure):
+            """``(kind, variable)`` of this oracle node; None where it is not projected (complex variables)."""
+            op = op_of(structure)
+            return None if op is None else (op, name)
+
+        run.derivative = derivative
+        run.along = along
         return run
 
     def _c_Grad(self, e):
@@ -515,8 +537,18 @@ def evaluate(recipe: Recipe, ctx, values: Mapping[str, Any], dims: Mapping[str, 
 
     Returns ``(batch,)`` for scalar (and 1x1) results, ``(batch, rows, cols)`` for matrices.
     """
-    out = recipe(Env(ctx, values, dict(dims or {}), dict(structure or {})))
-    return _normalize(out, _batch_of(values))
+    batch = _batch_of(values)
+    out = recipe(Env(ctx, with_balls(ctx, values), dict(dims or {}), dict(structure or {})))
+    return _normalize(out, batch)
+
+
+def with_balls(ctx, values: Mapping[str, Any]) -> dict:
+    """At mp50, ``values`` with every large real matrix held in python-flint balls
+    (:func:`theorem_check.numerics.balls.balls_of`: products, sums, transposes and traces in C); unchanged
+    at float precisions."""
+    if not getattr(ctx, "is_mp", False):
+        return dict(values)
+    return {k: balls_of(v) for k, v in values.items()}
 
 
 def side(expr, *, structure: Mapping[str, str] | None = None) -> Callable:

@@ -39,6 +39,7 @@ import sympy as sp
 from theorem_check.expr.compile import Env, compile_expr
 from theorem_check.expr.nodes import Grad, GradXY, Hessian, Jacobian
 from theorem_check.numerics.derivatives import rounding_gain
+from theorem_check.numerics.directions import HOEFFDING_T
 from theorem_check.numerics.precision import FLOAT64
 
 __all__ = ["NoMagnitude", "magnitude"]
@@ -466,14 +467,38 @@ class _MagCompiler:
 _COMPILER = _MagCompiler()
 
 
+def _projected_oracle(e, values, dims, structure, levels, projection):
+    """The magnitude of a derivative node checked along ``projection``'s directions: ``|d_i|`` (the float64
+    projected oracle) plus, per level, ``gain_i * max M(f)`` (:meth:`Projection.oracle_gain`)."""
+    f, x = e.args
+    body, recipe = _COMPILER.compile(f), compile_expr(e)
+    batch = int(np.shape(values[x.name])[0])
+    d, m = recipe.along(Env(FLOAT64, values, dict(dims or {}), dict(structure or {})), projection)
+    d = np.abs(np.asarray(d, dtype=float))
+    x0 = np.abs(np.asarray(values[x.name], dtype=float))
+    out = []
+    for level in levels:
+        M = d
+        if level is not None:
+            _, mf = body(_MEnv(values, dict(dims or {}), dict(structure or {}), level, cache={}))
+            mf = _per_batch_max(_scalarize(np.asarray(mf, dtype=float)))
+            M = d + np.reshape(mf, (-1, 1)) * projection.oracle_gain(level, _per_batch_max(x0), m)
+        out.append(_per_batch_norm(M, batch))
+    return out
+
+
 def magnitude(expr, values: Mapping[str, Any], dims: Mapping[str, int] | None = None,
-              structure: Mapping[str, str] | None = None, *, levels=(None,)) -> list[np.ndarray]:
+              structure: Mapping[str, str] | None = None, *, levels=(None,), projection=None) -> list[np.ndarray]:
     """The magnitude of ``expr``'s computation per batch element (Frobenius norm of ``M``), one array of
     shape ``(batch,)`` per entry of ``levels``.
 
     ``values`` are float64 arrays with a leading batch axis; each level is the precision context
-    whose derivative-oracle floor to include (``None``: none).  Raises :class:`NoMagnitude` for a
-    node without a rule.
+    whose derivative-oracle floor to include (``None``: none).  With ``projection`` (a
+    :class:`~theorem_check.numerics.directions.Projection`) the magnitude is that of the side checked
+    along random directions: a derivative node's projected oracle plus its floor along each direction, any
+    other side's ``M`` by :meth:`~theorem_check.numerics.directions.Projection.apply_abs` (the root-mean-square
+    scale at ``None``, the Hoeffding bound with ``t = 10`` at a level).  Raises :class:`NoMagnitude`
+    for a node without a rule.
 
     >>> import numpy as np, sympy as sp
     >>> x, A = sp.MatrixSymbol("x", 3, 1), sp.MatrixSymbol("A", 3, 3)
@@ -483,11 +508,19 @@ def magnitude(expr, values: Mapping[str, Any], dims: Mapping[str, int] | None = 
     12.0
     """
     batch = next((int(np.shape(v)[0]) for v in values.values() if isinstance(v, np.ndarray) and v.ndim >= 1), 1)
-    run = _COMPILER.compile(sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr)
+    expr = sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr
+    if projection is not None and isinstance(expr, _DERIVATIVES):
+        with np.errstate(all="ignore"):
+            return _projected_oracle(expr, values, dims, structure, levels, projection)
+    run = _COMPILER.compile(expr)
     cache: dict = {}
     out = []
     with np.errstate(all="ignore"):
         for level in levels:
             _, m = run(_MEnv(values, dict(dims or {}), dict(structure or {}), level, cache=cache))
-            out.append(_per_batch_norm(_scalarize(np.asarray(m, dtype=float)), batch))
+            m = np.asarray(m, dtype=float)
+            if projection is not None:   # along the directions: the rms scale, or the Hoeffding bound at a level
+                m = np.broadcast_to(m, (batch,) + m.shape) if m.ndim == 2 else m
+                m = projection.apply_abs(m, t=1.0 if level is None else HOEFFDING_T)
+            out.append(_per_batch_norm(_scalarize(m), batch))
     return out

@@ -69,6 +69,12 @@ rule asks for ~2e4, and ``r64 <= sqrt(f64) ~ 1.5e-7``) and float64 -> mp50 by > 
 asks for ~5e16).  A derivative wrong by a relative ``delta`` stalls at ``delta`` and is refuted
 once ``delta`` exceeds ``~5e-33 x size x cond`` (the mp50 stall threshold), e.g. ``1 + 1e-6``.
 
+Along random directions (``directional``, ``second_directional``; :mod:`theorem_check.numerics.directions`):
+the step along ``V`` is ``h / max|V|``, so the rounding floor of a quotient along ``V`` is the per-entry
+gain of :func:`rounding_gain` times ``max|V|^d`` (at most the gain of one entry for a unit-norm ``V``); the
+truncation error is that of the same stencil along a unit-step direction.  Derivation and the claimed
+side's floor: the module docstring of :mod:`theorem_check.numerics.directions`.
+
 Limits: ``f`` must be smooth on a neighbourhood of half-width ``2h`` around ``X``, with
 ``h = c eps^(1/(4+d)) max(1, max|X|)`` (``c = 1/4`` for first, ``1/2`` for second derivatives; rounded to a
 power of two at float): first derivatives ``h ~ 8e-3`` at float32, ``2e-4`` at float64, ``4e-19`` at
@@ -91,16 +97,22 @@ import mpmath
 import numpy as np
 
 from theorem_check.errors import InvalidArgument, ShapeMismatch
+from theorem_check.numerics.balls import BallArray
 
-__all__ = ["grad", "jacobian", "hessian", "directional", "sym_grad", "wirtinger_grad", "MP_EXTRA_DIGITS",
+__all__ = ["grad", "jacobian", "hessian", "directional", "second_directional", "sym_grad", "wirtinger_grad", "MP_EXTRA_DIGITS",
            "rounding_gain"]
 
 MP_EXTRA_DIGITS = 40
 """Extra decimal digits with which ``f`` is evaluated at mp50 (``mpmath.workdps(dps + 40)``)."""
 
 
+def _array(x):
+    """``x`` as an array; a ball array (:mod:`theorem_check.numerics.balls`) stays in its balls."""
+    return x if isinstance(x, BallArray) else np.asarray(x)
+
+
 def _check_x(X, what: str) -> np.ndarray:
-    X = np.asarray(X)
+    X = _array(X)
     if X.ndim < 1:
         raise InvalidArgument(f"{what}={X!r} must be an array with a leading batch axis, shape (batch, ...)")
     if X.shape[0] < 1:
@@ -147,14 +159,23 @@ def rounding_gain(ctx, deriv: int, xmax) -> np.ndarray:
     return _STENCIL_WEIGHT[deriv] * (eps_work / ctx.eps) / h ** deriv
 
 
+def _abs_max(ctx, V, shape) -> np.ndarray:
+    """The largest ``|entry|`` of each batch element of ``V`` broadcast to ``shape`` (``(batch, ...)``), for
+    step sizes; a ball array (:mod:`theorem_check.numerics.balls`) answers without leaving its balls."""
+    batch = shape[0]
+    if callable(getattr(V, "abs_max", None)):
+        return np.broadcast_to(V.abs_max(), (batch,))
+    flat = ctx.abs(np.broadcast_to(V, shape)).reshape(batch, -1)
+    return np.max(flat, axis=1) if flat.shape[1] else np.zeros(batch)
+
+
 class _Stepper:
     """Evaluates ``F(X + t V)`` on the stencil of one direction and combines it, in one context."""
 
     def __init__(self, ctx, F: Callable, X: np.ndarray, deriv: int):
         self.ctx, self.F, self.X, self.deriv = ctx, F, X, deriv
         self.batch = X.shape[0]
-        flat = ctx.abs(X).reshape(self.batch, -1)
-        scale = np.max(flat, axis=1) if flat.shape[1] else np.zeros(self.batch)
+        scale = _abs_max(ctx, X, X.shape)
         c = _STEP_FACTOR[deriv]
         if ctx.is_mp:
             eps = mpmath.mpf(10) ** (1 - ctx.dps - MP_EXTRA_DIGITS)
@@ -166,7 +187,7 @@ class _Stepper:
 
     def _t(self, V: np.ndarray):
         """Per-batch step along ``V`` (``h / max|V_b|``), shaped to broadcast against ``X``."""
-        vmax = np.max(self.ctx.abs(np.broadcast_to(V, self.X.shape)).reshape(self.batch, -1), axis=1)
+        vmax = _abs_max(self.ctx, V, self.X.shape)
         out = []
         for s, v in zip(self.scale, vmax):
             if v == 0:
@@ -348,12 +369,30 @@ def directional(ctx, F: Callable, X, V) -> np.ndarray:
     A zero direction gives zero.
     """
     X = _check_x(X, "X")
-    V = np.asarray(V)
+    V = _array(V)
     try:
         np.broadcast_shapes(V.shape, X.shape)
     except ValueError:
         raise ShapeMismatch(f"directional: V has shape {V.shape}, X has shape {X.shape}") from None
     return _run(ctx, lambda: _Stepper(ctx, F, X, 1).d1(V))
+
+
+def second_directional(ctx, f: Callable, X, V, f0=None) -> np.ndarray:
+    """Second directional derivative ``d^2/dt^2 f(X + t V)`` at ``t = 0`` of a batched scalar ``f``.
+
+    ``X``, ``V`` of shape ``(batch, *shape)``; returns ``(batch,)``.  The 4th-order central second
+    difference of :class:`hessian` along ``V`` (step ``h / max|V|``); ``f0 = f(X)`` may be passed to
+    save an evaluation.  ``u^T H w = [D^2 f(u + w) - D^2 f(u - w)] / 4`` (polarisation) gives a
+    Hessian's bilinear form without its entries.  Raises ShapeMismatch for a non-scalar ``f``.
+    """
+    X = _check_x(X, "X")
+    fs = _scalar_fn(f, X.shape[0], "second_directional")
+
+    def body():
+        st = _Stepper(ctx, fs, X, 2)
+        return st.d2(_array(V), st._eval(X) if f0 is None else f0)
+
+    return _run(ctx, body)
 
 
 def sym_grad(ctx, f: Callable, X) -> np.ndarray:

@@ -50,6 +50,7 @@ import numpy as np
 
 from theorem_check.errors import ShapeMismatch
 from theorem_check.numerics.arb import ARB_ENV, USE_ARB
+from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.linalg import LinalgOps, is_complex
 
 __all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "CONTEXTS", "to_float", "USE_ARB", "ARB_ENV", "watch_floats",
@@ -163,10 +164,16 @@ class Ctx(LinalgOps):
     # -- constructors --------------------------------------------------------------------
     def eye(self, n: int) -> np.ndarray:
         """Identity of size ``n`` (broadcastable against a batch)."""
+        if self.is_mp:       # the same mpf(0) / mpf(1) entries asarray gives, without converting each
+            out = self.zeros((n, n))
+            out[np.arange(n), np.arange(n)] = mpmath.mpf(1)
+            return out
         return self.asarray(np.eye(n))
 
     def zeros(self, shape) -> np.ndarray:
         """Zeros of ``shape`` in this context."""
+        if self.is_mp:
+            return np.full(shape, mpmath.mpf(0), dtype=object)
         return self.asarray(np.zeros(shape))
 
     # -- elementwise ---------------------------------------------------------------------
@@ -378,7 +385,9 @@ class Ctx(LinalgOps):
         return np.swapaxes(x, -1, -2)
 
     def trace(self, x: np.ndarray):
-        """Trace over the last two axes: ``(..., n, n) -> (...)``."""
+        """Trace over the last two axes: ``(..., n, n) -> (...)`` (a ball array's in its balls)."""
+        if isinstance(x, BallArray):
+            return x.trace()
         return np.trace(x, axis1=-2, axis2=-1)
 
     def sum_sq(self, x: np.ndarray, *, batch_axes: int = 1):

@@ -1,0 +1,100 @@
+"""python-flint ball arrays for mp50 (theorem_check/numerics/balls.py): the same values as object arrays of
+mpf, to the working precision, for every operation, in balls or through the midpoints."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import pytest
+
+from theorem_check.numerics import balls
+from theorem_check.numerics.balls import BallArray, balls_of, dot_directions
+from theorem_check.numerics.precision import MP50, to_float
+
+pytest.importorskip("flint")
+
+
+def _pair(seed=0, n=16, batch=2):
+    rng = np.random.default_rng(seed)
+    A, B = rng.standard_normal((batch, n, n)), rng.standard_normal((batch, n, n))
+    with MP50.active():
+        return MP50.asarray(A), MP50.asarray(B)
+
+
+def _close(x, ref, tol=1e-47):
+    x, ref = np.asarray(x), np.asarray(ref)
+    assert x.shape == ref.shape
+    with MP50.active():
+        err = max(abs(a - b) for a, b in zip(x.flat, ref.flat))
+        scale = max(abs(b) for b in ref.flat)
+    assert err <= tol * scale, float(err / scale)
+
+
+def test_ball_operations_match_object_arrays():
+    A, B = _pair()
+    with MP50.active():
+        a, b = balls_of(A), balls_of(B)
+        assert isinstance(a, BallArray) and a.shape == A.shape and np.ndim(a) == 3
+        s = MP50.scalar(3) / 7
+        cases = [(a @ b, A @ B), (a + b, A + B), (a - b, A - B), (-a, -A), (a * s, A * s), (s * a, s * A),
+                 (a / s, A / s), (MP50.T(a), MP50.T(A)), (A @ b, A @ B), (A + b, A + B), (A - b, A - B),
+                 (np.array([s, 2 * s], dtype=object)[:, None, None] * a, np.array([s, 2 * s], dtype=object)[:, None, None] * A)]
+        for got, want in cases:
+            assert isinstance(got, BallArray)
+            _close(got, want)
+        _close(MP50.trace(a), MP50.trace(A))
+        # through the midpoints: elementwise functions, Hadamard products, indexing
+        _close(MP50.exp(a), MP50.exp(A))
+        _close(a * b, A * B)
+        assert a[0, 1, 2] == A[0, 1, 2]
+        _close(a.reshape(2, -1), A.reshape(2, -1))
+
+
+def test_midpoints_are_fresh_arrays():
+    A, _ = _pair()
+    with MP50.active():
+        a = balls_of(A)
+        m = np.asarray(a)
+        m[0, 0, 0] = mpmath.mpf(99)
+        assert np.asarray(a)[0, 0, 0] == A[0, 0, 0]
+
+
+def test_when_no_balls():
+    A, _ = _pair(n=4)
+    assert balls_of(A) is A                                     # below BALL_MIN entries
+    assert isinstance(balls_of(A, force=True), BallArray)
+    with MP50.active():
+        bad = A.copy()
+        bad[0, 0, 0] = mpmath.inf
+        assert balls_of(bad, force=True) is bad                 # not finite
+        cplx = A.astype(object)
+        cplx[0, 0, 0] = mpmath.mpc(1, 1)
+        assert balls_of(cplx, force=True) is cplx               # complex
+    assert balls_of(np.zeros((2, 3))) is not None and not isinstance(balls_of(np.zeros((2, 3))), BallArray)
+
+
+def test_switched_off(monkeypatch):
+    A, _ = _pair()
+    monkeypatch.setattr(balls, "USE_ARB", False)
+    assert balls_of(A) is A
+    assert dot_directions(A.reshape(2, -1), np.ones((2, 1, 256))) is None
+
+
+def test_dot_directions_matches_object_sums():
+    A, _ = _pair()
+    U = np.random.default_rng(1).standard_normal((2, 3, 256))
+    with MP50.active():
+        got = dot_directions(A.reshape(2, -1), U)
+        want = np.array([[np.sum(A[b].reshape(-1) * MP50.asarray(U[b, i])) for i in range(3)] for b in range(2)],
+                        dtype=object)
+        _close(got, want)
+
+
+def test_balls_follow_the_working_precision():
+    """Inside the oracle's extra digits a ball product is as accurate as mpmath's at that precision."""
+    A, B = _pair(n=16, batch=1)
+    with mpmath.workdps(90):
+        Ah, Bh = A + mpmath.mpf(10) ** -70, B       # a perturbation only 90 digits see
+        got = balls_of(Ah) @ balls_of(Bh)
+        _close(got, Ah @ Bh, tol=1e-85)
+    assert float(to_float(np.asarray(got) - A @ B).max()) != 0.0

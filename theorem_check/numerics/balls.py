@@ -1,0 +1,285 @@
+"""Batched matrices held in python-flint ``arb_mat`` balls for the mp50 stage at large sizes.
+
+At mp50 a matrix is an object array of ``mpf``: a product of two ``256 x 256`` matrices is 16.7 million
+Python-level ``mpf`` multiplications (about 80 s), while ``arb_mat`` multiplies them in C in ~0.2 s.
+A :class:`BallArray` is a batch of ``arb_mat`` (shape ``(batch, rows, cols)``) that an expression side
+evaluates through unchanged: ``@``, ``+``, ``-`` (same shapes), a product or quotient by a scalar per batch
+element, ``swapaxes(-1, -2)`` (:meth:`Ctx.T`) and the trace stay in balls; anything else (an elementwise
+function, indexing, a NumPy function) converts it to the object array of its midpoints first
+(``__array__``), so every operation keeps its meaning, the rare ones at the old speed.
+
+Balls are computed at mpmath's working precision (``mpmath.mp.prec`` bits, read at each operation: the
+derivative oracle's ``dps + 40`` digits included) and only their midpoints are kept when a value leaves
+(a residual is not a rigorous bound; the midpoint of a ball product is the exactly rounded sum to within
+the ball's radius, i.e. the working precision; docs/design-decisions.md, items 42 and 94).  Inputs are
+converted exactly (float64 and ``mpf`` entries are dyadic).  Only the engine creates them
+(:func:`balls_of`, for expression sides at mp50 whose matrices have at least :data:`BALL_MIN` entries);
+claim code (callable sides) never sees one.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+from theorem_check.numerics.arb import USE_ARB
+
+try:
+    import flint
+except ImportError:  # no balls: the object-array path
+    flint = None
+
+__all__ = ["BallArray", "BALL_MIN", "balls_of", "from_float", "dot_directions"]
+
+BALL_MIN = 256
+"""Smallest number of entries (e.g. ``16 x 16``) of a matrix held in balls at mp50: below it, the
+conversions cost more than the Python products they save."""
+
+
+def _prec():
+    flint.ctx.prec = mpmath.mp.prec
+
+
+def _mpf(x):
+    return mpmath.mp.make_mpf(x.mid()._mpf_)
+
+
+def _scalar_ball(s):
+    """``s`` (int, float, ``mpf``, 0-d array) as an ``arb``, or None when it is not a real number."""
+    if isinstance(s, np.ndarray):
+        if s.size != 1:
+            return None
+        s = s.reshape(-1)[0]
+    if isinstance(s, (bool, np.bool_)):
+        return None
+    if isinstance(s, (int, np.integer)):
+        return flint.arb(int(s))
+    if isinstance(s, (float, np.floating)):
+        return flint.arb(float(s))
+    if isinstance(s, mpmath.mpf):
+        return flint.arb(s)
+    return None
+
+
+class BallArray:
+    """A batch of real matrices as ``arb_mat`` balls, shape ``(batch, rows, cols)``; see the module docstring.
+
+    Construct with :func:`balls_of` or :func:`from_float`.  ``np.asarray(b)`` gives the object array of
+    ``mpf`` midpoints (at the current mpmath precision).
+    """
+
+    __array_ufunc__ = None      # NumPy defers to the reflected operators below
+    dtype = np.dtype(object)
+
+    def __init__(self, mats):
+        self.mats = list(mats)
+        self.shape = (len(self.mats), self.mats[0].nrows(), self.mats[0].ncols())
+        self._mid = None         # the midpoints, computed once (a BallArray is never changed in place)
+
+    ndim = 3
+
+    @property
+    def size(self) -> int:
+        """Number of entries (batch included)."""
+        return self.shape[0] * self.shape[1] * self.shape[2]
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __array__(self, dtype=None, copy=None):
+        if self._mid is None or self._mid[0] != mpmath.mp.prec:
+            _prec()
+            vals = [_mpf(x) for m in self.mats for x in m.entries()]
+            out = np.empty(len(vals), dtype=object)
+            out[:] = vals
+            self._mid = (mpmath.mp.prec, out.reshape(self.shape))
+        out = self._mid[1].copy()        # a fresh array of the same (immutable) mpf objects
+        return out if dtype in (None, object) else out.astype(dtype)
+
+    def __repr__(self):
+        return f"BallArray(shape={self.shape}, prec={flint.ctx.prec})"
+
+    def abs_max(self) -> np.ndarray:
+        """The largest ``|entry|`` of each batch element (float64, for step sizes)."""
+        return np.array([max((abs(float(x)) for x in m.entries()), default=0.0) for m in self.mats])
+
+    # -- helpers --------------------------------------------------------------------------
+    def _other(self, o):
+        """``o`` as a list of ``arb_mat`` of this shape, or None (not a matrix of the same shape)."""
+        if isinstance(o, BallArray):
+            if o.shape[1:] != self.shape[1:] or o.shape[0] not in (1, self.shape[0]):
+                return None
+            return o.mats if o.shape[0] == self.shape[0] else o.mats * self.shape[0]
+        a = np.asarray(o)
+        if a.ndim == 3 and a.shape[1:] == self.shape[1:] and a.shape[0] in (1, self.shape[0]) \
+                and a.dtype.kind in "fiO" and (a.dtype != object or _all_real(a)):
+            b = balls_of(a, force=True)
+            return b.mats if b.shape[0] == self.shape[0] else b.mats * self.shape[0]
+        return None
+
+    def _scalars(self, s):
+        """``s`` as one ``arb`` per batch element (a number, or an array of shape ``(batch,)`` /
+        ``(batch, 1, 1)`` / ``(1, 1, 1)``), or None."""
+        if not isinstance(s, (np.ndarray, BallArray)):
+            one = _scalar_ball(s)
+            return None if one is None else [one] * self.shape[0]
+        if isinstance(s, BallArray):
+            return None
+        a = np.asarray(s)
+        if a.size == 1:
+            one = _scalar_ball(a)
+            return None if one is None else [one] * self.shape[0]
+        if a.shape in ((self.shape[0],), (self.shape[0], 1, 1)):
+            out = [_scalar_ball(v) for v in a.reshape(-1)]
+            return None if any(v is None for v in out) else out
+        return None
+
+    def _fallback(self):
+        return np.asarray(self)
+
+    # -- arithmetic -----------------------------------------------------------------------
+    def __matmul__(self, o):
+        if isinstance(o, BallArray) or (isinstance(o, np.ndarray) and o.ndim == 3):
+            ob = o if isinstance(o, BallArray) else balls_of(np.asarray(o), force=True)
+            if ob is not None and ob.shape[1] == self.shape[2] and ob.shape[0] in (1, self.shape[0]):
+                _prec()
+                om = ob.mats if ob.shape[0] == self.shape[0] else ob.mats * self.shape[0]
+                return BallArray([a * b for a, b in zip(self.mats, om)])
+        return self._fallback() @ np.asarray(o)
+
+    def __rmatmul__(self, o):
+        ob = balls_of(np.asarray(o), force=True) if isinstance(o, np.ndarray) and o.ndim == 3 else None
+        if ob is not None and ob.shape[2] == self.shape[1] and ob.shape[0] in (1, self.shape[0]):
+            _prec()
+            om = ob.mats if ob.shape[0] == self.shape[0] else ob.mats * self.shape[0]
+            return BallArray([b * a for a, b in zip(self.mats, om)])
+        return np.asarray(o) @ self._fallback()
+
+    def __add__(self, o):
+        om = self._other(o)
+        if om is None:
+            return self._fallback() + o
+        _prec()
+        return BallArray([a + b for a, b in zip(self.mats, om)])
+
+    def __radd__(self, o):
+        return self.__add__(o)
+
+    def __sub__(self, o):
+        om = self._other(o)
+        if om is None:
+            return self._fallback() - o
+        _prec()
+        return BallArray([a - b for a, b in zip(self.mats, om)])
+
+    def __rsub__(self, o):
+        om = self._other(o)
+        if om is None:
+            return o - self._fallback()
+        _prec()
+        return BallArray([b - a for a, b in zip(self.mats, om)])
+
+    def __neg__(self):
+        return BallArray([-a for a in self.mats])
+
+    def __mul__(self, o):
+        s = self._scalars(o)
+        if s is None:
+            return self._fallback() * (np.asarray(o) if isinstance(o, BallArray) else o)
+        _prec()
+        return BallArray([a * c for a, c in zip(self.mats, s)])
+
+    def __rmul__(self, o):
+        return self.__mul__(o)
+
+    def __truediv__(self, o):
+        s = self._scalars(o)
+        if s is None:
+            return self._fallback() / (np.asarray(o) if isinstance(o, BallArray) else o)
+        _prec()
+        return BallArray([a * (1 / c) for a, c in zip(self.mats, s)])
+
+    def __rtruediv__(self, o):
+        return o / self._fallback()
+
+    def __pow__(self, k):
+        return self._fallback() ** k
+
+    def __getitem__(self, idx):
+        return self._fallback()[idx]
+
+    def __getattr__(self, name):    # any other ndarray attribute (reshape, astype, ...): on the midpoints
+        if name.startswith("__") or name in ("mats", "shape", "_mid") or not hasattr(np.ndarray, name):
+            raise AttributeError(name)
+        return getattr(self._fallback(), name)
+
+    # -- structure ------------------------------------------------------------------------
+    def swapaxes(self, a, b):
+        """Transpose of the last two axes (``swapaxes(-1, -2)``); other axes through the midpoints."""
+        if {a % 3, b % 3} == {1, 2}:
+            return BallArray([m.transpose() for m in self.mats])
+        return self._fallback().swapaxes(a, b)
+
+    def trace(self) -> np.ndarray:
+        """The trace of each batch element: an object array ``(batch,)`` of ``mpf`` midpoints."""
+        _prec()
+        out = np.empty(self.shape[0], dtype=object)
+        out[:] = [_mpf(m.trace()) for m in self.mats]
+        return out
+
+
+def _all_real(a: np.ndarray) -> bool:
+    return all(isinstance(v, (mpmath.mpf, float, int, np.floating, np.integer)) for v in a.flat)
+
+
+def balls_of(a, *, force: bool = False):
+    """A real batched matrix ``a`` (object array of ``mpf`` or a float array, shape ``(batch, r, c)``) as a
+    :class:`BallArray`, or ``a`` itself when balls are off (:data:`~theorem_check.numerics.arb.USE_ARB`),
+    python-flint is absent, ``a`` is not such a matrix, has fewer than :data:`BALL_MIN` entries per batch
+    element (unless ``force``), or holds a complex or non-finite entry."""
+    if flint is None or not USE_ARB or isinstance(a, BallArray):
+        return a
+    if not isinstance(a, np.ndarray) or a.ndim != 3 or a.shape[0] < 1 or 0 in a.shape:
+        return a
+    if not force and a.shape[1] * a.shape[2] < BALL_MIN:
+        return a
+    if a.dtype.kind in "fi":
+        if not np.all(np.isfinite(a)):
+            return a
+        return from_float(a)
+    if a.dtype != object:
+        return a
+    _prec()
+    mats = []
+    for m in a:
+        rows = m.tolist()
+        for row in rows:
+            for v in row:
+                if not isinstance(v, mpmath.mpf) or not mpmath.isfinite(v):
+                    return a
+        mats.append(flint.arb_mat(rows))
+    return BallArray(mats)
+
+
+def from_float(a: np.ndarray) -> BallArray:
+    """A float array ``(batch, r, c)`` as exact balls (no rounding: a float64 is dyadic)."""
+    _prec()
+    return BallArray([flint.arb_mat(np.asarray(m, dtype=np.float64).tolist()) for m in a])
+
+
+def dot_directions(E: np.ndarray, U: np.ndarray):
+    """``<E_b, U_b,i>`` for an object array ``E`` of ``mpf`` (``(batch, N)``) and float64 directions ``U``
+    (``(batch, k, N)``) as one ball product ``(1 x N)(N x k)`` per batch element: an object array
+    ``(batch, k)`` of midpoints, or None (balls off, fewer than :data:`BALL_MIN` entries, an entry that
+    is not a finite real ``mpf``)."""
+    if flint is None or not USE_ARB or E.shape[1] < BALL_MIN or E.dtype != object:
+        return None
+    _prec()
+    out = np.empty(U.shape[:2], dtype=object)
+    for b in range(E.shape[0]):
+        row = E[b].tolist()
+        if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in row):
+            return None
+        prod = flint.arb_mat([row]) * flint.arb_mat(np.ascontiguousarray(U[b].T).tolist())
+        out[b, :] = [_mpf(x) for x in prod.entries()]
+    return out
