@@ -51,6 +51,7 @@ from theorem_check.authoring.spec import (
     sampler,
 )
 from theorem_check.engine.symbolic import Derivation, Step, has_fractional_matpow, simplifies_to_zero
+from theorem_check.engine.time_limit import StepTimeout, run_limited
 from theorem_check.errors import ClaimDefinitionError, InternalError, ShapeMismatch
 from theorem_check.expr.matrix_proof import over_symbolic_sizes, prove_identity
 from theorem_check.model.claims import Claim, Instance, Source, Statement, double, negate, perturb
@@ -121,6 +122,11 @@ def _symmetric_sides(e, names: frozenset):
     return e.xreplace(sub).doit().xreplace(sub) if sub else e
 
 
+DERIVATION_SECONDS = 5.0
+"""Seconds SymPy may spend deciding whether a short form's derivation closes (at definition time): over
+it, no derivation is attached and the numeric stage decides (a proof is never required)."""
+
+
 def _derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
     """A one-step derivation when ``lhs = rhs`` is proved for all sizes; None otherwise.
 
@@ -166,9 +172,9 @@ def _derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
         return None
     if sp.count_ops(l) + sp.count_ops(r) > MAX_OPS:
         return None
-    try:
-        closes = simplifies_to_zero(l - r)  # the test check_step applies: what closes here closes there
-    except Exception:  # noqa: BLE001 - SymPy cannot decide: numeric evidence only
+    try:   # the test check_step applies (what closes here closes there), bounded: SymPy's expansion can blow up
+        closes = run_limited(lambda: simplifies_to_zero(l - r), DERIVATION_SECONDS)
+    except (Exception, StepTimeout):  # noqa: BLE001 - SymPy cannot decide in time: numeric evidence only
         return None
     if not closes:
         return None
