@@ -98,3 +98,28 @@ def test_balls_follow_the_working_precision():
         got = balls_of(Ah) @ balls_of(Bh)
         _close(got, Ah @ Bh, tol=1e-85)
     assert float(to_float(np.asarray(got) - A @ B).max()) != 0.0
+
+
+@pytest.mark.parametrize("kind", ["orthogonal", "spd", "with_singular_values"])
+def test_exact_samples_polished_in_balls_match_the_object_path(kind, monkeypatch):
+    """The recipes of numerics/sampling.py rebuilt at mp50 in ``arb_mat`` (n * n >= BALL_MIN) give the
+    object-array path's matrices to the working precision, and keep their promise."""
+    from theorem_check import sampling
+
+    rng = np.random.default_rng(5)
+    n = 16
+    if kind == "with_singular_values":
+        X = sampling.with_singular_values(rng, n + 2, n, np.linspace(1.0, 3.0, n), batch=2)
+    else:
+        X = getattr(sampling, kind)(rng, n, batch=2)
+    fast = X.at(MP50)
+    monkeypatch.setattr(balls, "USE_ARB", False)
+    slow = X.at(MP50)
+    _close(fast, slow, tol=1e-45)
+    if kind == "orthogonal":
+        with MP50.active():
+            d = max(abs(v) for v in (MP50.T(fast[0]) @ fast[0] - np.eye(n)).flat)
+        assert d < 1e-47
+    if kind == "spd":
+        with MP50.active():
+            assert all(fast[b, i, j] == fast[b, j, i] for b in range(2) for i in range(n) for j in range(n))

@@ -63,6 +63,7 @@ from typing import Callable
 import numpy as np
 
 from theorem_check.errors import InvalidArgument
+from theorem_check.numerics import balls
 from theorem_check.validation import check_int, check_positive_int
 
 __all__ = [
@@ -114,6 +115,12 @@ def _max_fro(e: np.ndarray) -> float:
         return 0.0
     sq = np.sum(e * e, axis=(-2, -1))
     return float(max(float(v) for v in np.ravel(sq))) ** 0.5
+
+
+def _ns_tol(q: np.ndarray, ctx) -> float:
+    """The Newton-Schulz target ``m k eps`` of a ``(..., m, k)`` factor in ``ctx`` (see :func:`_polish`)."""
+    m, k = q.shape[-2:]
+    return float(m * k * ctx.eps)
 
 
 def _polish(q: np.ndarray, ctx) -> np.ndarray:
@@ -171,6 +178,9 @@ class _Orthonormal(_Recipe):
     fields = ("q0",)
 
     def build(self, ctx):
+        qs = balls.polish(self.q0, _ns_tol(self.q0, ctx), _MAX_NS_STEPS)
+        if qs is not None:
+            return balls.midpoints(qs, self.q0.shape)
         return _polish(ctx.asarray(self.q0), ctx)
 
 
@@ -180,6 +190,9 @@ class _SPD(_Recipe):
     fields = ("q0", "lam")
 
     def build(self, ctx):
+        qs = balls.polish(self.q0, _ns_tol(self.q0, ctx), _MAX_NS_STEPS)
+        if qs is not None:
+            return balls.midpoints(balls.spd_product(qs, self.lam), self.q0.shape)
         q = _polish(ctx.asarray(self.q0), ctx)
         m = (q * ctx.asarray(self.lam)[..., None, :]) @ _T(q)
         return (m + _T(m)) * ctx.scalar(0.5)
@@ -191,6 +204,11 @@ class _USV(_Recipe):
     fields = ("u0", "s", "v0")
 
     def build(self, ctx):
+        us = balls.polish(self.u0, _ns_tol(self.u0, ctx), _MAX_NS_STEPS)
+        vs = balls.polish(self.v0, _ns_tol(self.v0, ctx), _MAX_NS_STEPS)
+        if us is not None and vs is not None:
+            shape = self.u0.shape[:-1] + self.v0.shape[-2:-1]
+            return balls.midpoints(balls.usv_product(us, self.s, vs), shape)
         u = _polish(ctx.asarray(self.u0), ctx)
         v = _polish(ctx.asarray(self.v0), ctx)
         return (u * ctx.asarray(self.s)[..., None, :]) @ _T(v)
