@@ -62,8 +62,13 @@ IDENTITY_DELTA = 1e-6
 """The small relative mutant of identities: right side times ``1 + 1e-6``."""
 
 
-
-_SHRINK_SECONDS = 8.0
+_SHRINK_CONFIGS = 24
+"""Smaller configurations a shrink tries (two draws each), smallest first: a count, so the shrunk
+counterexample is the same on an idle and a loaded machine (an 8 s wall-clock budget made
+``noise.cor_b4``'s, and so docs/errata.md, depend on the load)."""
+_SHRINK_SECONDS = 120.0
+"""A guard against a runaway shrink only (each configuration is one claim evaluation): not reached by
+any built-in claim, whose shrinks try at most a handful of configurations."""
 
 
 def derive_seed(*parts: Any) -> int:
@@ -471,7 +476,7 @@ def _shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, il
     """Smallest configuration that still fails (or is ill-posed, with the shape message as detail); None if none."""
     t0 = time.perf_counter()
     for k, dims in enumerate(statement.dims.smaller(failing.dims)):
-        if time.perf_counter() - t0 > _SHRINK_SECONDS:
+        if k >= _SHRINK_CONFIGS or time.perf_counter() - t0 > _SHRINK_SECONDS:
             break
         for rep in range(2):
             seed = derive_seed(base_seed, "shrink", k, rep)
