@@ -159,6 +159,26 @@ def test_floor_below_working_precision_is_a_bad_claim():
     assert r.printed.numeric.bad and "below what float64 can resolve" in r.printed.numeric.bad
 
 
+@pytest.mark.parametrize("noise", [1e-17, -3e-16, 0.0])
+def test_zero_prediction_without_scale_is_a_bad_claim_not_a_verdict(noise):
+    """A quantity that should vanish, measured as rounding noise: |m - 0| / |m| = 1 at every level would
+    REFUTE a true statement (issue 18, left open last round); the engine asks for scale= instead."""
+    def check(rng, d):
+        return tc.Refinement.of(["a", "b"], measured=[noise, noise / 2], predicted=0.0, floors=[1e-6, 1e-12])
+
+    r = tc.run_claim(_check_claim(f"tm.zeropred{abs(hash(noise)) % 1000}", check), seed=0)
+    assert r.printed.numeric.bad and "predicted is 0 and no scale=" in r.printed.numeric.bad
+    assert r.verdict is not tc.Verdict.REFUTED
+
+
+def test_zero_prediction_with_scale_decides():
+    def check(rng, d, sign=1.0):
+        return tc.Refinement.of(["a", "b"], measured=[1e-7, 1e-13], predicted=0.0, floors=[1e-6, 1e-12], scale=1.0)
+
+    r = tc.run_claim(_check_claim("tm.zeroscaled", check), seed=0)
+    assert r.verdict is tc.Verdict.VERIFIED, r.evidence
+
+
 def test_montecarlo_check_decided_by_z_test():
     def mc(sign):
         def check(rng, d):

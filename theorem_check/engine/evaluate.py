@@ -69,6 +69,14 @@ def _summary(x) -> Any:
     return f"array{a.shape}"
 
 
+def _all_zero(a: np.ndarray) -> bool:
+    """True when every entry is exactly zero (compared as stored: a tiny ``mpf`` is not zero)."""
+    try:
+        return bool(np.all(a == 0))
+    except (TypeError, ValueError):
+        return False
+
+
 def evaluate_result(result, where: str) -> Evaluated:
     """Compute residuals, the decision, the mutants and the sensitivity of a Refinement or MonteCarlo.
 
@@ -109,6 +117,11 @@ def _evaluate_refinement(r: Refinement, where: str) -> Evaluated:
             sc = float(np.asarray(lv.scale, dtype=float)) if np.ndim(lv.scale) == 0 else None
             if sc is None or not (math.isfinite(sc) and sc > 0):
                 raise BadClaim(f"{lw}: scale={lv.scale!r} must be one finite number > 0")
+        elif _all_zero(p):
+            # |m - 0| / max(|m|, 0) is 1 for every nonzero m: the verdict would not depend on what was measured
+            raise BadClaim(f"{lw}: predicted is 0 and no scale= is given: the relative residual is 1 whatever "
+                           f"is measured (rounding noise of 1e-17 included); give scale= (the size of the terms "
+                           f"the measured value is computed from)")
         stats.append(side_stats(m.reshape(1, -1), p.reshape(1, -1), scale=lv.scale)[0])
         floors.append(float(lv.floor))
     if not all(a > b for a, b in zip(floors, floors[1:])):
