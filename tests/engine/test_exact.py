@@ -79,3 +79,15 @@ def test_floating_evidence_keeps_its_wording():
                         register=False)
     st = tc.run_claim(claim, seed=0, trials=4).printed
     assert st.verdict.value == "REFUTED" and st.exact is None and "exact" not in st.evidence
+
+
+def test_long_exact_values_are_cut_in_text_and_whole_in_the_record():
+    """A 32 x 32 rational difference printed whole was 1,610 terminal lines (found by a new user)."""
+    from theorem_check.engine.exact import TEXT_CAP, ExactCounterexample
+
+    big = "[" + ", ".join(["12345678901234567890/3"] * 200) + "]"
+    cx = ExactCounterexample({"n": 32}, (("A", big), ("b", "2")), big)
+    assert len(cx.text) < 3 * TEXT_CAP + 200 and "b = 2" in cx.text and "--json" in cx.text
+    assert cx.values[0][1] == big and cx.difference == big          # the record keeps them whole
+    small = ExactCounterexample({"n": 2}, (("A", "[[1, 0], [0, 1]]"),), "[[1, 0], [0, 0]]")
+    assert small.text == "exact counterexample at n=2: A = [[1, 0], [0, 1]]: lhs - rhs = [[1, 0], [0, 0]]"

@@ -291,7 +291,8 @@ def _shape_words(conv: dict) -> str:
                    "positive (scalars).")
 @click.option("--size", "size", multiple=True, metavar="LETTER=LO:HI", help="Range of a size letter (default 1:4).")
 @click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
-              help="Random instances (spread over min(trials, 4) size configurations).")
+              help="Random instances: ceil(trials / 4) at each of min(trials, 4) size configurations, so fewer "
+                   "in all when the sizes allow fewer configurations (--size n=64:64: 4 at the default).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Same seed, same output.")
 @click.option("--json", "as_json", is_flag=True, help="Write a JSON record to stdout instead of the table.")
 @click.option("--controls", is_flag=True, help="Also run the derived negative controls (they should be REFUTED).")

@@ -64,8 +64,19 @@ class ExactCounterexample:
     def text(self) -> str:
         """``exact counterexample at n=2: A = [[1, 0], [2, 1]], ...: lhs - rhs = [[...]]`` (one line)."""
         dims = " ".join(f"{k}={v}" for k, v in sorted(self.dims.items()))
-        vals = ", ".join(f"{k} = {v}" for k, v in self.values)
-        return f"exact counterexample{' at ' + dims if dims else ''}: {vals}: lhs - rhs = {self.difference}"
+        vals = ", ".join(f"{k} = {_cap(v)}" for k, v in self.values)
+        cut = any(len(v) > TEXT_CAP for _, v in self.values) or len(self.difference) > TEXT_CAP
+        return (f"exact counterexample{' at ' + dims if dims else ''}: {vals}: lhs - rhs = {_cap(self.difference)}"
+                + (" (exact values in full: --json, exact_counterexample)" if cut else ""))
+
+
+TEXT_CAP = 120
+"""Characters of one exact value shown in evidence text; the JSON record keeps every value whole (a 32 x 32
+rational difference printed whole was 1,610 terminal lines)."""
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= TEXT_CAP else text[:TEXT_CAP - 3].rstrip(", ") + " ..."
 
 
 class _Undefined(Exception):
