@@ -256,3 +256,38 @@ def test_kron_takes_scalar_factors_out(statement, want):
     lhs, rhs = statement.split(" = ")
     c = tc.identity("mine.kron", lhs, rhs, shapes={k: ("n", "n") for k in "ABC"}, register=False)
     assert tc.run_claim(c, seed=0, trials=4).verdict.value in want
+
+
+@settings(max_examples=60, deadline=None)
+@given(dims=st.lists(st.integers(1, 9), min_size=2, max_size=7), seed=st.integers(0, 2**32 - 1))
+def test_matrix_chains_in_the_cheapest_order_give_the_left_to_right_product(dims, seed):
+    """expr/chain.py: any association gives the same product (to rounding); the order chosen is never
+    costlier than left to right, and a scalar anywhere in the chain still multiplies the whole."""
+    from theorem_check.expr.chain import chain_order
+    from theorem_check.expr.compile import chain_product
+
+    rng = np.random.default_rng(seed)
+    mats = [rng.standard_normal((2, dims[i], dims[i + 1])) for i in range(len(dims) - 1)]
+    ref = mats[0]
+    for m in mats[1:]:
+        ref = ref @ m
+    got = chain_product(mats[:1] + [np.float64(3.0)] + mats[1:])
+    assert np.allclose(got, 3.0 * ref, rtol=1e-10, atol=1e-10)
+    if len(mats) > 2:
+        split = chain_order([m.shape[-2:] for m in mats])
+
+        def cost(i, j):
+            if i == j:
+                return 0
+            k = split[i][j]
+            return cost(i, k) + cost(k + 1, j) + dims[i] * dims[k + 1] * dims[j + 1]
+        left = sum(dims[0] * dims[k] * dims[k + 1] for k in range(1, len(dims) - 1))
+        assert cost(0, len(mats) - 1) <= left
+
+
+def test_chain_product_refuses_non_conforming_neighbours():
+    from theorem_check.errors import ShapeMismatch
+    from theorem_check.expr.compile import chain_product
+
+    with pytest.raises(ShapeMismatch, match="does not conform"):
+        chain_product([np.ones((1, 2, 3)), np.ones((1, 4, 2)), np.ones((1, 2, 2))])

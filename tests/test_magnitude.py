@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import sympy as sp
 
 import theorem_check as tc
 from theorem_check import sampling

@@ -170,6 +170,12 @@ class Ctx(LinalgOps):
             return out
         return self.asarray(np.eye(n))
 
+    def ones(self, shape) -> np.ndarray:
+        """Ones of ``shape`` in this context (at mp50 the same ``mpf(1)`` entries, without converting each)."""
+        if self.is_mp:
+            return np.full(shape, mpmath.mpf(1), dtype=object)
+        return self.asarray(np.ones(shape))
+
     def zeros(self, shape) -> np.ndarray:
         """Zeros of ``shape`` in this context."""
         if self.is_mp:
