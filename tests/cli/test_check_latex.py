@@ -157,4 +157,5 @@ def test_no_third_party_text_on_stderr():
                         r"\nabla_X \log\det X = X^{-\top}", "--where", r"X \succ 0", "--trials", "4"],
                        capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
     assert p.returncode == 0, p.stderr
-    assert p.stderr.strip() == "theorem-check: note: read as grad(log(det(X)), X) = (X**-1).T"
+    # the reading names what --where assumed (a new user missed it: only the shapes were named)
+    assert p.stderr.strip() == "theorem-check: note: read as grad(log(det(X)), X) = (X**-1).T; assumed: X spd"

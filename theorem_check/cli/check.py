@@ -360,8 +360,10 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
 
         _check_where_used(declared, set(latex_names(statement)))
         statement, shapes, conv = read_latex(statement, shapes, declared)
+        assumed = ", ".join(f"{n} {k}" for n, k in sorted(structure.items()))
         click.echo(f"theorem-check: note: read as {statement}"
-                   + (f" (by convention: {_shape_words(conv)})" if conv else ""), err=True)
+                   + (f" (by convention: {_shape_words(conv)})" if conv else "")
+                   + (f"; assumed: {assumed}" if assumed else ""), err=True)
         scalars = []
     else:
         _check_where_used(declared, {n for n, _ in _names_used(statement)})
