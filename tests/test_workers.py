@@ -261,3 +261,21 @@ def test_pool_api(tmp_path):
         outs = pool.run(tasks, timeouts=[2, 60, 60])
     assert [o.kind for o in outs] == ["timeout", "ok", "ok"]
     assert outs[1].result.claim == "tinypool.ok" and outs[2].result.seed == 1
+
+
+def test_claims_run_in_process_use_one_blas_thread(monkeypatch):
+    """execution/tasks.blas_threads: one BLAS thread while a claim runs in this process (BLAS threads on
+    busy cores made a 256 x 256 check 4x slower), unless the user chose a number."""
+    import contextlib
+
+    from threadpoolctl import threadpool_info
+
+    from theorem_check.execution.tasks import BLAS_VARS, blas_threads
+
+    for k in BLAS_VARS:
+        monkeypatch.delenv(k, raising=False)
+    with blas_threads():
+        blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+        assert all(p["num_threads"] == 1 for p in blas)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    assert isinstance(blas_threads(), contextlib.nullcontext)
