@@ -220,9 +220,15 @@ def test_timeout_makes_a_slow_statement_inconclusive():
 
     Run as a user runs it, in a process of its own: the limit is a SIGALRM timer, which needs the main
     thread and no other pending interval timer; a test process (xdist, earlier tests) guarantees neither,
-    and in-process runs of this test once finished unlimited (exit 0) on a loaded machine."""
-    p = subprocess.run([sys.executable, "-m", "theorem_check", "check", "A*A*A*A*A = A*A*A*A*A", "--shape", "A=n,n",
-                        "--assume", "A=spd", "--size", "n=90", "--timeout", "0.5", "--json"],
+    and in-process runs of this test once finished unlimited (exit 0) on a loaded machine.
+
+    The statement must take far longer than the limit: ``A^5`` at n = 90 (spd) did until the mp50 stage
+    rebuilt spd samples and products in balls (issue 21), then finished inside 0.5 s.  Elementwise
+    functions at mp50 stay in mpmath: this one takes 5.7 s unlimited at n = 300 on an idle machine (10x
+    the limit), more at n = 400."""
+    p = subprocess.run([sys.executable, "-m", "theorem_check", "check",
+                        "hadamard(sigmoid(A), sigmoid(A)) = hadamard(sigmoid(A), sigmoid(A))", "--shape", "A=n,n",
+                        "--size", "n=400", "--timeout", "0.5", "--json"],
                        capture_output=True, text=True, timeout=600, cwd=ROOT)
     (claim,) = json.loads(p.stdout)["claims"]
     assert p.returncode == 1 and claim["verdict"] == "INCONCLUSIVE" and "timed out after" in claim["evidence"], p.stderr
