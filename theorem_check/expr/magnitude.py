@@ -374,8 +374,8 @@ class _MagCompiler:
             with np.errstate(all="ignore"):
                 hadamard = np.abs(det) + n * np.prod(cols, axis=-1)
                 try:
-                    inv = np.linalg.inv(np.asarray(v))
-                except np.linalg.LinAlgError:       # a singular batch element: Hadamard's bound alone
+                    inv = FLOAT64.inv(v)
+                except np.linalg.LinAlgError:       # a singular batch element: Hadamard's bound for the batch
                     return det, hadamard
                 # Jacobi's formula: d det = det tr(A^-1 dA), so |d det| <= |det| sum_ij |A^-1|_ji M(A)_ij
                 jacobi = np.abs(det) * (1 + np.sum(np.abs(np.swapaxes(inv, -1, -2)) * m, axis=(-2, -1)))

@@ -289,11 +289,11 @@ def dot_directions(E: np.ndarray, U: np.ndarray):
 # ---------------------------------------------------------------------------------------
 # Exact samples at mp50 (numerics/sampling.py recipes): the Newton-Schulz polish in balls
 # ---------------------------------------------------------------------------------------
-def _eye(k: int):
-    e = flint.arb_mat(k, k)
-    for i in range(k):
-        e[i, i] = 1
-    return e
+def _diag(values) -> "flint.arb_mat":
+    d = flint.arb_mat(len(values), len(values))
+    for i, v in enumerate(values):
+        d[i, i] = float(v)
+    return d
 
 
 def polish(q0: np.ndarray, tol: float, max_steps: int):
@@ -312,7 +312,7 @@ def polish(q0: np.ndarray, tol: float, max_steps: int):
         return None
     _prec()
     m, k = q0.shape[-2:]
-    eye, half, three_halves = _eye(k), flint.arb(0.5), flint.arb(1.5)
+    eye, half, three_halves = _diag(np.ones(k)), flint.arb(0.5), flint.arb(1.5)
     out = []
     for a in np.asarray(q0, dtype=np.float64).reshape(-1, m, k):
         q = flint.arb_mat(a.tolist())
@@ -327,13 +327,6 @@ def polish(q0: np.ndarray, tol: float, max_steps: int):
                                f"{max_steps} steps (balls, {flint.ctx.prec} bits)")
         out.append(q)
     return out
-
-
-def _diag(values) -> "flint.arb_mat":
-    d = flint.arb_mat(len(values), len(values))
-    for i, v in enumerate(values):
-        d[i, i] = float(v)
-    return d
 
 
 def spd_product(qs: list, lam: np.ndarray) -> list:

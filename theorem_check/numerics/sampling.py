@@ -131,9 +131,8 @@ def _polish(q: np.ndarray, ctx) -> np.ndarray:
     Raises RuntimeError if :data:`_MAX_NS_STEPS` steps do not reach the target (not observed:
     it would mean an input far from orthonormal).
     """
-    m, k = q.shape[-2:]
-    eye = ctx.eye(k)
-    tol = m * k * ctx.eps       # above the context's own rounding of Q^T Q (~ m k u, u = unit round-off)
+    eye = ctx.eye(q.shape[-1])
+    tol = _ns_tol(q, ctx)       # above the context's own rounding of Q^T Q (~ m k u, u = unit round-off)
     half, three_halves = ctx.scalar(0.5), ctx.scalar(1.5)
     for _ in range(_MAX_NS_STEPS + 1):
         qtq = _T(q) @ q
@@ -205,8 +204,8 @@ class _USV(_Recipe):
 
     def build(self, ctx):
         us = balls.polish(self.u0, _ns_tol(self.u0, ctx), _MAX_NS_STEPS)
-        vs = balls.polish(self.v0, _ns_tol(self.v0, ctx), _MAX_NS_STEPS)
-        if us is not None and vs is not None:
+        vs = balls.polish(self.v0, _ns_tol(self.v0, ctx), _MAX_NS_STEPS) if us is not None else None
+        if vs is not None:       # both factors in balls (else both on the object path, as before)
             shape = self.u0.shape[:-1] + self.v0.shape[-2:-1]
             return balls.midpoints(balls.usv_product(us, self.s, vs), shape)
         u = _polish(ctx.asarray(self.u0), ctx)
