@@ -51,6 +51,11 @@ def nf_equal(lhs: str, rhs: str, shapes, structure=None) -> bool:
     ("Q.T*Q*A", "A", {"Q": ("n", "n"), "A": ("n", "n")}, {"Q": "orthogonal"}),
     ("Q**-1", "Q.T", {"Q": ("n", "n")}, {"Q": "orthogonal"}),
     ("K.T", "-K", {"K": ("n", "n")}, {"K": "antisymmetric"}),
+    # a 1 x 1 product is reduced before it becomes a scalar atom (x^T 1 1 x = n x^T 1 x: layer norm's variance)
+    ("x.T*ones(n,n)*ones(n,n)*x", "n*x.T*ones(n,n)*x", {"x": ("n", 1)}, None),
+    # fractional powers of a canonical base; n > 0 comes out of it (layer norm's 1/sqrt(var + 1))
+    ("sqrt(1 + trace(A)/n)", "sqrt(n + trace(A))/sqrt(n)", {"A": ("n", "n")}, None),
+    ("(1 + trace(A*A.T))**(3/2)", "(1 + trace(A.T*A))*sqrt(1 + trace(A*A.T))", {"A": ("n", "n")}, None),
 ])
 def test_rules_prove_true_identities(lhs, rhs, shapes, structure):
     assert nf_equal(lhs, rhs, shapes, structure)
@@ -71,6 +76,12 @@ def test_rules_prove_true_identities(lhs, rhs, shapes, structure):
     ("trace(A*B)", "trace(A)*trace(B)", {"A": ("n", "n"), "B": ("n", "n")}, None),
     ("det(eye(n) + u*v.T)", "1 + 2*trace(u.T*v)", {"u": ("n", 1), "v": ("n", 1)}, None),
     ("det(A + u*v.T)", "det(A)*(1 + trace(v.T*A**-1*u))", {"A": ("n", "n"), "u": ("n", 1), "v": ("n", 1)}, None),
+    # branch rules that fail for negative or complex bases are never used
+    ("sqrt(1/trace(A))", "1/sqrt(trace(A))", {"A": ("n", "n")}, None),
+    ("sqrt(trace(A)**2)", "trace(A)", {"A": ("n", "n")}, None),
+    ("sqrt(trace(A)*trace(B))", "sqrt(trace(A))*sqrt(trace(B))", {"A": ("n", "n"), "B": ("n", "n")}, None),
+    ("(trace(A)**3)**(1/3)", "trace(A)", {"A": ("n", "n")}, None),
+    ("x.T*ones(n,n)*ones(n,n)*x", "x.T*ones(n,n)*x", {"x": ("n", 1)}, None),
 ])
 def test_rules_do_not_prove_false_ones(lhs, rhs, shapes, structure):
     assert not nf_equal(lhs, rhs, shapes, structure)

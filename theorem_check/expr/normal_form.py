@@ -411,6 +411,10 @@ class Normalizer:
         if x.rows == 1:   # a 1 x 1 sub-product commutes out as a scalar
             for j in range(i, len(word)):
                 if word[j].cols == 1:
+                    tail = word[i + 1:j + 1]   # reduced first (x^T 1 1 x = n x^T 1 x): one atom per scalar
+                    red = self.reduce(tail, tail[0].rows, tail[-1].cols) if tail else None
+                    if red is not None and red.terms != ((tail, sp.S.One),):
+                        return j + 1, self.mul(self.of_word((x,), x.rows, x.cols), red)
                     return j + 1, self.scale(self.identity(1), self.scalar_atom(word[i:j + 1]))
         return None
 
@@ -592,6 +596,14 @@ class Normalizer:
             base, k = e.base, sp.sympify(e.exp)
             if k.is_integer or (isinstance(base, sp.Symbol) and base.is_positive and k.is_Rational):
                 return self.scalar(base) ** self.scalar(k)
+            if k.is_Rational:
+                # a fractional power of a scalar expression (layer norm's sqrt(var + 1)): the base as one
+                # canonical rational function, then SymPy's own power of it, which takes out only factors
+                # it knows positive ((P/n^2)^(1/2) = P^(1/2)/n for n > 0, valid for every complex P); the
+                # power is then an atom of the comparison.  Unequal bases that are equal only by a branch
+                # rule (sqrt(1/t) against 1/sqrt(t)) stay different atoms: no proof, never a wrong one.
+                self.note("fractional power of a canonical base")
+                return sp.cancel(sp.together(self.scalar(base))) ** k
             raise NormalFormError(f"power {e}")
         if isinstance(e, sp.Trace):
             return self.trace(self.matrix(e.arg))

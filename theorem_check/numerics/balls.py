@@ -140,17 +140,17 @@ class BallArray:
 
     # -- arithmetic -----------------------------------------------------------------------
     def __matmul__(self, o):
-        if isinstance(o, BallArray) or (isinstance(o, np.ndarray) and o.ndim == 3):
-            ob = o if isinstance(o, BallArray) else balls_of(np.asarray(o), force=True)
-            if ob is not None and ob.shape[1] == self.shape[2] and ob.shape[0] in (1, self.shape[0]):
+        if isinstance(o, BallArray) or (isinstance(o, np.ndarray) and o.ndim in (2, 3)):
+            ob = o if isinstance(o, BallArray) else balls_of(_batched(o), force=True)
+            if isinstance(ob, BallArray) and ob.shape[1] == self.shape[2] and ob.shape[0] in (1, self.shape[0]):
                 _prec()
                 om = ob.mats if ob.shape[0] == self.shape[0] else ob.mats * self.shape[0]
                 return BallArray([a * b for a, b in zip(self.mats, om)])
         return self._fallback() @ np.asarray(o)
 
     def __rmatmul__(self, o):
-        ob = balls_of(np.asarray(o), force=True) if isinstance(o, np.ndarray) and o.ndim == 3 else None
-        if ob is not None and ob.shape[2] == self.shape[1] and ob.shape[0] in (1, self.shape[0]):
+        ob = balls_of(_batched(o), force=True) if isinstance(o, np.ndarray) and o.ndim in (2, 3) else None
+        if isinstance(ob, BallArray) and ob.shape[2] == self.shape[1] and ob.shape[0] in (1, self.shape[0]):
             _prec()
             om = ob.mats if ob.shape[0] == self.shape[0] else ob.mats * self.shape[0]
             return BallArray([b * a for a, b in zip(self.mats, om)])
@@ -231,6 +231,12 @@ class BallArray:
 
 def _all_real(a: np.ndarray) -> bool:
     return all(isinstance(v, (mpmath.mpf, float, int, np.floating, np.integer)) for v in a.flat)
+
+
+def _batched(o: np.ndarray) -> np.ndarray:
+    """A matrix operand with a batch axis: a constant ``(r, c)`` (SymPy's ``ones(1, n)``, no batch axis) as
+    ``(1, r, c)``, which broadcasts against every batch element."""
+    return o[None] if o.ndim == 2 else o
 
 
 def balls_of(a, *, force: bool = False):
