@@ -65,6 +65,44 @@ def test_a_constant_without_batch_axis_multiplies_in_balls():
         assert not isinstance(bad @ a, BallArray)
 
 
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "log1p", "expm1", "sin", "cos", "tan", "tanh", "abs",
+                                  "sigmoid", "softplus"])
+def test_elementwise_functions_in_balls_match_mpmath(name):
+    A, _ = _pair()
+    with MP50.active():
+        A = MP50.abs(A) if name in ("log", "sqrt", "log1p") else A      # real results: balls
+        a = balls_of(A)
+        got, want = getattr(MP50, name)(a), getattr(MP50, name)(A)
+        assert isinstance(got, BallArray)
+        _close(got, want)
+
+
+def test_an_entry_leaving_the_reals_goes_through_mpmath():
+    """``log`` of a negative entry is complex: the balls give it up and mpmath answers (an ``mpc``)."""
+    A, _ = _pair()
+    with MP50.active():
+        got = MP50.log(balls_of(A))
+        assert not isinstance(got, BallArray)
+        _close(got, MP50.log(A))
+        assert any(isinstance(v, mpmath.mpc) for v in got.flat)
+
+
+@pytest.mark.parametrize("axis", [-1, -2])
+def test_softmax_and_hadamard_in_balls_match_object_arrays(axis):
+    A, B = _pair()
+    with MP50.active():
+        a, b = balls_of(A * 30), balls_of(B)       # large entries: the shift matters
+        got = MP50.softmax(a, axis=axis)
+        assert isinstance(got, BallArray)
+        _close(got, MP50.softmax(A * 30, axis=axis))
+        sums = np.sum(np.asarray(got), axis=axis)
+        assert max(abs(v - 1) for v in sums.flat) < mpmath.mpf(10) ** -45
+        a = balls_of(A)
+        for h, want in [(MP50.hadamard(a, b), A * B), (MP50.hadamard(A, b), A * B), (a * b[0:1], A * B[0:1])]:
+            _close(h, want)
+        assert isinstance(MP50.hadamard(a, b), BallArray)
+
+
 def test_midpoints_are_fresh_arrays():
     A, _ = _pair()
     with MP50.active():

@@ -10,7 +10,7 @@ import sympy as sp
 from theorem_check.errors import ShapeMismatch
 from theorem_check.expr.chain import chain_order
 from theorem_check.expr.nodes import ExprError
-from theorem_check.numerics.balls import balls_of
+from theorem_check.numerics.balls import balls_of, product_operand
 
 __all__ = ["COMPLEX_KINDS", "Env", "Recipe", "compile_expr", "evaluate", "side", "with_balls"]
 
@@ -99,7 +99,7 @@ def _matmul(a, b):
         return _mul(a, b)
     if a.shape[-1] != b.shape[-2]:
         raise ShapeMismatch(f"matrix product of shapes {a.shape[-2:]} and {b.shape[-2:]} does not conform")
-    return a @ b
+    return product_operand(a, b) @ b
 
 
 def chain_product(values: list):

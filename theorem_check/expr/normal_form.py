@@ -24,6 +24,10 @@ size at which both sides are defined (names as recorded in :attr:`Normalizer.rul
   product ``(P kron Q)(R kron S) = PR kron QS`` where the factors conform, ``I_m kron I_n = I_{mn}``;
 - ``vec`` linear, ``(P kron Q) vec(X) = vec(Q X P^T)`` (Magnus & Neudecker, ch. 2, Theorem 2), so
   ``vec(A X B) = (B^T kron A) vec(X)`` and ``vec(X)^T vec(Y) = tr(X^T Y)``; ``vec`` of a column is itself;
+- a fractional power ``b^(p/q)`` of a scalar: ``b`` as one canonical rational function, then SymPy's own
+  power of it, which takes out only factors known positive (``(P/n^2)^(1/2) = P^(1/2)/n`` for ``n > 0``,
+  valid for every complex ``P``); bases equal only by a branch rule (``sqrt(1/t)``, ``1/sqrt(t)``) stay
+  different atoms: no proof, never a wrong one;
 - structure (``structure={name: kind}``): ``symmetric``/``spd``/``diagonal``: ``X^T = X``;
   ``antisymmetric``: ``X^T = -X``; ``orthogonal``: ``Q^{-1} = Q^T``, ``Q^T Q = Q Q^T = I``.
 
@@ -49,6 +53,7 @@ from typing import Mapping
 
 import sympy as sp
 
+from theorem_check.expr.det_lemma import det_lemma
 from theorem_check.expr.nodes import ExprError, Vec, is_matrix
 
 __all__ = ["Leaf", "NormalForm", "Normalizer", "NormalFormError", "SYMMETRIC_KINDS"]
@@ -411,7 +416,7 @@ class Normalizer:
         if x.rows == 1:   # a 1 x 1 sub-product commutes out as a scalar
             for j in range(i, len(word)):
                 if word[j].cols == 1:
-                    tail = word[i + 1:j + 1]   # reduced first (x^T 1 1 x = n x^T 1 x): one atom per scalar
+                    tail = word[i + 1:j + 1]   # reduced first: x^T 1 1 x = n x^T 1 x
                     red = self.reduce(tail, tail[0].rows, tail[-1].cols) if tail else None
                     if red is not None and red.terms != ((tail, sp.S.One),):
                         return j + 1, self.mul(self.of_word((x,), x.rows, x.cols), red)
@@ -484,39 +489,10 @@ class Normalizer:
                 for leaf in w:
                     out *= self._det_leaf(leaf)
                 return out
-        lemma = self._det_lemma(a)
+        lemma = det_lemma(self, a)
         if lemma is not None:
             return lemma
         return self._atom(f"det({min(a.key, self._silent_transpose(a).key)})")
-
-    def _det_lemma(self, a: NormalForm):
-        """``det(c A + sum_i x_i y_i^T) = det(c A) det(I_r + [y_i^T (cA)^-1 x_j]_ij)`` (the matrix determinant
-        lemma, Sylvester's identity) for ``A`` the identity or a symbol declared invertible (``invertible``,
-        ``spd``, ``orthogonal``) and every other term a product through a ``1``-wide inner size; else None."""
-        invertible = [(w, c) for w, c in a.terms if not w or (len(w) == 1 and w[0].kind == "sym" and not w[0].data[2]
-                      and self.structure.get(w[0].data[0]) in ("invertible", "spd", "orthogonal"))]
-        if not invertible:
-            return None
-        w0, c0 = invertible[0]
-        cols, rows = [], []
-        for w, c in a.terms:
-            if w == w0:
-                continue
-            cut = next((k for k in range(1, len(w)) if w[k - 1].cols == 1), None)
-            if cut is None:
-                return None
-            cols.append(NormalForm(a.rows, 1, ((w[:cut], c),)))
-            rows.append(NormalForm(1, a.cols, ((w[cut:], sp.S.One),)))
-        self.note("det(A + sum x_i y_i^T) = det(A) det(I + [y_i^T A^-1 x_j]) (A invertible)")
-        a_inv = self.scale(self.inverse(NormalForm(a.rows, a.cols, ((w0, sp.S.One),))), 1 / c0)
-        gram = sp.Matrix(len(cols), len(cols), lambda i, j: sp.S(int(i == j)) + self._one_by_one(
-            self.mul(self.mul(rows[i], a_inv), cols[j])))
-        return c0 ** a.rows * (self._det_leaf(w0[0]) if w0 else 1) * sp.factor_terms(gram.det(method="berkowitz"))
-
-    @staticmethod
-    def _one_by_one(x: NormalForm):
-        """The scalar value of a ``1 x 1`` normal form (its words are empty: 1 x 1 products are scalars)."""
-        return sp.Add(*[c for w, c in x.terms if not w]) if all(not w for w, _ in x.terms) else sp.Symbol(f"[{x.key}]")
 
     def _det_leaf(self, leaf: Leaf):
         if leaf.kind == "sym":
@@ -596,12 +572,7 @@ class Normalizer:
             base, k = e.base, sp.sympify(e.exp)
             if k.is_integer or (isinstance(base, sp.Symbol) and base.is_positive and k.is_Rational):
                 return self.scalar(base) ** self.scalar(k)
-            if k.is_Rational:
-                # a fractional power of a scalar expression (layer norm's sqrt(var + 1)): the base as one
-                # canonical rational function, then SymPy's own power of it, which takes out only factors
-                # it knows positive ((P/n^2)^(1/2) = P^(1/2)/n for n > 0, valid for every complex P); the
-                # power is then an atom of the comparison.  Unequal bases that are equal only by a branch
-                # rule (sqrt(1/t) against 1/sqrt(t)) stay different atoms: no proof, never a wrong one.
+            if k.is_Rational:   # (module docstring: a fractional power of a canonical base)
                 self.note("fractional power of a canonical base")
                 return sp.cancel(sp.together(self.scalar(base))) ** k
             raise NormalFormError(f"power {e}")

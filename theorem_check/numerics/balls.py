@@ -29,7 +29,7 @@ try:
 except ImportError:  # no balls: the object-array path
     flint = None
 
-__all__ = ["BallArray", "BALL_MIN", "balls_of", "from_float", "dot_directions", "polish", "spd_product",
+__all__ = ["BallArray", "BALL_MIN", "ENTRYWISE", "balls_of", "product_operand", "from_float", "dot_directions", "polish", "spd_product",
            "usv_product", "midpoints"]
 
 BALL_MIN = 256
@@ -186,6 +186,9 @@ class BallArray:
     def __mul__(self, o):
         s = self._scalars(o)
         if s is None:
+            h = self.hadamard(o)
+            if h is not None:
+                return h
             return self._fallback() * (np.asarray(o) if isinstance(o, BallArray) else o)
         _prec()
         return BallArray([a * c for a, c in zip(self.mats, s)])
@@ -214,6 +217,56 @@ class BallArray:
             raise AttributeError(name)
         return getattr(self._fallback(), name)
 
+    # -- entrywise (ball arithmetic per entry, in C; a Python loop over the entries) ----------
+    def _entrywise(self, fn, others=()):
+        """``fn(x, *o)`` entry by entry (``others``: lists of ``arb_mat`` of this shape), or None when an entry is
+        not finite (``log`` of a negative entry: the midpoints' path then gives mpmath's complex value)."""
+        _prec()
+        out = []
+        for k, m in enumerate(self.mats):
+            cols = [o[k].entries() for o in others]
+            vals = [fn(x, *rest) for x, *rest in zip(m.entries(), *cols)]
+            if not all(v.is_finite() for v in vals):
+                return None
+            out.append(flint.arb_mat(m.nrows(), m.ncols(), vals))
+        return BallArray(out)
+
+    def apply(self, name: str):
+        """The elementwise function ``name`` (one of :data:`ENTRYWISE`: ``exp``, ``log``, ``sqrt``, ``tanh``,
+        ``sigmoid``, ...) in balls, or None when it has no ball form here or an entry leaves the reals."""
+        fn = ENTRYWISE.get(name)
+        return None if fn is None else self._entrywise(fn)
+
+    def hadamard(self, o):
+        """The entrywise product with ``o`` (a ball or real array of this shape, or of batch 1), or None."""
+        om = self._other(o)
+        return None if om is None else self._entrywise(lambda x, y: x * y, (om,))
+
+    def softmax(self, axis: int):
+        """``exp(x) / sum(exp(x))`` along ``axis`` (-1: along each row, -2: down each column), shifted by the
+        entry of largest midpoint (any shift gives the same value; this one avoids overflow); None when an
+        entry is not finite."""
+        if axis not in (-1, -2, 1, 2):
+            return None
+        _prec()
+        out = []
+        for m in self.mats:
+            r, c = m.nrows(), m.ncols()
+            e = m.entries()
+            lines = [list(range(i * c, (i + 1) * c)) for i in range(r)] if axis in (-1, 2) \
+                else [list(range(j, r * c, c)) for j in range(c)]
+            vals = [None] * (r * c)
+            for idx in lines:
+                shift = max((e[i] for i in idx), key=lambda v: float(v.mid())).mid()
+                ex = [(e[i] - shift).exp() for i in idx]
+                total = sum(ex[1:], ex[0])
+                for i, v in zip(idx, ex):
+                    vals[i] = v / total
+            if not all(v.is_finite() for v in vals):
+                return None
+            out.append(flint.arb_mat(r, c, vals))
+        return BallArray(out)
+
     # -- structure ------------------------------------------------------------------------
     def swapaxes(self, a, b):
         """Transpose of the last two axes (``swapaxes(-1, -2)``); other axes through the midpoints."""
@@ -229,6 +282,17 @@ class BallArray:
         return out
 
 
+ENTRYWISE = {
+    "exp": lambda x: x.exp(), "log": lambda x: x.log(), "sqrt": lambda x: x.sqrt(), "log1p": lambda x: x.log1p(),
+    "expm1": lambda x: x.expm1(), "sin": lambda x: x.sin(), "cos": lambda x: x.cos(), "tan": lambda x: x.tan(),
+    "tanh": lambda x: x.tanh(), "abs": lambda x: abs(x),
+    "sigmoid": lambda x: 1 / (1 + (-x).exp()), "softplus": lambda x: x.exp().log1p(),
+}
+"""Elementwise functions a :class:`BallArray` evaluates in its balls (the same definitions as
+:class:`~theorem_check.numerics.precision.Ctx`'s mpmath ones; an entry where one leaves the reals, such as
+``log`` of a negative number, sends the whole array through the midpoints and mpmath)."""
+
+
 def _all_real(a: np.ndarray) -> bool:
     return all(isinstance(v, (mpmath.mpf, float, int, np.floating, np.integer)) for v in a.flat)
 
@@ -237,6 +301,15 @@ def _batched(o: np.ndarray) -> np.ndarray:
     """A matrix operand with a batch axis: a constant ``(r, c)`` (SymPy's ``ones(1, n)``, no batch axis) as
     ``(1, r, c)``, which broadcasts against every batch element."""
     return o[None] if o.ndim == 2 else o
+
+
+def product_operand(a, b):
+    """``a`` as balls when both factors of ``a @ b`` are object arrays of ``mpf`` (a Hadamard product's midpoints
+    times SymPy's folded ``ones(n, n)``): one ball product, not NumPy's object matmul (``n^3`` ``mpf``
+    products: 4.8 s of the attention gradient at n = 128); ``a`` itself otherwise."""
+    if all(isinstance(v, np.ndarray) and v.dtype == object and v.ndim in (2, 3) for v in (a, b)):
+        return balls_of(_batched(a))
+    return a
 
 
 def balls_of(a, *, force: bool = False):

@@ -186,6 +186,10 @@ class Ctx(LinalgOps):
     # Each acts entrywise on any shape (real or complex); at mp50 through the mpmath function of
     # the same name, at float32/float64 through NumPy/SciPy, keeping the dtype.
     def _map(self, mp_fn, np_fn, x):
+        if isinstance(x, BallArray):
+            out = x.apply(np_fn.__name__)
+            if out is not None:
+                return out
         return _vectorize(mp_fn)(x) if self.is_mp else np_fn(x)
 
     def sqrt(self, x):
@@ -227,7 +231,8 @@ class Ctx(LinalgOps):
     def sigmoid(self, x):
         """Elementwise logistic function ``1 / (1 + exp(-x))`` (``scipy.special.expit`` for real floats)."""
         if self.is_mp:
-            return _vectorize(lambda v: 1 / (1 + mpmath.exp(-v)))(x)
+            out = x.apply("sigmoid") if isinstance(x, BallArray) else None
+            return out if out is not None else _vectorize(lambda v: 1 / (1 + mpmath.exp(-v)))(x)
         if np.iscomplexobj(x):
             return 1 / (1 + np.exp(-x))
         from scipy.special import expit
@@ -237,14 +242,16 @@ class Ctx(LinalgOps):
     def softplus(self, x):
         """Elementwise ``log(1 + exp(x))``, without overflow (``logaddexp(0, x)`` for real floats)."""
         if self.is_mp:
-            return _vectorize(lambda v: mpmath.log1p(mpmath.exp(v)))(x)
+            out = x.apply("softplus") if isinstance(x, BallArray) else None
+            return out if out is not None else _vectorize(lambda v: mpmath.log1p(mpmath.exp(v)))(x)
         if np.iscomplexobj(x):
             return np.log1p(np.exp(x))
         return np.logaddexp(0, x)
 
     def abs(self, x):
         """Elementwise absolute value (the modulus ``|z|``, real, for complex entries)."""
-        return _vectorize(abs)(x) if self.is_mp else np.abs(x)
+        out = x.apply("abs") if isinstance(x, BallArray) else None
+        return out if out is not None else _vectorize(abs)(x) if self.is_mp else np.abs(x)
 
     def power(self, x, p):
         """Elementwise ``x**p``; ``p`` a scalar or an array broadcasting against ``x``."""
@@ -295,6 +302,10 @@ class Ctx(LinalgOps):
 
         Same shape as ``x``; entries along ``axis`` are positive and sum to 1.
         """
+        if isinstance(x, BallArray):
+            out = x.softmax(axis)
+            if out is not None:
+                return out
         e = self.exp(x - self._shift(x, axis))
         return e / np.sum(e, axis=axis, keepdims=True)
 
