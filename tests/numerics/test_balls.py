@@ -103,6 +103,19 @@ def test_softmax_and_hadamard_in_balls_match_object_arrays(axis):
         assert isinstance(MP50.hadamard(a, b), BallArray)
 
 
+def test_inverse_and_determinant_of_ball_arrays_stay_in_balls():
+    A, _ = _pair()
+    with MP50.active():
+        a = balls_of(A)
+        inv = MP50.inv(a)
+        assert isinstance(inv, BallArray)
+        _close(inv, MP50.inv(A))
+        _close(MP50.det(a), MP50.det(A))
+        rank1 = balls_of(MP50.asarray(np.ones((2, 16, 16))))
+        assert rank1.inv() is None and rank1.det() is None       # singular balls: the object path decides
+        assert MP50.det(rank1)[0] == 0
+
+
 def test_midpoints_are_fresh_arrays():
     A, _ = _pair()
     with MP50.active():

@@ -267,6 +267,31 @@ class BallArray:
             out.append(flint.arb_mat(r, c, vals))
         return BallArray(out)
 
+    # -- linear algebra (arb_mat's own, on the balls: no round trip through mpf) ----------------
+    def inv(self):
+        """The inverse of each batch element in balls, or None when a ball holds a singular matrix (the
+        caller's object path then decides, as for an object array) or the matrices are not square."""
+        if self.shape[1] != self.shape[2]:
+            return None
+        _prec()
+        try:
+            return BallArray([m.inv() for m in self.mats])
+        except ZeroDivisionError:
+            return None
+
+    def det(self):
+        """The determinant of each batch element, an object array ``(batch,)`` of ``mpf`` midpoints, or None
+        when a ball contains 0 (singular to working precision: mpmath's value, as for an object array)."""
+        if self.shape[1] != self.shape[2]:
+            return None
+        _prec()
+        ds = [m.det() for m in self.mats]
+        if any(d.contains(0) for d in ds):
+            return None
+        out = np.empty(len(ds), dtype=object)
+        out[:] = [_mpf(d) for d in ds]
+        return out
+
     # -- structure ------------------------------------------------------------------------
     def swapaxes(self, a, b):
         """Transpose of the last two axes (``swapaxes(-1, -2)``); other axes through the midpoints."""

@@ -11,6 +11,7 @@ import numpy as np
 
 from theorem_check.errors import ShapeMismatch
 from theorem_check.numerics.arb import arb_det, arb_expm, arb_inv, arb_solve
+from theorem_check.numerics.balls import BallArray
 
 __all__ = ["LinalgOps", "is_complex"]
 
@@ -59,6 +60,9 @@ class LinalgOps:
         """
         if not self.is_mp:
             return np.linalg.inv(a)
+        out = a.inv() if isinstance(a, BallArray) else None   # a ball array inverts in its balls
+        if out is not None:
+            return out
 
         def one(m):
             out = arb_inv(m)
@@ -93,6 +97,9 @@ class LinalgOps:
         """
         if not self.is_mp:
             return np.linalg.det(a)
+        out = a.det() if isinstance(a, BallArray) else None
+        if out is not None:
+            return out
 
         def one(m):
             out = arb_det(m)
