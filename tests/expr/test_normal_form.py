@@ -242,3 +242,36 @@ def test_a_random_perturbation_never_has_the_same_normal_form(t, data):
     assume(differ(t, p))      # genuinely false at a generic size
     lhs, rhs = (ex.parse(render(x), SQ, what="side") for x in (t, p))
     assert prove_identity(lhs, rhs) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# fractional powers of scalars: a proof holds at every point, negative and complex bases included
+# ---------------------------------------------------------------------------------------------
+# forms f(s, r) of two scalars (s, r: traces of random trees, of either sign); some pairs agree only for s > 0
+FORMS = ("sqrt(S)", "sqrt(1/S)", "1/sqrt(S)", "sqrt(S**2)", "S", "sqrt(S)*sqrt(S)", "S**(3/2)", "S*sqrt(S)",
+         "(S**3)**(1/3)", "sqrt(S*R)", "sqrt(S)*sqrt(R)", "sqrt(n*S)/sqrt(n)", "sqrt(S/n**2)", "sqrt(S)/n",
+         "sqrt(1 + S/n)", "sqrt(n + S)/sqrt(n)", "(1 + S/n)**(-3/2)", "n**(3/2)/(n + S)**(3/2)")
+
+
+def _scalar_value(form: str, s: complex, r: complex, n: int) -> complex:
+    """The form at a point, principal branches (Python's complex power, as SymPy's)."""
+    return complex(eval(form.replace("sqrt(", "_sq("), {"_sq": lambda z: complex(z) ** 0.5, "S": complex(s),
+                                                         "R": complex(r), "n": n}))
+
+
+@settings(**_SETTINGS)
+@given(t1=trees(), t2=trees(), f=st.sampled_from(FORMS), g=st.sampled_from(FORMS))
+def test_a_proof_with_fractional_powers_holds_at_every_point(t1, t2, f, g):
+    s, r = f"trace({render(t1)})", f"trace({render(t2)})"
+    lhs, rhs = (ex.parse(x.replace("S", f"({s})").replace("R", f"({r})"), SQ, what="side") for x in (f, g))
+    if prove_identity(lhs, rhs) is None:
+        return
+    rng = np.random.default_rng(1)
+    for shift in (4.0, -4.0, 0.5):        # traces of both signs
+        vals = {k: rng.standard_normal((4, 4)) + shift * np.eye(4) for k in LEAVES}
+        vals["U"], vals["V"] = rng.standard_normal((4, 2)), rng.standard_normal((2, 4))
+        sv, rv = complex(np.trace(evaluate(t1, vals))), complex(np.trace(evaluate(t2, vals)))
+        if min(abs(sv), abs(rv)) < 1e-6:
+            continue
+        a, b = _scalar_value(f, sv, rv, 4), _scalar_value(g, sv, rv, 4)
+        assert abs(a - b) <= 1e-8 * max(1.0, abs(a), abs(b)), (f, g, sv, rv, a, b)

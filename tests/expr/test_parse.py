@@ -1,5 +1,6 @@
 """Names the string syntax takes from other tools (matrixcalculus.org): logdet, inv, norm2, sum, x'."""
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -34,3 +35,27 @@ def test_primes_in_statements_and_refused_elsewhere():
     assert primes("x'") == "x.T" and primes("'x'") == "'x.T"
     with pytest.raises(ParseError):
         parse("'x", SH)
+
+
+
+@pytest.mark.parametrize("text, value", [
+    ("sqrt(1/trace(2*A))", lambda A, B: (1 / np.trace(2 * A)) ** 0.5),
+    ("sqrt(1/trace(2*A + 2*B))", lambda A, B: (1 / np.trace(2 * A + 2 * B)) ** 0.5),
+    ("sqrt(1/det(2*A))", lambda A, B: (1 / np.linalg.det(2 * A)) ** 0.5),
+    ("(1/trace(2*A*B + 2*A))**(1/3)", lambda A, B: (1 / np.trace(2 * A @ B + 2 * A)) ** (1 / 3)),
+    ("exp(1/trace(2*A))", lambda A, B: np.exp(1 / np.trace(2 * A))),
+    ("sqrt(1/trace((2*A).T))", lambda A, B: (1 / np.trace(2 * A)) ** 0.5),
+])
+def test_a_scalar_function_of_a_scaled_trace_is_read(text, value):
+    """SymPy 1.14's automatic evaluation of ``sqrt(1/tr(2A))`` reaches ``factor_terms``, which rebuilds ``Trace``
+    from a scalar ``Mul`` and raised "input to Trace, 2*A, is not a matrix": such a statement was refused (exit 2).
+    It is now kept unevaluated, with the same value."""
+    e = parse(text, {"A": ("n", "n"), "B": ("n", "n")}, dims={"n": 3})
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((3, 3)) + 3 * np.eye(3), rng.standard_normal((3, 3)) + np.eye(3)
+    from theorem_check.expr.compile import compile_expr, evaluate
+    from theorem_check.numerics.precision import FLOAT64
+
+    got = complex(np.ravel(evaluate(compile_expr(e), FLOAT64, {"A": A[None], "B": B[None]}, {"n": 3}))[0])
+    want = complex(value(A, B))
+    assert abs(got - want) <= 1e-9 * max(1.0, abs(want)), (got, want)

@@ -48,11 +48,25 @@ from theorem_check.expr.nodes import (
 __all__ = ["FUNCTIONS", "names_in", "parse", "parse_statement", "primes", "size_symbol"]
 
 
+def _unevaluated_on_sympy_error(build, unevaluated):
+    """``build()``, or ``unevaluated()`` when SymPy's automatic evaluation raises on a trace or determinant in
+    the argument: ``sqrt(1/tr(A + B))`` reaches ``factor_terms``, which rebuilds ``Trace`` from a scalar ``Mul``
+    and raises "input to Trace ... is not a matrix" (SymPy 1.14).  The unevaluated node means the same."""
+    try:
+        return build()
+    except (TypeError, AttributeError) as exc:
+        if not any(w in str(exc) for w in ("matrix", "Matrix", "shape")):
+            raise
+        return unevaluated()
+
+
 def _elementwise_fn(name: str, scalar_fn):
     def f(x):
         if is_matrix(x):
             return x.applyfunc(scalar_fn)
-        return scalar_fn(x)
+        if scalar_fn is sp.sqrt:
+            return _unevaluated_on_sympy_error(lambda: sp.sqrt(x), lambda: sp.Pow(x, sp.S.Half, evaluate=False))
+        return _unevaluated_on_sympy_error(lambda: scalar_fn(x), lambda: scalar_fn(x, evaluate=False))
     f.__name__ = name
     return f
 
@@ -476,7 +490,8 @@ def _pow(base, exponent):
         exponent = sp.sympify(exponent)
         if not (isinstance(base, sp.MatrixSymbol) and exponent.is_Integer):
             return sp.MatPow(base, exponent)
-    return base ** exponent
+        return base ** exponent
+    return _unevaluated_on_sympy_error(lambda: base ** exponent, lambda: sp.Pow(base, exponent, evaluate=False))
 
 
 def _num(text: str):
