@@ -305,7 +305,10 @@ class _Compiler:
 
     # -- matrix algebra -------------------------------------------------------------------
     def _c_MatMul(self, e):
-        parts = [self.compile(a) for a in e.args]
+        # ones(r, c) = ones(r, 1) ones(1, c): the chain order then never forms ones(n, n) @ X (n^2 work, not n^3)
+        args = [b for a in e.args for b in ((sp.OneMatrix(a.shape[0], 1), sp.OneMatrix(1, a.shape[1]))
+                                            if isinstance(a, sp.OneMatrix) and 1 not in a.shape else (a,))]
+        parts = [self.compile(a) for a in args]
 
         def run(env):
             return chain_product([p(env) for p in parts])
