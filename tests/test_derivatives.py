@@ -250,3 +250,22 @@ def test_centring_gradient_at_size_one_is_not_ill_posed(rhs, verdict):
     r = tc.run_claim(c, seed=0, trials=8)
     assert r.verdict.name in verdict, r.evidence
     assert "ill-posed" not in r.evidence.lower()
+
+
+def test_the_step_along_a_ball_array_is_not_a_claim_float():
+    """At mp50 a large point is a ball array whose largest entry is a float64; it set the finite-difference step,
+    and the float-literal watch reported it as the claim's own float (``grad(...) = ... + B/10**13`` at n = 128
+    was INCONCLUSIVE, 'a float literal in the claim code (4.04..., 0.0310...)').  The step is now an mpf."""
+    from theorem_check.numerics.balls import balls_of
+    from theorem_check.numerics.derivatives import directional
+    from theorem_check.numerics.precision import watch_floats
+
+    rng = np.random.default_rng(0)
+    X, V = rng.standard_normal((2, 16, 16)), rng.standard_normal((2, 16, 16))
+    with MP50.active():
+        Xb, Vm = balls_of(MP50.asarray(X)), MP50.asarray(V)
+        with watch_floats() as seen:
+            d = directional(MP50, lambda Y: MP50.trace(Y @ Y), Xb, Vm)
+    assert not seen
+    want = 2 * np.einsum("bij,bji->b", X, V)
+    assert np.allclose(to_float(d).astype(float), want, rtol=1e-12)

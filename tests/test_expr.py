@@ -317,3 +317,15 @@ def test_a_matrix_of_ones_in_a_product_is_split_into_a_column_and_a_row():
         del _COMPILER._c_OneMatrix
         compile_expr.cache_clear()
     assert (4, 4) not in seen and {(4, 1), (1, 4)} <= set(seen)
+
+
+@pytest.mark.parametrize("statement, want", [("(x.T*x)**(3/2) = trace(x.T*x)*sqrt(x.T*x)", {"VERIFIED", "PROVED"}),
+                                             ("(x.T*x)**(3/2) = trace(x.T*x)*x.T*x", {"REFUTED"}),
+                                             ("abs(x.T*x) = x.T*x", {"VERIFIED", "PROVED"}),
+                                             ("abs(x.T*x) = -x.T*x", {"REFUTED"})])
+def test_powers_and_functions_of_a_one_by_one_product(statement, want):
+    """A fractional power of a 1 x 1 product is the power of its entry (it was refused: 'integer or +-1/2
+    exponents only'); abs of it is elementwise (it was ILL-POSED)."""
+    lhs, rhs = statement.split(" = ")
+    c = tc.identity("mine.one_by_one", lhs, rhs, shapes={"x": ("n", 1)}, register=False)
+    assert tc.run_claim(c, seed=0, trials=4).verdict.value in want

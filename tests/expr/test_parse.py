@@ -59,3 +59,13 @@ def test_a_scalar_function_of_a_scaled_trace_is_read(text, value):
     got = complex(np.ravel(evaluate(compile_expr(e), FLOAT64, {"A": A[None], "B": B[None]}, {"n": 3}))[0])
     want = complex(value(A, B))
     assert abs(got - want) <= 1e-9 * max(1.0, abs(want)), (got, want)
+
+
+def test_an_elementwise_function_of_a_one_by_one_product_is_elementwise():
+    """SymPy's applyfunc on a 1 x 1 product applies the function to the matrix: abs(x.T*x) became the product of
+    matrix moduli (x^T x^H)^(1/2) (x x^TH)^(1/2), which does not conform (a true statement was ILL-POSED)."""
+    from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+    for text in ("abs(x.T*x)", "abs(x.T*A*x)", "exp(x.T*A*x)"):
+        e = parse(text, {"x": ("n", 1), "A": ("n", "n")})
+        assert isinstance(e, ElementwiseApplyFunction) and e.shape == (1, 1), (text, e)

@@ -350,6 +350,8 @@ class _Compiler:
             return lambda env: env.ctx.sqrtm(b(env))
         if ex == sp.Rational(-1, 2):
             return lambda env: env.ctx.inv(env.ctx.sqrtm(b(env)))
+        if ex.is_Rational and tuple(base.shape) == (1, 1):   # (x.T*x)**(3/2): the power of the one entry
+            return lambda env: env.ctx.power(b(env), _const(env.ctx, ex))
         if not ex.is_Integer:
             raise ExprError(f"cannot evaluate the matrix power {e}: integer or +-1/2 exponents only")
         k = int(ex)
@@ -366,6 +368,16 @@ class _Compiler:
             return out
         return run
 
+    def _unary(method):  # noqa: N805 - a helper of the class body: _c_Expm = _unary("expm") etc.
+        def run(self, e):
+            a = self.compile(e.args[0])
+            return lambda env: getattr(env.ctx, method)(a(env))
+        return run
+
+    _c_Expm, _c_Logm, _c_Sqrtm, _c_Cholesky, _c_Tril, _c_Triu, _c_Conj, _c_Real, _c_Imag = map(
+        _unary, ("expm", "logm", "sqrtm", "cholesky", "tril", "triu", "conj", "real", "imag"))
+    del _unary
+
     def _c_Inverse(self, e):
         a = self.compile(e.arg)
         return lambda env: env.ctx.inv(a(env))
@@ -377,18 +389,6 @@ class _Compiler:
     def _c_Adjoint(self, e):
         a = self.compile(e.arg)
         return lambda env: env.ctx.H(a(env))
-
-    def _c_Conj(self, e):
-        a = self.compile(e.args[0])
-        return lambda env: env.ctx.conj(a(env))
-
-    def _c_Real(self, e):
-        a = self.compile(e.args[0])
-        return lambda env: env.ctx.real(a(env))
-
-    def _c_Imag(self, e):
-        a = self.compile(e.args[0])
-        return lambda env: env.ctx.imag(a(env))
 
     def _c_Trace(self, e):
         a = self.compile(e.arg)
@@ -439,30 +439,6 @@ class _Compiler:
     def _c_Vec(self, e):
         a = self.compile(e.args[0])
         return lambda env: env.ctx.vec(a(env))
-
-    def _c_Expm(self, e):
-        a = self.compile(e.args[0])
-        return lambda env: env.ctx.expm(a(env))
-
-    def _c_Logm(self, e):
-        a = self.compile(e.args[0])
-        return lambda env: env.ctx.logm(a(env))
-
-    def _c_Sqrtm(self, e):
-        a = self.compile(e.args[0])
-        return lambda env: env.ctx.sqrtm(a(env))
-
-    def _c_Cholesky(self, e):
-        a = self.compile(e.args[0])
-        return lambda env: env.ctx.cholesky(a(env))
-
-    def _c_Tril(self, e):
-        a = self.compile(e.args[0])
-        return lambda env: env.ctx.tril(a(env))
-
-    def _c_Triu(self, e):
-        a = self.compile(e.args[0])
-        return lambda env: env.ctx.triu(a(env))
 
     # -- derivatives (the engine's oracle) --------------------------------------------------
     def _derivative(self, e, method, factor=0.5):

@@ -10,6 +10,7 @@ from typing import Any, Mapping
 
 import sympy as sp
 from sympy.matrices.exceptions import ShapeError
+from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 
 from theorem_check.errors import InvalidArgument, ShapeMismatch
@@ -62,6 +63,11 @@ def _unevaluated_on_sympy_error(build, unevaluated):
 
 def _elementwise_fn(name: str, scalar_fn):
     def f(x):
+        if is_matrix(x) and tuple(x.shape) == (1, 1) and scalar_fn is not sp.sqrt:
+            # SymPy's applyfunc on a 1 x 1 product calls the function on the matrix itself and keeps a matrix
+            # result: abs(x.T*x) became (x^T x^H)^(1/2) (x x^TH)^(1/2), which does not conform (ILL-POSED)
+            d = sp.Dummy("d")
+            return sp.matrices.expressions.MatrixExpr.__new__(ElementwiseApplyFunction, sp.Lambda(d, scalar_fn(d)), x)
         if is_matrix(x):
             return x.applyfunc(scalar_fn)
         if scalar_fn is sp.sqrt:

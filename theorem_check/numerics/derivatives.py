@@ -163,8 +163,8 @@ def _abs_max(ctx, V, shape) -> np.ndarray:
     """The largest ``|entry|`` of each batch element of ``V`` broadcast to ``shape`` (``(batch, ...)``), for
     step sizes; a ball array (:mod:`theorem_check.numerics.balls`) answers without leaving its balls."""
     batch = shape[0]
-    if callable(getattr(V, "abs_max", None)):
-        return np.broadcast_to(V.abs_max(), (batch,))
+    if callable(getattr(V, "abs_max", None)):   # float64 maxima, as engine values (not claim floats) at mp50
+        return np.broadcast_to(ctx.asarray(V.abs_max()) if ctx.is_mp else V.abs_max(), (batch,))
     flat = ctx.abs(np.broadcast_to(V, shape)).reshape(batch, -1)
     return np.max(flat, axis=1) if flat.shape[1] else np.zeros(batch)
 
