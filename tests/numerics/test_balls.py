@@ -9,7 +9,7 @@ import pytest
 
 from theorem_check.numerics import balls
 from theorem_check.numerics.balls import BallArray, balls_of, dot_directions
-from theorem_check.numerics.precision import MP50, to_float
+from theorem_check.numerics.precision import FLOAT64, MP50, to_float
 
 pytest.importorskip("flint")
 
@@ -189,3 +189,17 @@ def test_exact_samples_polished_in_balls_match_the_object_path(kind, monkeypatch
     if kind == "spd":
         with MP50.active():
             assert all(fast[b, i, j] == fast[b, j, i] for b in range(2) for i in range(n) for j in range(n))
+
+
+def test_trace_of_a_product_without_the_product():
+    A, B = _pair()
+    with MP50.active():
+        a, b = balls_of(A), balls_of(B)
+        want = MP50.trace(A @ B)
+        for got in (MP50.trace_product(a, b), MP50.trace_product(A, b), MP50.trace_product(a, B),
+                    MP50.trace_product(A, B)):
+            _close(got, want)
+        assert a.trace_product(balls_of(MP50.asarray(np.ones((2, 16, 8))), force=True)) is None   # wrong shape
+    X, Y = np.random.default_rng(3).standard_normal((2, 2, 5, 3))
+    assert np.allclose(FLOAT64.trace_product(X, np.swapaxes(Y, -1, -2)), np.trace(X @ np.swapaxes(Y, -1, -2),
+                                                                                  axis1=-2, axis2=-1))

@@ -9,7 +9,7 @@ import sympy as sp
 
 from theorem_check.errors import ShapeMismatch
 from theorem_check.expr.chain import chain_order
-from theorem_check.expr.nodes import ExprError
+from theorem_check.expr.nodes import ExprError, is_matrix
 from theorem_check.numerics.balls import balls_of, product_operand
 
 __all__ = ["COMPLEX_KINDS", "Env", "Recipe", "compile_expr", "evaluate", "side", "with_balls"]
@@ -391,8 +391,16 @@ class _Compiler:
         return lambda env: env.ctx.H(a(env))
 
     def _c_Trace(self, e):
-        a = self.compile(e.arg)
-        return lambda env: env.ctx.trace(a(env))
+        args = e.arg.args if isinstance(e.arg, sp.MatMul) else ()
+        if sum(map(is_matrix, args)) < 2 or not is_matrix(args[-1]):
+            a = self.compile(e.arg)
+            return lambda env: env.ctx.trace(a(env))
+        head, last = self._c_MatMul(sp.MatMul(*args[:-1])), self.compile(args[-1])
+
+        def run(env):   # tr(M L) = sum_ij M_ij L_ji: the last product of the chain is never formed
+            m, x = head(env), last(env)
+            return env.ctx.trace_product(m, x) if _is_mat_value(m) and _is_mat_value(x) else env.ctx.trace(_mul(m, x))
+        return run
 
     def _c_Determinant(self, e):
         a = self.compile(e.arg)

@@ -267,6 +267,29 @@ class BallArray:
             out.append(flint.arb_mat(r, c, vals))
         return BallArray(out)
 
+    def trace_product(self, o):
+        """``tr(self @ o)`` per batch element as ``sum_ij a_ij o_ji`` (an object array ``(batch,)`` of ``mpf``
+        midpoints), or None when ``o`` is not a real matrix of the transposed shape."""
+        if isinstance(o, BallArray):
+            om = o.mats if o.shape[0] == self.shape[0] else o.mats * self.shape[0] if o.shape[0] == 1 else None
+            if om is None or o.shape[1:] != (self.shape[2], self.shape[1]):
+                return None
+        else:
+            t = np.asarray(o)
+            t = t[None] if t.ndim == 2 else t
+            if t.ndim != 3 or t.shape[1:] != (self.shape[2], self.shape[1]):
+                return None
+            b = balls_of(t, force=True)
+            if not isinstance(b, BallArray) or b.shape[0] not in (1, self.shape[0]):
+                return None
+            om = b.mats if b.shape[0] == self.shape[0] else b.mats * self.shape[0]
+        _prec()
+        out = np.empty(self.shape[0], dtype=object)
+        for k, (m, q) in enumerate(zip(self.mats, om)):
+            terms = [x * y for x, y in zip(m.entries(), q.transpose().entries())]
+            out[k] = _mpf(sum(terms[1:], terms[0]) if terms else flint.arb(0))
+        return out
+
     # -- linear algebra (arb_mat's own, on the balls: no round trip through mpf) ----------------
     def inv(self):
         """The inverse of each batch element in balls, or None when a ball holds a singular matrix (the

@@ -407,6 +407,22 @@ class Ctx(LinalgOps):
             return x.trace()
         return np.trace(x, axis1=-2, axis2=-1)
 
+    def trace_product(self, a, b):
+        """``tr(a @ b)`` over the last two axes without the product: ``sum_ij a_ij b_ji`` (``n^2`` work, not
+        ``n^3``); ``a`` ``(..., m, n)``, ``b`` ``(..., n, m)``.  Ball arrays stay in their balls."""
+        if isinstance(a, BallArray):
+            out = a.trace_product(b)
+            if out is not None:
+                return out
+        if isinstance(b, BallArray):
+            out = b.trace_product(a)
+            if out is not None:
+                return out
+        a, b = np.asarray(a), np.asarray(b)
+        if a.dtype != object and b.dtype != object:
+            return np.einsum("...ij,...ji->...", a, b)
+        return np.sum(a * np.swapaxes(b, -1, -2), axis=(-2, -1))
+
     def sum_sq(self, x: np.ndarray, *, batch_axes: int = 1):
         """Sum of squared moduli ``sum |x|^2`` over every axis but the first ``batch_axes``: ``(b, ...) -> (b,)``.
 
