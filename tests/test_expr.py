@@ -329,3 +329,13 @@ def test_powers_and_functions_of_a_one_by_one_product(statement, want):
     lhs, rhs = statement.split(" = ")
     c = tc.identity("mine.one_by_one", lhs, rhs, shapes={"x": ("n", 1)}, register=False)
     assert tc.run_claim(c, seed=0, trials=4).verdict.value in want
+
+
+@pytest.mark.parametrize("statement, want", [("real(sqrt(trace(A.T*A))) = sqrt(trace(A.T*A))", {"VERIFIED", "PROVED"}),
+                                             ("imag(sqrt(trace(A))) = 0", {"REFUTED"})])
+def test_real_and_imaginary_parts_of_a_root_evaluate(statement, want):
+    """SymPy writes re(sqrt(t)) and im(sqrt(t)) with atan2, which the compiler refused ('cannot evaluate a atan2
+    node', exit 2); imag(sqrt(trace(A))) is nonzero wherever the trace is negative."""
+    lhs, rhs = statement.split(" = ")
+    c = tc.identity("mine.re_im_root", lhs, rhs, shapes={"A": ("n", "n")}, register=False)
+    assert tc.run_claim(c, seed=0, trials=8).verdict.value in want

@@ -300,6 +300,10 @@ class _Compiler:
         arg = self.compile(e.args[0])
         return lambda env: getattr(env.ctx, method)(arg(env))
 
+    def _c_atan2(self, e):
+        y, x = (self.compile(a) for a in e.args)
+        return lambda env: env.ctx.arctan2(y(env), x(env))
+
     def _c_Max(self, e):
         raise ExprError("cannot evaluate Max: not supported in expression sides")
 

@@ -248,6 +248,11 @@ class Ctx(LinalgOps):
             return np.log1p(np.exp(x))
         return np.logaddexp(0, x)
 
+    def arctan2(self, y, x):
+        """Elementwise ``atan2(y, x)`` of real arrays (the angle of ``x + iy`` in ``(-pi, pi]``; SymPy writes
+        ``re(sqrt(t))`` with it)."""
+        return _vectorize(mpmath.atan2)(y, x) if self.is_mp else np.arctan2(y, x)
+
     def abs(self, x):
         """Elementwise absolute value (the modulus ``|z|``, real, for complex entries)."""
         out = x.apply("abs") if isinstance(x, BallArray) else None
