@@ -34,7 +34,7 @@ rejected as a parse error; SymPy's derivative of a sum of traces is 0, so the sy
 "proves" false gradient identities).  Fix the engine, not this file.
 
 ``test_metamorphic_fast`` runs ~150 examples; ``test_metamorphic_slow`` (``-m slow``) runs
-``THEOREM_CHECK_META_EXAMPLES`` examples (default 3000).  Verdict counts are printed at the end of
+``THEOREM_CHECK_META_EXAMPLES`` examples (default 3000) in 4 shards.  Verdict counts are printed at the end of
 each test (``-s`` shows them).
 """
 
@@ -1149,10 +1149,9 @@ def _fast(case):
     check_case(case)
 
 
-@settings(max_examples=SLOW_EXAMPLES, **_SETTINGS)
-@given(case=cases())
-def _slow(case):
-    check_case(case)
+SLOW_SHARDS = 4
+"""The slow run's examples in this many shards (each its own random draws, as one test's were), so that pytest-xdist spreads them
+over the cores (one test of 3000 examples was 300 s on one worker: the suite's critical path)."""
 
 
 def test_metamorphic_fast():
@@ -1165,10 +1164,12 @@ def test_metamorphic_fast():
 
 
 @pytest.mark.slow
-def test_metamorphic_slow():
+@pytest.mark.parametrize("shard", range(SLOW_SHARDS))
+def test_metamorphic_slow(shard):
     COUNTS.clear()
     t0 = time.perf_counter()
+    run = settings(max_examples=-(-SLOW_EXAMPLES // SLOW_SHARDS), **_SETTINGS)(given(case=cases())(check_case))
     try:
-        _slow()
+        run()
     finally:
-        _report("metamorphic (slow)", t0)
+        _report(f"metamorphic (slow, shard {shard + 1} of {SLOW_SHARDS})", t0)
