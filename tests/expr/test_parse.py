@@ -69,3 +69,10 @@ def test_an_elementwise_function_of_a_one_by_one_product_is_elementwise():
     for text in ("abs(x.T*x)", "abs(x.T*A*x)", "exp(x.T*A*x)"):
         e = parse(text, {"x": ("n", 1), "A": ("n", "n")})
         assert isinstance(e, ElementwiseApplyFunction) and e.shape == (1, 1), (text, e)
+
+
+def test_a_constant_singular_at_the_sizes_is_named_singular():
+    """At n = 1, ones(n,n) - eye(n) is 0 and SymPy's own inversion raises while the side is built: the message says
+    singular, not 'cannot interpret' (a new user read it as a syntax error)."""
+    with pytest.raises(ParseError, match="singular at these sizes"):
+        parse("(ones(n,n) - eye(n))**-1*x", {"x": ("n", 1)}, dims={"n": 1})

@@ -9,7 +9,7 @@ import tokenize
 from typing import Any, Mapping
 
 import sympy as sp
-from sympy.matrices.exceptions import ShapeError
+from sympy.matrices.exceptions import NonInvertibleMatrixError, ShapeError
 from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 
@@ -453,6 +453,8 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
             raise ShapeMismatch(f"{text!r} adds a matrix to a scalar (a 1x1 product x.T*x is a matrix to "
                                 "SymPy: wrap it in trace(...) to add it to a scalar)") from None
         raise ParseError(f"{text!r}: cannot interpret: {msg.splitlines()[0]}") from None
+    except NonInvertibleMatrixError as exc:   # SymPy inverts a constant (ones(1,1) - eye(1) at n = 1) while building
+        raise ParseError(f"{text!r}: a matrix it inverts is singular at these sizes ({exc})") from None
     except (AttributeError, ValueError, IndexError, KeyError, NameError, ZeroDivisionError) as exc:
         raise ParseError(f"{text!r}: cannot interpret: {str(exc).splitlines()[0] or type(exc).__name__}") \
             from None
