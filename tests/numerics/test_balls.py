@@ -200,6 +200,10 @@ def test_trace_of_a_product_without_the_product():
                     MP50.trace_product(A, B)):
             _close(got, want)
         assert a.trace_product(balls_of(MP50.asarray(np.ones((2, 16, 8))), force=True)) is None   # wrong shape
+        bad = np.asarray(B).copy()
+        bad[0, 0, 0] = mpmath.mpf("inf")          # not finite: no balls, the object path (no AttributeError)
+        assert a.trace_product(bad) is None and a.hadamard(bad) is None
+        assert not isinstance(a * bad, BallArray) and mpmath.isinf((a * bad)[0, 0, 0])
     X, Y = np.random.default_rng(3).standard_normal((2, 2, 5, 3))
     assert np.allclose(FLOAT64.trace_product(X, np.swapaxes(Y, -1, -2)), np.trace(X @ np.swapaxes(Y, -1, -2),
                                                                                   axis1=-2, axis2=-1))

@@ -65,13 +65,12 @@ def _elementwise_fn(name: str, scalar_fn):
     def f(x):
         if is_matrix(x) and tuple(x.shape) == (1, 1) and scalar_fn is not sp.sqrt:
             # SymPy's applyfunc on a 1 x 1 product calls the function on the matrix itself and keeps a matrix
-            # result: abs(x.T*x) became (x^T x^H)^(1/2) (x x^TH)^(1/2), which does not conform (ILL-POSED)
+            # result: abs(x.T*x) became (x^T x^H)^(1/2) (x x^TH)^(1/2), which does not conform (ILL-POSED);
+            # sqrt keeps that route, where it is right: the principal root (x.T*x)**(1/2) of the 1 x 1 matrix
             d = sp.Dummy("d")
             return sp.matrices.expressions.MatrixExpr.__new__(ElementwiseApplyFunction, sp.Lambda(d, scalar_fn(d)), x)
         if is_matrix(x):
             return x.applyfunc(scalar_fn)
-        if scalar_fn is sp.sqrt:
-            return _unevaluated_on_sympy_error(lambda: sp.sqrt(x), lambda: sp.Pow(x, sp.S.Half, evaluate=False))
         return _unevaluated_on_sympy_error(lambda: scalar_fn(x), lambda: scalar_fn(x, evaluate=False))
     f.__name__ = name
     return f

@@ -115,6 +115,8 @@ class BallArray:
         if a.ndim == 3 and a.shape[1:] == self.shape[1:] and a.shape[0] in (1, self.shape[0]) \
                 and a.dtype.kind in "fiO" and (a.dtype != object or _all_real(a)):
             b = balls_of(a, force=True)
+            if not isinstance(b, BallArray):   # a non-finite entry: balls_of gives the array back
+                return None
             return b.mats if b.shape[0] == self.shape[0] else b.mats * self.shape[0]
         return None
 
@@ -271,23 +273,17 @@ class BallArray:
         """``tr(self @ o)`` per batch element as ``sum_ij a_ij o_ji`` (an object array ``(batch,)`` of ``mpf``
         midpoints), or None when ``o`` is not a real matrix of the transposed shape."""
         if isinstance(o, BallArray):
-            om = o.mats if o.shape[0] == self.shape[0] else o.mats * self.shape[0] if o.shape[0] == 1 else None
-            if om is None or o.shape[1:] != (self.shape[2], self.shape[1]):
-                return None
+            om = self._other(o.swapaxes(-1, -2))
         else:
             t = np.asarray(o)
-            t = t[None] if t.ndim == 2 else t
-            if t.ndim != 3 or t.shape[1:] != (self.shape[2], self.shape[1]):
-                return None
-            b = balls_of(t, force=True)
-            if not isinstance(b, BallArray) or b.shape[0] not in (1, self.shape[0]):
-                return None
-            om = b.mats if b.shape[0] == self.shape[0] else b.mats * self.shape[0]
+            om = self._other(np.swapaxes(_batched(t), -1, -2)) if t.ndim in (2, 3) else None
+        if om is None:
+            return None
         _prec()
         out = np.empty(self.shape[0], dtype=object)
         for k, (m, q) in enumerate(zip(self.mats, om)):
-            terms = [x * y for x, y in zip(m.entries(), q.transpose().entries())]
-            out[k] = _mpf(sum(terms[1:], terms[0]) if terms else flint.arb(0))
+            terms = [x * y for x, y in zip(m.entries(), q.entries())]
+            out[k] = _mpf(sum(terms[1:], terms[0]))
         return out
 
     # -- linear algebra (arb_mat's own, on the balls: no round trip through mpf) ----------------

@@ -76,6 +76,12 @@ def _mp_scalar(v):
 
 
 
+def _in_balls(x, name: str):
+    """The elementwise function ``name`` of a ball array in its balls (:data:`~theorem_check.numerics.balls.ENTRYWISE`),
+    or None (not a ball array, no ball form, or an entry leaving the reals: the caller's mpmath path decides)."""
+    return x.apply(name) if isinstance(x, BallArray) else None
+
+
 def _abs2(v):
     """``|v|^2`` of one mpmath entry (real for ``mpc``)."""
     if isinstance(v, (mpmath.mpc, complex)):
@@ -186,10 +192,9 @@ class Ctx(LinalgOps):
     # Each acts entrywise on any shape (real or complex); at mp50 through the mpmath function of
     # the same name, at float32/float64 through NumPy/SciPy, keeping the dtype.
     def _map(self, mp_fn, np_fn, x):
-        if isinstance(x, BallArray):
-            out = x.apply(np_fn.__name__)
-            if out is not None:
-                return out
+        out = _in_balls(x, np_fn.__name__)
+        if out is not None:
+            return out
         return _vectorize(mp_fn)(x) if self.is_mp else np_fn(x)
 
     def sqrt(self, x):
@@ -231,7 +236,7 @@ class Ctx(LinalgOps):
     def sigmoid(self, x):
         """Elementwise logistic function ``1 / (1 + exp(-x))`` (``scipy.special.expit`` for real floats)."""
         if self.is_mp:
-            out = x.apply("sigmoid") if isinstance(x, BallArray) else None
+            out = _in_balls(x, "sigmoid")
             return out if out is not None else _vectorize(lambda v: 1 / (1 + mpmath.exp(-v)))(x)
         if np.iscomplexobj(x):
             return 1 / (1 + np.exp(-x))
@@ -242,7 +247,7 @@ class Ctx(LinalgOps):
     def softplus(self, x):
         """Elementwise ``log(1 + exp(x))``, without overflow (``logaddexp(0, x)`` for real floats)."""
         if self.is_mp:
-            out = x.apply("softplus") if isinstance(x, BallArray) else None
+            out = _in_balls(x, "softplus")
             return out if out is not None else _vectorize(lambda v: mpmath.log1p(mpmath.exp(v)))(x)
         if np.iscomplexobj(x):
             return np.log1p(np.exp(x))
@@ -255,7 +260,7 @@ class Ctx(LinalgOps):
 
     def abs(self, x):
         """Elementwise absolute value (the modulus ``|z|``, real, for complex entries)."""
-        out = x.apply("abs") if isinstance(x, BallArray) else None
+        out = _in_balls(x, "abs")
         return out if out is not None else _vectorize(abs)(x) if self.is_mp else np.abs(x)
 
     def power(self, x, p):
