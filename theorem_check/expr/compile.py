@@ -489,9 +489,12 @@ class _Compiler:
             return getattr(env.ctx, op_of(env.structure))(fn, x0)
 
         def along(env, projection):
-            """The derivative along ``projection``'s directions: ``((batch, K), m)`` (numerics/directions.py)."""
+            """The derivative along ``projection``'s directions: ``((batch, K), m)`` (numerics/directions.py),
+            by forward mode where every node on the variable's path has a rule (expr/forward.py)."""
+            from theorem_check.expr.forward import directional_jvp
+
             fn, x0 = point(env)
-            return projection.oracle(env.ctx, fn, x0)
+            return projection.oracle(env.ctx, fn, x0, jvp=directional_jvp(f, name, env, x0, scalar_out, label))
 
         def derivative(structure):
             """``(kind, variable)`` of this oracle node; None where it is not projected (complex variables)."""

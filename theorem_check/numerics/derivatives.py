@@ -100,7 +100,7 @@ from theorem_check.errors import InvalidArgument, ShapeMismatch
 from theorem_check.numerics.balls import BallArray
 
 __all__ = ["grad", "jacobian", "hessian", "directional", "second_directional", "sym_grad", "wirtinger_grad", "MP_EXTRA_DIGITS",
-           "rounding_gain"]
+           "rounding_gain", "at_oracle_precision"]
 
 MP_EXTRA_DIGITS = 40
 """Extra decimal digits with which ``f`` is evaluated at mp50 (``mpmath.workdps(dps + 40)``)."""
@@ -230,13 +230,18 @@ class _Stepper:
         return (16 * (fp1 + fm1) - (fp2 + fm2) - 30 * f0) / (12 * tt * tt)
 
 
-def _run(ctx, body):
-    """Run ``body()`` with the context's working precision (mp50: ``dps + MP_EXTRA_DIGITS`` digits)."""
+def at_oracle_precision(ctx, body: Callable):
+    """``body()`` run at the oracle's working precision in ``ctx``: ``dps + MP_EXTRA_DIGITS`` digits at mp50
+    (the forward-mode oracle of :mod:`theorem_check.expr.forward` runs there too), float warnings off at
+    float precisions."""
     if ctx.is_mp:
         with mpmath.workdps(ctx.dps + MP_EXTRA_DIGITS):
             return body()
     with np.errstate(all="ignore"):
         return body()
+
+
+_run = at_oracle_precision
 
 
 def _unit(ctx, shape, j: int):

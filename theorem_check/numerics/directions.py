@@ -227,11 +227,14 @@ class Projection:
         return np.concatenate(out, axis=1)
 
     # -- the oracle side ------------------------------------------------------------------
-    def oracle(self, ctx, f, X) -> tuple[np.ndarray, int]:
+    def oracle(self, ctx, f, X, jvp=None) -> tuple[np.ndarray, int]:
         """The derivative of ``f`` at ``X`` (batched, in ``ctx``) along the directions: ``((batch, K), m)``.
 
         ``f`` maps ``(batch, *shape) -> (batch,)`` (grad, sym_grad, hessian) or ``(batch, *out)`` (jacobian,
-        ``m = prod(out)``; ``m = 1`` otherwise).  Raises ShapeMismatch when ``f`` drops the batch axis.
+        ``m = prod(out)``; ``m = 1`` otherwise).  ``jvp(V)``, when given, is ``f``'s directional derivative
+        along ``V`` by forward mode (:mod:`theorem_check.expr.forward`), used for first derivatives instead of
+        the difference quotient (None from it: the quotient after all).  Raises ShapeMismatch when ``f`` drops
+        the batch axis.
         """
         batch = self.U.shape[0]
         out, m = [], 1
@@ -241,7 +244,8 @@ class Projection:
                 W = _in(ctx, self.W[:, i])
                 d = (second_directional(ctx, f, X, V + W) - second_directional(ctx, f, X, V - W)) / 4
             else:
-                d = directional(ctx, f, X, V)
+                d = jvp(V) if jvp is not None else None
+                d = directional(ctx, f, X, V) if d is None else d
                 if self.kind != "jacobian" and np.ndim(d) > 1:
                     if int(np.prod(np.shape(d)[1:])) != 1:
                         raise ShapeMismatch(f"grad needs a scalar function, shape (batch,) = ({batch},); f returned "

@@ -1,0 +1,494 @@
+"""Forward-mode differentiation of an expression side: the directional derivative ``d/dt f(X + t V)`` at
+``t = 0`` in one pass over the expression tree (a Jacobian-vector product), for the derivative oracle at
+mp50 (issue 21; docs/design-decisions.md, item 114).
+
+Every node of the tree that depends on the differentiated variable ``X`` is evaluated as a pair (value,
+tangent): the tangent of ``X`` is the direction ``V``, a node free of ``X`` has no tangent (zero) and is
+evaluated by the ordinary recipe (:mod:`theorem_check.expr.compile`), and each node's tangent follows from
+its arguments' by the rules of matrix calculus (Magnus & Neudecker, *Matrix Differential Calculus*, ch. 8-9;
+the Matrix Cookbook, sec. 2):
+
+=========================  ================================================================
+node                       tangent (``dA`` the tangent of the argument ``A``)
+=========================  ================================================================
+sums, transposes, trace,   the same operation on the tangents (linear nodes)
+vec, diag, entries
+products (``*``, ``@``,    the product rule, ``sum_i A_1 ... dA_i ... A_k`` (chains in the
+Hadamard, Kronecker)       order of :func:`~theorem_check.expr.compile.chain_product`)
+``A^-1``                   ``-A^-1 dA A^-1``
+``det A``                  ``det A tr(A^-1 dA)``; ``log det A``: ``tr(A^-1 dA)`` (no determinant)
+``A^k`` (integer ``k``)    the product rule over ``k`` factors (``k < 0``: of ``A^-1``)
+scalar ``a^p`` (number     ``p a^(p-1) da``; ``sqrt``: ``da / (2 sqrt a)``
+``p``)
+``exp``, ``log``,          ``f'(a) da`` entrywise (``exp a``, ``1/a``, ``1 - tanh^2 a``,
+``tanh``, ``sigmoid``,     ``s (1 - s)``, ``s``, ``cos``, ``-sin``, ``1 / cos^2``, ``1/(1+a)``,
+``softplus``, ``sin``,     ``exp a``)
+``cos``, ``tan``,
+``log1p``, ``expm1``
+``softmax(A, axis)``       ``P o (dA - (sum along axis of P o dA) broadcast)``, ``P`` the softmax
+entrywise functions        the rules above applied to the body at the argument's value and tangent
+(``ElementwiseApplyFunction``)
+=========================  ================================================================
+
+Any other node on the variable's path (the matrix functions ``expm``, ``logm``, ``sqrtm``, ``cholesky``;
+``abs``; a non-numeric exponent; ``logsumexp``; a derivative inside the function) makes
+:func:`jvp_recipe` return None, and the oracle keeps its finite differences.  Values are computed only when
+a tangent needs them (``tr(A^-1 dA)`` never forms ``det A``).
+
+Why it is used at mp50 only, and the floors.  At float32 and float64 the four evaluations of the
+difference quotient are four BLAS calls; at mp50 each is a product or a factorisation in balls, and the
+difference quotient needs 40 extra digits against its cancellation.  The forward pass runs at the same
+``dps + 40`` digits (:func:`~theorem_check.numerics.derivatives.at_oracle_precision`), so its rounding,
+``10^-40`` relative to the claimed side's at the same conditioning, stays below the floor the engine
+already keeps for the oracle (:meth:`~theorem_check.numerics.directions.Projection.oracle_gain`, the
+difference quotient's), and it has no truncation error.  The refinement float32 -> float64 -> mp50 is of
+one quantity, the directional derivative, computed to the working precision at every level.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import sympy as sp
+from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+from theorem_check.expr import compile as _c
+from theorem_check.expr.nodes import ExprError, is_matrix
+
+__all__ = ["NoForward", "jvp_recipe", "directional_jvp"]
+
+
+class NoForward(ExprError):
+    """A node on the differentiated variable's path has no forward rule here (the oracle keeps finite
+    differences)."""
+
+
+_Pair = Callable[[Any], tuple]   # fenv -> (value thunk, tangent or None)
+
+
+class _FEnv:
+    """The recipe's :class:`~theorem_check.expr.compile.Env` and the tangents of the differentiated symbols
+    (the variable's name, and the dummies of entrywise function bodies)."""
+
+    __slots__ = ("env", "tangents")
+
+    def __init__(self, env, tangents: dict):
+        self.env, self.tangents = env, tangents
+
+
+def _memo(fn):
+    box = []
+
+    def get():
+        if not box:
+            box.append(fn())
+        return box[0]
+    return get
+
+
+def _value(v):
+    return lambda: v
+
+
+def _sum(terms):
+    terms = [t for t in terms if t is not None]
+    if not terms:
+        return None
+    out = terms[0]
+    for t in terms[1:]:
+        out = _c._add(out, t)
+    return out
+
+
+def _neg(t):
+    return _c._mul(-1, t)
+
+
+def _ones(ctx, r, c):
+    return ctx.ones((r, c))
+
+
+# entrywise f'(a) from (ctx, a, f(a)) for the functions of compile._ELEMENTWISE that are differentiable
+_DERIV = {
+    "exp": lambda ctx, a, v: v,
+    "log": lambda ctx, a, v: 1 / a,
+    "tanh": lambda ctx, a, v: 1 - v * v,
+    "sigmoid": lambda ctx, a, v: v * (1 - v),
+    "softplus": lambda ctx, a, v: ctx.sigmoid(a),
+    "sin": lambda ctx, a, v: ctx.cos(a),
+    "cos": lambda ctx, a, v: -ctx.sin(a),
+    "tan": lambda ctx, a, v: 1 + v * v,
+    "log1p": lambda ctx, a, v: 1 / (1 + a),
+    "expm1": lambda ctx, a, v: v + 1,
+}
+_LINEAR = {"re": "real", "im": "imag", "conjugate": "conj"}
+
+
+class _Forward:
+    """Compiles a SymPy tree into ``fenv -> (value thunk, tangent)``; one ``_f_<ClassName>`` per node class."""
+
+    def __init__(self, var: str):
+        self.var = var
+
+    def depends(self, e) -> bool:
+        if isinstance(e, ElementwiseApplyFunction):
+            return self.depends(e.expr)     # the body's dummy stands for the argument
+        if isinstance(e, sp.Dummy):
+            return True          # a bound dummy of an entrywise body (its tangent may be None: checked at run)
+        if isinstance(e, (sp.MatrixSymbol, sp.Symbol)):
+            return e.name == self.var
+        return any(self.depends(a) for a in e.args if isinstance(a, sp.Basic))
+
+    def compile(self, e) -> _Pair:
+        if not self.depends(e):
+            rec = _c._COMPILER.compile(e)
+            return lambda fe: (_memo(lambda: rec(fe.env)), None)
+        for cls in type(e).__mro__:
+            meth = getattr(self, f"_f_{cls.__name__}", None)
+            if meth is not None:
+                return meth(e)
+            name = cls.__name__
+            if isinstance(e, sp.Function) and (name in _DERIV or name in _LINEAR):
+                return self._entrywise(e, name)
+        raise NoForward(f"no forward rule for a {type(e).__name__} node")
+
+    # -- leaves ---------------------------------------------------------------------------
+    def _f_MatrixSymbol(self, e):
+        rec = _c._COMPILER.compile(e)
+        return lambda fe: (_value(rec(fe.env)), fe.tangents.get(e.name))
+
+    _f_Symbol = _f_MatrixSymbol
+
+    def _f_Dummy(self, e):
+        rec = _c._COMPILER.compile(e)
+        return lambda fe: (_value(rec(fe.env)), fe.tangents.get(e))
+
+    # -- sums and products ----------------------------------------------------------------
+    def _f_Add(self, e):
+        parts = [self.compile(a) for a in e.args]
+
+        def run(fe):
+            res = [p(fe) for p in parts]
+
+            def value():
+                out = res[0][0]()
+                for v, _ in res[1:]:
+                    out = _c._add(out, v())
+                return out
+            return _memo(value), _sum(t for _, t in res)
+        return run
+
+    _f_MatAdd = _f_Add
+
+    def _product(self, args, combine):
+        parts = [self.compile(a) for a in args]
+
+        def run(fe):
+            res = [p(fe) for p in parts]
+            vals = [_memo(v) for v, _ in res]
+            ctx = fe.env.ctx
+            value = _memo(lambda: combine(ctx, [v() for v in vals]))
+            terms = [combine(ctx, [t if j == i else vals[j]() for j in range(len(res))])
+                     for i, (_, t) in enumerate(res) if t is not None]
+            return value, _sum(terms)
+        return run
+
+    def _f_Mul(self, e):
+        def combine(ctx, vs):
+            out = vs[0]
+            for v in vs[1:]:
+                out = _c._mul(out, v)
+            return out
+        return self._product(e.args, combine)
+
+    def _f_MatMul(self, e):
+        args = [b for a in e.args for b in ((sp.OneMatrix(a.shape[0], 1), sp.OneMatrix(1, a.shape[1]))
+                                            if isinstance(a, sp.OneMatrix) and 1 not in a.shape else (a,))]
+        return self._product(args, _chain)
+
+    def _f_HadamardProduct(self, e):
+        def combine(ctx, vs):
+            out = vs[0]
+            for v in vs[1:]:
+                out = ctx.hadamard(out, v)
+            return out
+        return self._product(e.args, combine)
+
+    def _f_KroneckerProduct(self, e):
+        def combine(ctx, vs):
+            out = vs[0]
+            for v in vs[1:]:
+                out = ctx.kron(out, v)
+            return out
+        return self._product(e.args, combine)
+
+    # -- powers ---------------------------------------------------------------------------
+    def _f_Pow(self, e):
+        base, ex = e.args
+        if not ex.is_Number or self.depends(ex):
+            raise NoForward(f"no forward rule for the power {e} (a numeric exponent only)")
+        b = self.compile(base)
+
+        def run(fe):
+            bv, bt = b(fe)
+            value = _memo(lambda: _pow(fe.env.ctx, bv(), ex))
+            if bt is None:
+                return value, None
+            ctx, a = fe.env.ctx, bv()
+            if ex == sp.Rational(1, 2):
+                d = 1 / (2 * value())
+            elif ex.is_Integer:
+                k = int(ex)
+                d = k * _pow(ctx, a, sp.Integer(k - 1)) if k != 1 else 1
+            else:
+                d = _c._const(ctx, ex) * ctx.power(a, _c._const(ctx, ex - 1))
+            return value, _c._mul(d, bt)
+        return run
+
+    def _f_MatPow(self, e):
+        base, ex = e.args
+        if not ex.is_Integer or tuple(base.shape) == (1, 1):
+            raise NoForward(f"no forward rule for the matrix power {e} (integer exponents only)")
+        k = int(ex)
+        if k == 0:
+            rec = _c._COMPILER.compile(e)
+            return lambda fe: (_memo(lambda: rec(fe.env)), None)
+        arg = sp.Inverse(base) if k < 0 else base
+        return self._product([arg] * abs(k), _chain)
+
+    # -- matrix nodes ---------------------------------------------------------------------
+    def _linear(self, e, op):
+        a = self.compile(e.args[0])
+
+        def run(fe):
+            av, at = a(fe)
+            ctx = fe.env.ctx
+            return _memo(lambda: op(ctx, av())), (None if at is None else op(ctx, at))
+        return run
+
+    def _f_Transpose(self, e):
+        return self._linear(e, lambda ctx, x: ctx.T(x))
+
+    def _f_Adjoint(self, e):
+        return self._linear(e, lambda ctx, x: ctx.H(x))
+
+    def _f_Vec(self, e):
+        return self._linear(e, lambda ctx, x: ctx.vec(x))
+
+    def _f_DiagonalOf(self, e):
+        return self._linear(e, lambda ctx, x: ctx.diag_part(x)[..., :, None])
+
+    def _f_DiagMatrix(self, e):
+        col = e.args[0].shape[1] == 1
+        return self._linear(e, lambda ctx, x: ctx.diag(x[..., :, 0] if col else x[..., 0, :]))
+
+    def _f_Real(self, e):
+        return self._linear(e, lambda ctx, x: ctx.real(x))
+
+    def _f_Imag(self, e):
+        return self._linear(e, lambda ctx, x: ctx.imag(x))
+
+    def _f_Conj(self, e):
+        return self._linear(e, lambda ctx, x: ctx.conj(x))
+
+    def _f_Tril(self, e):
+        return self._linear(e, lambda ctx, x: ctx.tril(x))
+
+    def _f_Triu(self, e):
+        return self._linear(e, lambda ctx, x: ctx.triu(x))
+
+    def _f_MatrixElement(self, e):
+        i, j = e.i, e.j
+        parent = self.compile(e.parent)
+
+        def run(fe):
+            pv, pt = parent(fe)
+            ii, jj = _c._size(i, fe.env), _c._size(j, fe.env)
+            return _memo(lambda: pv()[..., ii, jj]), (None if pt is None else pt[..., ii, jj])
+        return run
+
+    def _f_Trace(self, e):
+        args = e.arg.args if isinstance(e.arg, sp.MatMul) else ()
+        if sum(map(is_matrix, args)) < 2 or not is_matrix(args[-1]):
+            return self._linear(e, lambda ctx, x: ctx.trace(x))
+        head, last = self._f_MatMul(sp.MatMul(*args[:-1])), self.compile(args[-1])
+
+        def run(fe):   # tr(M L) and its tangent tr(dM L) + tr(M dL), the last product never formed
+            ctx = fe.env.ctx
+            (hv, ht), (lv, lt) = head(fe), last(fe)
+            terms = [None if ht is None else _trace_product(ctx, ht, lv()),
+                     None if lt is None else _trace_product(ctx, hv(), lt)]
+            return _memo(lambda: _trace_product(ctx, hv(), lv())), _sum(terms)
+        return run
+
+    def _f_Inverse(self, e):
+        a = self.compile(e.arg)
+
+        def run(fe):
+            av, at = a(fe)
+            ctx = fe.env.ctx
+            inv = _memo(lambda: ctx.inv(av()))
+            return inv, (None if at is None else _neg(_c.chain_product([inv(), at, inv()])))
+        return run
+
+    def _f_Determinant(self, e):
+        a = self.compile(e.arg)
+
+        def run(fe):
+            av, at = a(fe)
+            ctx = fe.env.ctx
+            det = _memo(lambda: ctx.det(av()))
+            if at is None:
+                return det, None
+            return det, _c._mul(det(), _trace_product(ctx, ctx.inv(av()), at))
+        return run
+
+    def _f_Softmax(self, e):
+        x, axis = self.compile(e.args[0]), (-2, -1)[e.axis]
+
+        def run(fe):
+            xv, xt = x(fe)
+            ctx = fe.env.ctx
+            p = _memo(lambda: ctx.softmax(xv(), axis=axis))
+            if xt is None:
+                return p, None
+            P = p()
+            s = _hadamard(P, xt)
+            r, c = P.shape[-2:]
+            if axis == -1:   # each row's sum of P o dX, spread along the row
+                tot = _c.chain_product([s, _ones(ctx, c, 1), _ones(ctx, 1, c)])
+            else:
+                tot = _c.chain_product([_ones(ctx, r, 1), _ones(ctx, 1, r), s])
+            return p, _hadamard(P, xt - tot)
+        return run
+
+    def _f_LogSumExp(self, e):
+        raise NoForward("no forward rule for logsumexp")
+
+    def _f_LogSumExpAxis(self, e):
+        raise NoForward("no forward rule for logsumexp")
+
+    def _f_ElementwiseApplyFunction(self, e):
+        fn = e.function
+        if not isinstance(fn, sp.Lambda) or len(fn.variables) != 1:
+            fn = sp.Lambda(sp.Dummy("d"), fn(sp.Dummy("d")))
+        var, body = fn.variables[0], self.compile(fn.expr)
+        arg = self.compile(e.expr)
+
+        def run(fe):
+            av, at = arg(fe)
+            env = fe.env.with_bound(var, av())
+            out = body(_FEnv(env, {**fe.tangents, var: at}))
+            return out
+        return run
+
+    def _entrywise(self, e, name):
+        if len(e.args) != 1:
+            raise NoForward(f"{name} takes one argument")
+        a = self.compile(e.args[0])
+        if name in _LINEAR:
+            method = _LINEAR[name]
+            return self._linear(e, lambda ctx, x: getattr(ctx, method)(x))
+        method, deriv = _c._ELEMENTWISE[name], _DERIV[name]
+        det_arg = isinstance(e.args[0], sp.Determinant) and name == "log"
+        inner = self.compile(e.args[0].arg) if det_arg else None
+
+        def run(fe):
+            ctx = fe.env.ctx
+            if det_arg:     # d log det A = tr(A^-1 dA): the determinant itself is never formed
+                mv, mt = inner(fe)
+                value = _memo(lambda: ctx.log(ctx.det(mv())))
+                return value, (None if mt is None else _trace_product(ctx, ctx.inv(mv()), mt))
+            av, at = a(fe)
+            value = _memo(lambda: getattr(ctx, method)(av()))
+            if at is None:
+                return value, None
+            return value, _entry_mul(deriv(ctx, av(), value()), at)
+        return run
+
+    # -- not differentiated here ----------------------------------------------------------
+    def _refuse(self, e):
+        raise NoForward(f"no forward rule for a {type(e).__name__} node")
+
+    _f_Expm = _f_Logm = _f_Sqrtm = _f_Cholesky = _f_Abs = _f_atan2 = _f_Max = _refuse
+    _f_Grad = _f_GradXY = _f_Jacobian = _f_Hessian = _refuse
+
+
+def _pow(ctx, a, ex):
+    """``a ** ex`` for a SymPy number ``ex``, as :meth:`compile._Compiler._c_Pow` evaluates it."""
+    if ex == sp.Rational(1, 2):
+        return ctx.sqrt(a)
+    if ex == sp.Rational(-1, 2):
+        return 1 / ctx.sqrt(a)
+    if ex.is_Integer:
+        k = int(ex)
+        return a ** k if k >= 0 else 1 / (a ** (-k))
+    return ctx.power(a, _c._const(ctx, ex))
+
+
+def _chain(ctx, vs):
+    return _c.chain_product(vs)
+
+
+def _hadamard(a, b):
+    """The entrywise product (:meth:`Ctx.hadamard` is ``a * b``; ball arrays keep it in their balls)."""
+    return a * b
+
+
+def _entry_mul(d, t):
+    """``f'(a) o da`` entrywise (scalars lifted as the recipe lifts them)."""
+    return _c._mul(d, t)
+
+
+def _trace_product(ctx, a, b):
+    if _c._is_mat_value(a) and _c._is_mat_value(b):
+        return ctx.trace_product(a, b)
+    return ctx.trace(_c._mul(a, b))
+
+
+@functools.lru_cache(maxsize=1024)
+def jvp_recipe(expr, var: str):
+    """``(env, V) -> d/dt expr(X + t V)`` at ``t = 0`` for the variable ``var`` (a matrix or a scalar
+    symbol's name) of the SymPy expression ``expr``, or None when a node on the variable's path has no
+    forward rule (see the module docstring).  The result has ``expr``'s value's shape, or is None when
+    ``expr`` does not depend on ``var`` (a zero derivative).  Cached by ``(expr, var)``."""
+    try:
+        pair = _Forward(var).compile(expr)
+    except NoForward:
+        return None
+
+    def jvp(env, V):
+        return pair(_FEnv(env, {var: V}))[1]
+    return jvp
+
+
+
+def directional_jvp(f, var: str, env, x0, scalar_out: bool, label) -> Callable | None:
+    """The oracle's ``jvp(V)`` for :meth:`~theorem_check.numerics.directions.Projection.oracle`: the
+    directional derivative of the side ``f`` by ``var`` at ``x0`` along ``V``, shaped as the difference
+    quotient's (``(batch,)`` for a scalar ``f``, ``(batch, *out)`` otherwise), at the oracle's precision; None
+    when ``f`` has no forward recipe.  The returned function gives None (the quotient decides, with its own
+    errors) when the forward pass fails at these values, e.g. on a matrix singular to working precision."""
+    import numpy as np
+
+    from theorem_check.numerics.derivatives import at_oracle_precision
+
+    rec = jvp_recipe(f, var)
+    if rec is None:
+        return None
+    env = env.bind(var, x0)
+    batch = int(np.shape(x0)[0])
+
+    def jvp(V):
+        def body():
+            t = rec(env, V)
+            if t is None:   # f does not depend on the variable
+                return np.broadcast_to(env.ctx.scalar(0), (batch,)).copy() if scalar_out else None
+            t = _c._as_scalar(t, label) if scalar_out else t
+            return _c._batched(t, batch)
+        try:
+            return at_oracle_precision(env.ctx, body)
+        except Exception:  # noqa: BLE001 - the difference quotient evaluates f itself and reports its errors
+            return None
+    return jvp
