@@ -1,177 +1,32 @@
 """Compiling an expression tree once into a recipe that evaluates it on a batch, in any precision context."""
 
 import functools
-from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import numpy as np
 import sympy as sp
 
-from theorem_check.errors import ShapeMismatch
-from theorem_check.expr.chain import chain_order
+from theorem_check.expr.forward import directional_jvp
 from theorem_check.expr.nodes import ExprError, is_matrix
-from theorem_check.numerics.balls import balls_of, product_operand
+from theorem_check.expr.values import (
+    ELEMENTWISE,
+    Env,
+    Recipe,
+    add,
+    as_scalar,
+    batched,
+    chain_product,
+    const,
+    is_mat_value,
+    mul,
+    size,
+)
+from theorem_check.numerics.balls import balls_of
 
-__all__ = ["COMPLEX_KINDS", "Env", "Recipe", "compile_expr", "evaluate", "side", "with_balls"]
+__all__ = ["COMPLEX_KINDS", "Env", "Recipe", "chain_product", "compile_expr", "evaluate", "side", "with_balls"]
 
 COMPLEX_KINDS = ("complex", "hermitian")
 """Structure kinds whose values are complex: a ``grad`` by such a variable is the conjugate Wirtinger derivative."""
-
-
-# ---------------------------------------------------------------------------------------------
-# values
-# ---------------------------------------------------------------------------------------------
-@dataclass
-class Env:
-    """What a recipe is applied to: the context, the instance's values, its sizes, structures, bound dummies."""
-
-    ctx: Any
-    values: Mapping[str, Any]
-    dims: Mapping[str, int] = field(default_factory=dict)
-    structure: Mapping[str, str] = field(default_factory=dict)
-    bound: Mapping[Any, Any] = field(default_factory=dict)
-
-    def bind(self, name: str, value) -> "Env":
-        """A copy with ``values[name] = value`` (other values are broadcast if the oracle stacked a
-        larger batch: ``value.shape[0] = q * batch`` repeats each other value ``q`` times, tiled)."""
-        vals = dict(self.values)
-        old = vals.get(name)
-        nb = np.shape(value)[0] if np.ndim(value) else None
-        ob = np.shape(old)[0] if old is not None and np.ndim(old) else None
-        if nb is not None and ob and nb != ob and nb % ob == 0:
-            q = nb // ob
-            for k, v in vals.items():
-                if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == ob and k != name:
-                    vals[k] = np.concatenate([v] * q, axis=0)
-        vals[name] = value
-        return Env(self.ctx, vals, self.dims, self.structure, self.bound)
-
-    def with_bound(self, dummy, value) -> "Env":
-        """A copy with the ``Lambda`` variable ``dummy`` bound to ``value``."""
-        return Env(self.ctx, self.values, self.dims, self.structure, {**self.bound, dummy: value})
-
-
-Recipe = Callable[[Env], Any]
-
-
-def _is_mat_value(v) -> bool:
-    return np.ndim(v) >= 2
-
-
-def _as_scalar(v, what: str):
-    """A value used as a scalar: a ``1 x 1`` matrix becomes its entry; a larger matrix is a shape error."""
-    if _is_mat_value(v):
-        if np.shape(v)[-2:] == (1, 1):
-            return v[..., 0, 0]
-        raise ShapeMismatch(f"{what}: a matrix of shape {np.shape(v)[-2:]} is used as a scalar")
-    return v
-
-
-def _lift(s, m):
-    """Scalar ``s`` (``()`` or ``(batch,)``) shaped to multiply/add the matrix ``m``."""
-    if np.ndim(s) == 1 and _is_mat_value(m):
-        return s[:, None, None]
-    return s
-
-
-def _mul(a, b):
-    if _is_mat_value(a) != _is_mat_value(b):
-        a, b = (_lift(a, b), b) if _is_mat_value(b) else (a, _lift(b, a))
-    return a * b
-
-
-def _add(a, b):
-    if _is_mat_value(a) != _is_mat_value(b):
-        a, b = (_lift(a, b), b) if _is_mat_value(b) else (a, _lift(b, a))
-    return a + b
-
-
-def _batched(v, batch: int):
-    """``v`` with the leading batch axis: a constant scalar ``()`` or matrix ``(rows, cols)`` (no
-    batch axis, as SymPy folds ``eye(1) - ones(1, 1)`` to a number) repeated ``batch`` times."""
-    if np.ndim(v) in (0, 2):
-        return np.broadcast_to(v, (batch,) + np.shape(v)).copy()
-    return v
-
-
-def _matmul(a, b):
-    if not (_is_mat_value(a) and _is_mat_value(b)):
-        return _mul(a, b)
-    if a.shape[-1] != b.shape[-2]:
-        raise ShapeMismatch(f"matrix product of shapes {a.shape[-2:]} and {b.shape[-2:]} does not conform")
-    return product_operand(a, b) @ b
-
-
-def chain_product(values: list):
-    """The product of ``values`` in order (matrices ``(..., r, c)`` and scalars ``()``/``(batch,)``), the
-    matrices associated by :func:`chain_order` and the scalars multiplying their product.  The same product as left-to-right evaluation up to rounding: ``ones(n,1)*ones(1,n)*x`` no
-    longer forms the n x n matrix of ones (at mp50 and n = 256, 65,536 ``mpf`` products per evaluation: it
-    made the layer-norm gradient check take 41 s).  Raises ShapeMismatch for non-conforming neighbours."""
-    mats = [v for v in values if _is_mat_value(v)]
-    scalars = [v for v in values if not _is_mat_value(v)]
-    for a, b in zip(mats, mats[1:]):
-        if a.shape[-1] != b.shape[-2]:
-            raise ShapeMismatch(f"matrix product of shapes {a.shape[-2:]} and {b.shape[-2:]} does not conform")
-    if not mats:
-        out = scalars[0]
-        for v in scalars[1:]:
-            out = _mul(out, v)
-        return out
-    split = chain_order([tuple(m.shape[-2:]) for m in mats])
-
-    def prod(i, j):
-        if i == j:
-            return mats[i]
-        m = split[i][j]
-        return _matmul(prod(i, m), prod(m + 1, j))
-    out = prod(0, len(mats) - 1)
-    for v in scalars:
-        out = _mul(v, out)
-    return out
-
-
-def _const(ctx, e):
-    """A SymPy number as a constant of ``ctx`` (rationals exact to the working precision)."""
-    if e.is_Integer:
-        return int(e)
-    if e.is_Rational:
-        return ctx.scalar(int(e.p)) / ctx.scalar(int(e.q))
-    if e is sp.pi:
-        return ctx.pi
-    if e is sp.E:
-        return ctx.exp(ctx.scalar(1))
-    if e is sp.I:
-        return ctx.scalar(1j)
-    if e.is_Float:
-        if ctx.is_mp:
-            import mpmath
-
-            return mpmath.mpf(str(e))
-        return ctx.scalar(float(e))
-    raise ExprError(f"cannot evaluate the number {e} ({type(e).__name__}): real constants and I only")
-
-
-def _size(e, env: Env) -> int:
-    """A SymPy size (integer or a size letter, or a product of them) as an int."""
-    if isinstance(e, (int, np.integer)):
-        return int(e)
-    e = sp.sympify(e)
-    if e.is_Integer:
-        return int(e)
-    try:
-        v = e.subs({sp.Symbol(k, integer=True, positive=True): v for k, v in env.dims.items()})
-        v = v.subs({sp.Symbol(k): v2 for k, v2 in env.dims.items()})
-    except Exception as exc:  # noqa: BLE001
-        raise ExprError(f"size {e} cannot be evaluated: {exc}") from None
-    if not v.is_Integer:
-        raise ExprError(f"size {e} has no value (sizes known: {dict(env.dims)})")
-    return int(v)
-
-
-_ELEMENTWISE = {"sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "exp": "exp", "log": "log",
-                "Abs": "abs", "sigmoid": "sigmoid", "softplus": "softplus", "log1p": "log1p", "expm1": "expm1",
-                "re": "real", "im": "imag", "conjugate": "conj"}
-"""SymPy function class name -> ``ctx`` method (elementwise on any shape)."""
 
 
 class _Lazy:
@@ -196,19 +51,19 @@ class _Compiler:
             meth = getattr(self, f"_c_{cls.__name__}", None)
             if meth is not None:
                 return meth(e)
-            if cls.__name__ in _ELEMENTWISE and isinstance(e, sp.Function):
-                return self._elementwise(e, _ELEMENTWISE[cls.__name__])
+            if cls.__name__ in ELEMENTWISE and isinstance(e, sp.Function):
+                return self._elementwise(e, ELEMENTWISE[cls.__name__])
         raise ExprError(f"cannot evaluate a {type(e).__name__} node ({e}): not supported in expression sides")
 
     # -- leaves ---------------------------------------------------------------------------
     def _c_Number(self, e):
-        return lambda env: _const(env.ctx, e)
+        return lambda env: const(env.ctx, e)
 
     def _c_NumberSymbol(self, e):
-        return lambda env: _const(env.ctx, e)
+        return lambda env: const(env.ctx, e)
 
     def _c_ImaginaryUnit(self, e):
-        return lambda env: _const(env.ctx, e)
+        return lambda env: const(env.ctx, e)
 
     def _c_Dummy(self, e):
         def run(env):
@@ -241,20 +96,20 @@ class _Compiler:
 
     def _c_Identity(self, e):
         n = e.shape[0]
-        return lambda env: env.ctx.eye(_size(n, env))
+        return lambda env: env.ctx.eye(size(n, env))
 
     def _c_ZeroMatrix(self, e):
         r, c = e.shape
-        return lambda env: env.ctx.zeros((_size(r, env), _size(c, env)))
+        return lambda env: env.ctx.zeros((size(r, env), size(c, env)))
 
     def _c_OneMatrix(self, e):
         r, c = e.shape
-        return lambda env: env.ctx.ones((_size(r, env), _size(c, env)))
+        return lambda env: env.ctx.ones((size(r, env), size(c, env)))
 
     def _c_MatrixElement(self, e):
         parent = self.compile(e.parent)
         i, j = e.i, e.j
-        return lambda env: parent(env)[..., _size(i, env), _size(j, env)]
+        return lambda env: parent(env)[..., size(i, env), size(j, env)]
 
     # -- scalar algebra -------------------------------------------------------------------
     def _c_Add(self, e):
@@ -263,7 +118,7 @@ class _Compiler:
         def run(env):
             out = parts[0](env)
             for p in parts[1:]:
-                out = _add(out, p(env))
+                out = add(out, p(env))
             return out
         return run
 
@@ -273,7 +128,7 @@ class _Compiler:
         def run(env):
             out = parts[0](env)
             for p in parts[1:]:
-                out = _mul(out, p(env))
+                out = mul(out, p(env))
             return out
         return run
 
@@ -290,9 +145,9 @@ class _Compiler:
                 if k >= 0:
                     return lambda env: b(env) ** k
                 return lambda env: 1 / (b(env) ** (-k))
-            return lambda env: env.ctx.power(b(env), _const(env.ctx, ex))
+            return lambda env: env.ctx.power(b(env), const(env.ctx, ex))
         x = self.compile(ex)
-        return lambda env: env.ctx.exp(_mul(x(env), env.ctx.log(b(env))))
+        return lambda env: env.ctx.exp(mul(x(env), env.ctx.log(b(env))))
 
     def _elementwise(self, e, method):
         if len(e.args) != 1:
@@ -335,7 +190,7 @@ class _Compiler:
         base, ex = self.compile(e.base), e.exp
         if not ex.is_Number:
             raise ExprError(f"HadamardPower with a symbolic exponent {ex} is not supported")
-        return lambda env: env.ctx.hadamard_power(base(env), _const(env.ctx, ex))
+        return lambda env: env.ctx.hadamard_power(base(env), const(env.ctx, ex))
 
     def _c_KroneckerProduct(self, e):
         parts = [self.compile(a) for a in e.args]
@@ -355,7 +210,7 @@ class _Compiler:
         if ex == sp.Rational(-1, 2):
             return lambda env: env.ctx.inv(env.ctx.sqrtm(b(env)))
         if ex.is_Rational and tuple(base.shape) == (1, 1):   # (x.T*x)**(3/2): the power of the one entry
-            return lambda env: env.ctx.power(b(env), _const(env.ctx, ex))
+            return lambda env: env.ctx.power(b(env), const(env.ctx, ex))
         if not ex.is_Integer:
             raise ExprError(f"cannot evaluate the matrix power {e}: integer or +-1/2 exponents only")
         k = int(ex)
@@ -403,7 +258,7 @@ class _Compiler:
 
         def run(env):   # tr(M L) = sum_ij M_ij L_ji: the last product of the chain is never formed
             m, x = head(env), last(env)
-            return env.ctx.trace_product(m, x) if _is_mat_value(m) and _is_mat_value(x) else env.ctx.trace(_mul(m, x))
+            return env.ctx.trace_product(m, x) if is_mat_value(m) and is_mat_value(x) else env.ctx.trace(mul(m, x))
         return run
 
     def _c_Determinant(self, e):
@@ -467,8 +322,8 @@ class _Compiler:
 
             def fn(xv):
                 out = body(env.bind(name, xv))
-                out = _as_scalar(out, label) if scalar_out else out
-                return _batched(out, np.shape(xv)[0])   # a constant (SymPy folded f) has no batch axis
+                out = as_scalar(out, label) if scalar_out else out
+                return batched(out, np.shape(xv)[0])   # a constant (SymPy folded f) has no batch axis
             return fn, x0
 
         def op_of(structure):
@@ -491,10 +346,9 @@ class _Compiler:
         def along(env, projection):
             """The derivative along ``projection``'s directions: ``((batch, K), m)`` (numerics/directions.py),
             by forward mode where every node on the variable's path has a rule (expr/forward.py)."""
-            from theorem_check.expr.forward import directional_jvp
-
             fn, x0 = point(env)
-            return projection.oracle(env.ctx, fn, x0, jvp=directional_jvp(f, name, env, x0, scalar_out, label))
+            jvp = directional_jvp(f, name, env, x0, scalar_out, label, compile_expr)
+            return projection.oracle(env.ctx, fn, x0, jvp=jvp)
 
         def derivative(structure):
             """``(kind, variable)`` of this oracle node; None where it is not projected (complex variables)."""

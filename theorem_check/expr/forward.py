@@ -53,8 +53,18 @@ from typing import Any, Callable
 import sympy as sp
 from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
-from theorem_check.expr import compile as _c
 from theorem_check.expr.nodes import ExprError, is_matrix
+from theorem_check.expr.values import (
+    ELEMENTWISE,
+    add,
+    as_scalar,
+    batched,
+    chain_product,
+    const,
+    is_mat_value,
+    mul,
+    size,
+)
 
 __all__ = ["NoForward", "jvp_recipe", "directional_jvp"]
 
@@ -97,12 +107,12 @@ def _sum(terms):
         return None
     out = terms[0]
     for t in terms[1:]:
-        out = _c._add(out, t)
+        out = add(out, t)
     return out
 
 
 def _neg(t):
-    return _c._mul(-1, t)
+    return mul(-1, t)
 
 
 def _ones(ctx, r, c):
@@ -128,8 +138,8 @@ _LINEAR = {"re": "real", "im": "imag", "conjugate": "conj"}
 class _Forward:
     """Compiles a SymPy tree into ``fenv -> (value thunk, tangent)``; one ``_f_<ClassName>`` per node class."""
 
-    def __init__(self, var: str):
-        self.var = var
+    def __init__(self, var: str, value: Callable):
+        self.var, self.value = var, value
 
     def depends(self, e) -> bool:
         if isinstance(e, ElementwiseApplyFunction):
@@ -142,7 +152,7 @@ class _Forward:
 
     def compile(self, e) -> _Pair:
         if not self.depends(e):
-            rec = _c._COMPILER.compile(e)
+            rec = self.value(e)
             return lambda fe: (_memo(lambda: rec(fe.env)), None)
         for cls in type(e).__mro__:
             meth = getattr(self, f"_f_{cls.__name__}", None)
@@ -155,13 +165,13 @@ class _Forward:
 
     # -- leaves ---------------------------------------------------------------------------
     def _f_MatrixSymbol(self, e):
-        rec = _c._COMPILER.compile(e)
+        rec = self.value(e)
         return lambda fe: (_value(rec(fe.env)), fe.tangents.get(e.name))
 
     _f_Symbol = _f_MatrixSymbol
 
     def _f_Dummy(self, e):
-        rec = _c._COMPILER.compile(e)
+        rec = self.value(e)
         return lambda fe: (_value(rec(fe.env)), fe.tangents.get(e))
 
     # -- sums and products ----------------------------------------------------------------
@@ -174,7 +184,7 @@ class _Forward:
             def value():
                 out = res[0][0]()
                 for v, _ in res[1:]:
-                    out = _c._add(out, v())
+                    out = add(out, v())
                 return out
             return _memo(value), _sum(t for _, t in res)
         return run
@@ -198,7 +208,7 @@ class _Forward:
         def combine(ctx, vs):
             out = vs[0]
             for v in vs[1:]:
-                out = _c._mul(out, v)
+                out = mul(out, v)
             return out
         return self._product(e.args, combine)
 
@@ -242,8 +252,8 @@ class _Forward:
                 k = int(ex)
                 d = k * _pow(ctx, a, sp.Integer(k - 1)) if k != 1 else 1
             else:
-                d = _c._const(ctx, ex) * ctx.power(a, _c._const(ctx, ex - 1))
-            return value, _c._mul(d, bt)
+                d = const(ctx, ex) * ctx.power(a, const(ctx, ex - 1))
+            return value, mul(d, bt)
         return run
 
     def _f_MatPow(self, e):
@@ -252,7 +262,7 @@ class _Forward:
             raise NoForward(f"no forward rule for the matrix power {e} (integer exponents only)")
         k = int(ex)
         if k == 0:
-            rec = _c._COMPILER.compile(e)
+            rec = self.value(e)
             return lambda fe: (_memo(lambda: rec(fe.env)), None)
         arg = sp.Inverse(base) if k < 0 else base
         return self._product([arg] * abs(k), _chain)
@@ -304,7 +314,7 @@ class _Forward:
 
         def run(fe):
             pv, pt = parent(fe)
-            ii, jj = _c._size(i, fe.env), _c._size(j, fe.env)
+            ii, jj = size(i, fe.env), size(j, fe.env)
             return _memo(lambda: pv()[..., ii, jj]), (None if pt is None else pt[..., ii, jj])
         return run
 
@@ -329,7 +339,7 @@ class _Forward:
             av, at = a(fe)
             ctx = fe.env.ctx
             inv = _memo(lambda: ctx.inv(av()))
-            return inv, (None if at is None else _neg(_c.chain_product([inv(), at, inv()])))
+            return inv, (None if at is None else _neg(chain_product([inv(), at, inv()])))
         return run
 
     def _f_Determinant(self, e):
@@ -341,7 +351,7 @@ class _Forward:
             det = _memo(lambda: ctx.det(av()))
             if at is None:
                 return det, None
-            return det, _c._mul(det(), _trace_product(ctx, ctx.inv(av()), at))
+            return det, mul(det(), _trace_product(ctx, ctx.inv(av()), at))
         return run
 
     def _f_Softmax(self, e):
@@ -357,9 +367,9 @@ class _Forward:
             s = _hadamard(P, xt)
             r, c = P.shape[-2:]
             if axis == -1:   # each row's sum of P o dX, spread along the row
-                tot = _c.chain_product([s, _ones(ctx, c, 1), _ones(ctx, 1, c)])
+                tot = chain_product([s, _ones(ctx, c, 1), _ones(ctx, 1, c)])
             else:
-                tot = _c.chain_product([_ones(ctx, r, 1), _ones(ctx, 1, r), s])
+                tot = chain_product([_ones(ctx, r, 1), _ones(ctx, 1, r), s])
             return p, _hadamard(P, xt - tot)
         return run
 
@@ -390,7 +400,7 @@ class _Forward:
         if name in _LINEAR:
             method = _LINEAR[name]
             return self._linear(e, lambda ctx, x: getattr(ctx, method)(x))
-        method, deriv = _c._ELEMENTWISE[name], _DERIV[name]
+        method, deriv = ELEMENTWISE[name], _DERIV[name]
         det_arg = isinstance(e.args[0], sp.Determinant) and name == "log"
         inner = self.compile(e.args[0].arg) if det_arg else None
 
@@ -424,11 +434,11 @@ def _pow(ctx, a, ex):
     if ex.is_Integer:
         k = int(ex)
         return a ** k if k >= 0 else 1 / (a ** (-k))
-    return ctx.power(a, _c._const(ctx, ex))
+    return ctx.power(a, const(ctx, ex))
 
 
 def _chain(ctx, vs):
-    return _c.chain_product(vs)
+    return chain_product(vs)
 
 
 def _hadamard(a, b):
@@ -438,23 +448,25 @@ def _hadamard(a, b):
 
 def _entry_mul(d, t):
     """``f'(a) o da`` entrywise (scalars lifted as the recipe lifts them)."""
-    return _c._mul(d, t)
+    return mul(d, t)
 
 
 def _trace_product(ctx, a, b):
-    if _c._is_mat_value(a) and _c._is_mat_value(b):
+    if is_mat_value(a) and is_mat_value(b):
         return ctx.trace_product(a, b)
-    return ctx.trace(_c._mul(a, b))
+    return ctx.trace(mul(a, b))
 
 
 @functools.lru_cache(maxsize=1024)
-def jvp_recipe(expr, var: str):
+def jvp_recipe(expr, var: str, value: Callable):
     """``(env, V) -> d/dt expr(X + t V)`` at ``t = 0`` for the variable ``var`` (a matrix or a scalar
     symbol's name) of the SymPy expression ``expr``, or None when a node on the variable's path has no
-    forward rule (see the module docstring).  The result has ``expr``'s value's shape, or is None when
-    ``expr`` does not depend on ``var`` (a zero derivative).  Cached by ``(expr, var)``."""
+    forward rule (see the module docstring).  ``value(e)`` is the ordinary recipe of a subexpression
+    (:func:`theorem_check.expr.compile.compile_expr`), used for the nodes free of ``var``.  The result has
+    ``expr``'s value's shape, or is None when ``expr`` does not depend on ``var`` (a zero derivative).
+    Cached by ``(expr, var, value)``."""
     try:
-        pair = _Forward(var).compile(expr)
+        pair = _Forward(var, value).compile(expr)
     except NoForward:
         return None
 
@@ -464,17 +476,17 @@ def jvp_recipe(expr, var: str):
 
 
 
-def directional_jvp(f, var: str, env, x0, scalar_out: bool, label) -> Callable | None:
+def directional_jvp(f, var: str, env, x0, scalar_out: bool, label, value: Callable) -> Callable | None:
     """The oracle's ``jvp(V)`` for :meth:`~theorem_check.numerics.directions.Projection.oracle`: the
     directional derivative of the side ``f`` by ``var`` at ``x0`` along ``V``, shaped as the difference
     quotient's (``(batch,)`` for a scalar ``f``, ``(batch, *out)`` otherwise), at the oracle's precision; None
-    when ``f`` has no forward recipe.  The returned function gives None (the quotient decides, with its own
+    when ``f`` has no forward recipe (``value``: as for :func:`jvp_recipe`).  The returned function gives None (the quotient decides, with its own
     errors) when the forward pass fails at these values, e.g. on a matrix singular to working precision."""
     import numpy as np
 
     from theorem_check.numerics.derivatives import at_oracle_precision
 
-    rec = jvp_recipe(f, var)
+    rec = jvp_recipe(f, var, value)
     if rec is None:
         return None
     env = env.bind(var, x0)
@@ -485,8 +497,8 @@ def directional_jvp(f, var: str, env, x0, scalar_out: bool, label) -> Callable |
             t = rec(env, V)
             if t is None:   # f does not depend on the variable
                 return np.broadcast_to(env.ctx.scalar(0), (batch,)).copy() if scalar_out else None
-            t = _c._as_scalar(t, label) if scalar_out else t
-            return _c._batched(t, batch)
+            t = as_scalar(t, label) if scalar_out else t
+            return batched(t, batch)
         try:
             return at_oracle_precision(env.ctx, body)
         except Exception:  # noqa: BLE001 - the difference quotient evaluates f itself and reports its errors
