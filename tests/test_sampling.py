@@ -424,3 +424,21 @@ def test_generic_samples_keep_their_structure_at_every_precision(ctx, n):
     assert err.max() < 8 * n * ctx.eps + (0 if ctx.is_mp else 1e-13)
     sv = _singular_values(M.at(ctx), ctx)
     assert (sv[:, n] <= 8 * (n + 1) * ctx.eps * sv[:, 0]).all() and (sv[:, n - 1] > sv[:, 0] / 10).all()
+
+
+@pytest.mark.parametrize("make", [
+    lambda rng: sampling.spd(rng, 16, batch=2),
+    lambda rng: sampling.orthogonal(rng, 16, batch=2),
+    lambda rng: sampling.with_singular_values(rng, 16, 17, np.linspace(1, 3, 16), batch=2),
+])
+def test_balls_hold_the_midpoints_at_returns(make):
+    """``Exact.balls`` is the ball array of exactly the ``mpf`` values ``at`` returns (no object array)."""
+    from theorem_check.numerics.balls import BallArray
+
+    x = make(np.random.default_rng(3))
+    with MP50.active():
+        b = x.balls(MP50)
+        assert isinstance(b, BallArray) and b.shape == x.shape
+        assert (np.asarray(b) == x.at(MP50)).all()
+    assert x.balls(FLOAT64) is None                                 # float contexts: the plain path
+    assert sampling.spd(np.random.default_rng(0), 4, batch=2).balls(MP50) is None   # 16 entries: below BALL_MIN

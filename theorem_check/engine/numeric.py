@@ -202,10 +202,20 @@ def _batch_of(inst: Mapping[str, Any]) -> int | None:
     return None
 
 
+def _expressions_only(statement: Statement) -> bool:
+    """True when both sides are expression sides (parsed strings or SymPy: they carry ``symbolic``) without
+    orthogonal variables, and there is no ``scale``: no claim code sees the converted instance, so large real
+    matrices may go to balls directly (:func:`~theorem_check.engine.vacuity.convert`)."""
+    sides = (statement.lhs, statement.rhs)
+    return statement.scale is None and all(callable(getattr(s, "symbolic", None)) for s in sides) \
+        and not any("orthogonal" in getattr(s, "structure", {}).values() for s in sides)
+
+
 def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
     """Both sides of a batch at precision ``ctx`` (validated arrays), the optional scale and the size of
     one (unprojected) side."""
-    cinst = Instance({k: convert(v, ctx) for k, v in inst.items()})
+    balls = ctx.is_mp and _expressions_only(statement)
+    cinst = Instance({k: convert(v, ctx, balls=balls) for k, v in inst.items()})
     batch = _batch_of(inst)
     proj = cinst.get(PROJECTION_KEY)
     if isinstance(proj, Projection):

@@ -161,6 +161,12 @@ class _Recipe:
         """The recipe of batch entry ``b`` (every array sliced ``[b:b+1]`` along axis 0)."""
         return type(self)(self.value[b:b + 1], **{n: getattr(self, n)[b:b + 1] for n in self.fields})
 
+    def mats(self, ctx) -> list | None:
+        """The sample as ``arb_mat`` balls at ``ctx``'s precision, one per batch element (C order), or None
+        where balls are off or the polish does not converge in them (then :meth:`build` takes the object
+        path)."""
+        return None
+
     def build(self, ctx) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -176,8 +182,11 @@ class _Orthonormal(_Recipe):
 
     fields = ("q0",)
 
+    def mats(self, ctx):
+        return balls.polish(self.q0, _ns_tol(self.q0, ctx), _MAX_NS_STEPS)
+
     def build(self, ctx):
-        qs = balls.polish(self.q0, _ns_tol(self.q0, ctx), _MAX_NS_STEPS)
+        qs = self.mats(ctx)
         if qs is not None:
             return balls.midpoints(qs, self.q0.shape)
         return _polish(ctx.asarray(self.q0), ctx)
@@ -188,10 +197,14 @@ class _SPD(_Recipe):
 
     fields = ("q0", "lam")
 
-    def build(self, ctx):
+    def mats(self, ctx):
         qs = balls.polish(self.q0, _ns_tol(self.q0, ctx), _MAX_NS_STEPS)
-        if qs is not None:
-            return balls.midpoints(balls.spd_product(qs, self.lam), self.q0.shape)
+        return None if qs is None else balls.spd_product(qs, self.lam)
+
+    def build(self, ctx):
+        ms = self.mats(ctx)
+        if ms is not None:
+            return balls.midpoints(ms, self.q0.shape)
         q = _polish(ctx.asarray(self.q0), ctx)
         m = (q * ctx.asarray(self.lam)[..., None, :]) @ _T(q)
         return (m + _T(m)) * ctx.scalar(0.5)
@@ -202,12 +215,15 @@ class _USV(_Recipe):
 
     fields = ("u0", "s", "v0")
 
-    def build(self, ctx):
+    def mats(self, ctx):
         us = balls.polish(self.u0, _ns_tol(self.u0, ctx), _MAX_NS_STEPS)
         vs = balls.polish(self.v0, _ns_tol(self.v0, ctx), _MAX_NS_STEPS) if us is not None else None
-        if vs is not None:       # both factors in balls (else both on the object path, as before)
-            shape = self.u0.shape[:-1] + self.v0.shape[-2:-1]
-            return balls.midpoints(balls.usv_product(us, self.s, vs), shape)
+        return None if vs is None else balls.usv_product(us, self.s, vs)   # both factors in balls, or neither
+
+    def build(self, ctx):
+        ms = self.mats(ctx)
+        if ms is not None:
+            return balls.midpoints(ms, self.u0.shape[:-1] + self.v0.shape[-2:-1])
         u = _polish(ctx.asarray(self.u0), ctx)
         v = _polish(ctx.asarray(self.v0), ctx)
         return (u * ctx.asarray(self.s)[..., None, :]) @ _T(v)
@@ -293,6 +309,17 @@ class Exact(np.ndarray):
             return ctx.asarray(plain)
         with ctx.active():
             return np.asarray(self._recipe.build(ctx))
+
+    def balls(self, ctx):
+        """The sample at ``ctx`` (mp) as a :class:`~theorem_check.numerics.balls.BallArray` of the midpoints
+        :meth:`at` would return (the same values, never turned into ``mpf``), or None: no recipe, not one
+        batch axis of matrices ``(batch, r, c)`` with at least ``BALL_MIN`` entries each, or no ball form."""
+        if not ctx.is_mp or not self.has_recipe or self.ndim != 3 or self._nbatch != 1 \
+                or self.shape[1] * self.shape[2] < balls.BALL_MIN:
+            return None
+        with ctx.active():
+            ms = self._recipe.mats(ctx)
+            return None if ms is None else balls.BallArray([m.mid() for m in ms])
 
     def take(self, b: int) -> "Exact":
         """Batch entry ``b`` as ``self[b:b+1]`` (leading axis kept), with its recipe sliced too.

@@ -1,0 +1,58 @@
+"""Instance conversion at a working precision (theorem_check/engine/vacuity.convert): at mp50, statements
+whose sides are all expressions get large real matrices as ball arrays directly, with the same values and
+the same residuals as through the object array of ``mpf``; claim code (callable sides) never sees one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import theorem_check as tc
+from theorem_check.engine import numeric
+from theorem_check.engine.vacuity import convert
+from theorem_check.numerics.balls import BallArray
+from theorem_check.numerics.precision import FLOAT64, MP50
+
+
+def test_large_real_matrices_go_to_balls_with_the_same_values():
+    a = np.random.default_rng(0).standard_normal((2, 16, 16))
+    with MP50.active():
+        b = convert(a, MP50, balls=True)
+        assert isinstance(b, BallArray)
+        assert (np.asarray(b) == convert(a, MP50)).all()
+        assert convert(a, MP50).dtype == object                           # without balls: mpf objects
+        assert not isinstance(convert(a[:, :4, :4], MP50, balls=True), BallArray)   # small: mpf objects
+        bad = a.copy()
+        bad[0, 0, 0] = np.nan
+        with np.errstate(invalid="ignore"):
+            assert not isinstance(convert(bad, MP50, balls=True), BallArray)  # non-finite: the object path
+    assert convert(a, FLOAT64, balls=True).dtype == np.float64
+
+
+def _claim(lhs, rhs, **kw):
+    return tc.identity("test.vacuity", lhs, rhs, shapes={"A": ("n", "n"), "B": ("n", "n")}, sizes={"n": (20, 20)},
+                       register=False, derive=False, **kw)
+
+
+@pytest.mark.parametrize("rhs", ["B.T*A.T", "B*A.T"])
+def test_residuals_are_the_same_through_balls_or_mpf(rhs, monkeypatch):
+    st = _claim("(A*B).T", rhs).statement
+    inst = dict(st.sample(np.random.default_rng(1), {"n": 20}, 2))
+    assert numeric._expressions_only(st)
+    with_balls = numeric.evaluate_identity(st, inst, MP50)[0]
+    monkeypatch.setattr(numeric, "_expressions_only", lambda s: False)
+    assert (numeric.evaluate_identity(st, inst, MP50)[0] == with_balls).all()
+
+
+def test_claim_code_never_sees_a_ball_array():
+    seen = []
+
+    def lhs(inst, ctx):
+        seen.append(type(inst["A"]))
+        return ctx.T(inst["A"] @ inst["B"])
+
+    st = _claim(lhs, "B.T*A.T").statement
+    assert not numeric._expressions_only(st)
+    inst = dict(st.sample(np.random.default_rng(1), {"n": 20}, 2))
+    numeric.evaluate_identity(st, inst, MP50)
+    assert seen == [np.ndarray]
