@@ -18,6 +18,7 @@ Hadamard, Kronecker)       order of :func:`~theorem_check.expr.compile.chain_pro
 ``A^-1``                   ``-A^-1 dA A^-1``
 ``det A``                  ``det A tr(A^-1 dA)``; ``log det A``: ``tr(A^-1 dA)`` (no determinant)
 ``A^k`` (integer ``k``)    the product rule over ``k`` factors (``k < 0``: of ``A^-1``)
+Hadamard power ``A^o p``   ``p A^o(p-1) o dA``
 scalar ``a^p`` (number     ``p a^(p-1) da``; ``sqrt``: ``da / (2 sqrt a)``
 ``p``)
 ``exp``, ``log``,          ``f'(a) da`` entrywise (``exp a``, ``1/a``, ``1 - tanh^2 a``,
@@ -142,8 +143,10 @@ class _Forward:
         self.var, self.value = var, value
 
     def depends(self, e) -> bool:
-        if isinstance(e, ElementwiseApplyFunction):
-            return self.depends(e.expr)     # the body's dummy stands for the argument
+        if isinstance(e, ElementwiseApplyFunction):    # the body's dummy stands for the argument
+            fn = e.function
+            body = fn.expr.free_symbols - set(fn.variables) if isinstance(fn, sp.Lambda) else set()
+            return self.depends(e.expr) or any(getattr(s, "name", None) == self.var for s in body)
         if isinstance(e, sp.Dummy):
             return True          # a bound dummy of an entrywise body (its tangent may be None: checked at run)
         if isinstance(e, (sp.MatrixSymbol, sp.Symbol)):
@@ -254,6 +257,21 @@ class _Forward:
             else:
                 d = const(ctx, ex) * ctx.power(a, const(ctx, ex - 1))
             return value, mul(d, bt)
+        return run
+
+    def _f_HadamardPower(self, e):
+        base, ex = e.base, e.exp
+        if not ex.is_Number or self.depends(ex):
+            raise NoForward(f"no forward rule for the Hadamard power {e} (a numeric exponent only)")
+        b = self.compile(base)
+
+        def run(fe):   # d(A^o p) = p A^o(p-1) o dA
+            ctx = fe.env.ctx
+            bv, bt = b(fe)
+            value = _memo(lambda: ctx.hadamard_power(bv(), const(ctx, ex)))
+            if bt is None:
+                return value, None
+            return value, ctx.hadamard(mul(const(ctx, ex), ctx.hadamard_power(bv(), const(ctx, ex - 1))), bt)
         return run
 
     def _f_MatPow(self, e):
