@@ -188,3 +188,21 @@ def test_forward_agrees_with_the_quotient_on_random_expressions(text, seed):
     got = np.asarray(got, dtype=float)
     scale = max(np.max(np.abs(want)), 1.0)
     assert np.max(np.abs(got - want)) <= 1e-6 * scale, (text, float(np.max(np.abs(got - want))), scale)
+
+
+@pytest.mark.parametrize("lhs, rhs, shapes, small, large, structure", [
+    ("grad(trace(ones(1,n)*log(-exp(x))), x)", "ones(n,1)", {"x": ("n", 1)}, 16, 17, None),
+    ("grad(log(det(-X)), X)", "X**-1", {"X": ("n", "n")}, 3, 5, {"X": "spd"}),
+    ("grad(log(-trace(X.T*X)), X)", "2*X/trace(X.T*X)", {"X": ("n", "n")}, 4, 5, None),
+])
+def test_an_undefined_function_is_undefined_at_every_size(lhs, rhs, shapes, small, large, structure):
+    """A new user's report: forward mode never evaluated ``f`` itself, so ``log`` of a negative number had a finite
+    tangent and the claim was VERIFIED (PROVED) above 16 entries, while the full oracle (which evaluates ``f``)
+    reported it undefined below.  Now ``f``'s value is checked and the quotient reports it, at both sizes."""
+    kw = {"structure": structure} if structure else {}
+    verdicts = []
+    for n in (small, large):
+        claim = tc.identity("test.undefined", lhs, rhs, shapes=shapes, sizes={"n": (n, n)}, register=False,
+                            derive=False, **kw)
+        verdicts.append(tc.run_claim(claim, seed=0, trials=4).verdict.value.upper())
+    assert verdicts[0] == verdicts[1] and verdicts[0] not in ("VERIFIED", "PROVED"), verdicts

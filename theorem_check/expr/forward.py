@@ -34,16 +34,18 @@ entrywise functions        the rules above applied to the body at the argument's
 Any other node on the variable's path (the matrix functions ``expm``, ``logm``, ``sqrtm``, ``cholesky``;
 ``abs``; a non-numeric exponent; ``logsumexp``; a derivative inside the function) makes
 :func:`jvp_recipe` return None, and the oracle keeps its finite differences.  Values are computed only when
-a tangent needs them (``tr(A^-1 dA)`` never forms ``det A``).
+a tangent needs them (``tr(A^-1 dA)`` never forms ``det A``), except the function's own value, once per
+instance batch: where it is not real and finite (``log(det(-X))``), the difference quotient takes over and
+reports the function undefined, as it does at sizes small enough for the full oracle.
 
-Why it is used at mp50 only, and the floors.  At float32 and float64 the four evaluations of the
-difference quotient are four BLAS calls; at mp50 each is a product or a factorisation in balls, and the
-difference quotient needs 40 extra digits against its cancellation.  The forward pass runs at the same
-``dps + 40`` digits (:func:`~theorem_check.numerics.derivatives.at_oracle_precision`), so its rounding,
-``10^-40`` relative to the claimed side's at the same conditioning, stays below the floor the engine
-already keeps for the oracle (:meth:`~theorem_check.numerics.directions.Projection.oracle_gain`, the
-difference quotient's), and it has no truncation error.  The refinement float32 -> float64 -> mp50 is of
-one quantity, the directional derivative, computed to the working precision at every level.
+Precision and floors.  It is used at every precision (float32, float64, mp50), where the oracle checks a
+derivative along random directions (:mod:`theorem_check.numerics.directions`).  The forward pass runs at
+the oracle's working precision (mp50: ``dps + 40`` digits,
+:func:`~theorem_check.numerics.derivatives.at_oracle_precision`).  It has no step to divide by and no
+truncation error, so its rounding stays below the floor the engine already keeps for the oracle
+(:meth:`~theorem_check.numerics.directions.Projection.oracle_gain`, the difference quotient's).  The
+refinement float32 -> float64 -> mp50 is of one quantity, the directional derivative, computed to the
+working precision at every level.
 """
 
 from __future__ import annotations
@@ -477,10 +479,11 @@ def _trace_product(ctx, a, b):
 
 @functools.lru_cache(maxsize=1024)
 def jvp_recipe(expr, var: str, value: Callable):
-    """``(env, V) -> d/dt expr(X + t V)`` at ``t = 0`` for the variable ``var`` (a matrix or a scalar
-    symbol's name) of the SymPy expression ``expr``, or None when a node on the variable's path has no
-    forward rule (see the module docstring).  ``value(e)`` is the ordinary recipe of a subexpression
-    (:func:`theorem_check.expr.compile.compile_expr`), used for the nodes free of ``var``.  The result has
+    """``(env, V) -> (value, tangent)``: ``expr`` at the instance (a thunk, computed when called) and
+    ``d/dt expr(X + t V)`` at ``t = 0`` for the variable ``var`` (a matrix or a scalar symbol's name) of
+    the SymPy expression ``expr``; None when a node on the variable's path has no forward rule (see the
+    module docstring).  ``value(e)`` is the ordinary recipe of a subexpression
+    (:func:`theorem_check.expr.compile.compile_expr`), used for the nodes free of ``var``.  The tangent has
     ``expr``'s value's shape, or is None when ``expr`` does not depend on ``var`` (a zero derivative).
     Cached by ``(expr, var, value)``."""
     try:
@@ -489,17 +492,31 @@ def jvp_recipe(expr, var: str, value: Callable):
         return None
 
     def jvp(env, V):
-        return pair(_FEnv(env, {var: V}))[1]
+        return pair(_FEnv(env, {var: V}))
     return jvp
 
+
+def _real_and_finite(v) -> bool:
+    """True when every entry of ``v`` (float array, object array of mpmath numbers, ball array) is a finite
+    real number."""
+    import mpmath
+    import numpy as np
+
+    a = np.asarray(v)
+    if a.dtype != object:
+        return bool(np.isrealobj(a) and np.all(np.isfinite(a)))
+    return all(isinstance(x, (int, mpmath.mpf)) and mpmath.isfinite(x) for x in a.reshape(-1))
 
 
 def directional_jvp(f, var: str, env, x0, scalar_out: bool, label, value: Callable) -> Callable | None:
     """The oracle's ``jvp(V)`` for :meth:`~theorem_check.numerics.directions.Projection.oracle`: the
     directional derivative of the side ``f`` by ``var`` at ``x0`` along ``V``, shaped as the difference
     quotient's (``(batch,)`` for a scalar ``f``, ``(batch, *out)`` otherwise), at the oracle's precision; None
-    when ``f`` has no forward recipe (``value``: as for :func:`jvp_recipe`).  The returned function gives None (the quotient decides, with its own
-    errors) when the forward pass fails at these values, e.g. on a matrix singular to working precision."""
+    when ``f`` has no forward recipe (``value``: as for :func:`jvp_recipe`).  The returned function gives None
+    (the quotient decides, with its own errors) when the forward pass fails at these values, e.g. on a matrix
+    singular to working precision, and when ``f`` itself is not real and finite at ``x0`` (checked on the first
+    direction: ``log(det(-X))`` of an SPD ``X``, whose tangent ``tr(X^-1 dX)`` alone is finite), so a function
+    undefined at the instance is reported as undefined at every size, not only where the quotient runs."""
     import numpy as np
 
     from theorem_check.numerics.derivatives import at_oracle_precision
@@ -510,9 +527,15 @@ def directional_jvp(f, var: str, env, x0, scalar_out: bool, label, value: Callab
     env = env.bind(var, x0)
     batch = int(np.shape(x0)[0])
 
+    checked: list = []
+
     def jvp(V):
         def body():
-            t = rec(env, V)
+            value, t = rec(env, V)
+            if not checked:   # f itself, once: where it is undefined the quotient reports it, as at any size
+                if not _real_and_finite(value()):
+                    return None
+                checked.append(True)
             if t is None:   # f does not depend on the variable
                 return np.broadcast_to(env.ctx.scalar(0), (batch,)).copy() if scalar_out else None
             t = as_scalar(t, label) if scalar_out else t
