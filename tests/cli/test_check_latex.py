@@ -159,3 +159,15 @@ def test_no_third_party_text_on_stderr():
     assert p.returncode == 0, p.stderr
     # the reading names what --where assumed (a new user missed it: only the shapes were named)
     assert p.stderr.strip() == "theorem-check: note: read as grad(log(det(X)), X) = (X**-1).T; assumed: X spd"
+
+
+def test_size_may_name_a_letter_of_the_shape_conventions(capsys):
+    """A new user's report: ``--size n=...`` with a LaTeX statement whose shapes come from the conventions
+    (``X`` n x n) was refused, because --size was checked before the conventions were applied."""
+    code, out, err = run_main(capsys, "check", "--latex", r"\operatorname{tr}(X^\top X) = \operatorname{tr}(X X^\top)",
+                              "--size", "n=6:6", "--json")
+    assert code == 0, err
+    assert "dims n=6" in json.loads(out)["claims"][0]["evidence"]
+    code, out, err = run_main(capsys, "check", "--latex", r"\operatorname{tr}(X^\top X) = \operatorname{tr}(X X^\top)",
+                              "--size", "m=6:6")
+    assert code == 2 and "'m' is no size letter of the shapes" in err and "Traceback" not in err

@@ -215,12 +215,14 @@ def check_fits(shapes: dict, ranges: dict, trials: int, memory: int | None = Non
                           f"machine's {_human(memory)} memory: give smaller sizes")
 
 
-def parse_options(shape, assume, size, declared=None):
+def parse_options(shape, assume, size, declared=None, *, check_sizes: bool = True):
     """``--shape``/``--assume``/``--size`` (and the declarations of ``--where``, a
     :class:`~theorem_check.expr.declarations.Declarations`) -> ``(shapes, structure, sizes)``.
 
     A name given twice (two options, or an option and a ``--where`` clause) is InvalidArgument;
-    ``--where`` scalars (``\\alpha \\in \\mathbb{R}``) get no shape."""
+    ``--where`` scalars (``\\alpha \\in \\mathbb{R}``) get no shape.  A ``--size`` letter of no shape is
+    InvalidArgument unless ``check_sizes`` is False (``--latex``: the shape conventions add letters later,
+    :func:`check_size_letters`)."""
     shapes, structure, sizes = {}, {}, {}
     if declared is not None:
         from theorem_check.authoring.shortforms import SCALAR_STRUCTURES, STRUCTURES
@@ -245,10 +247,17 @@ def parse_options(shape, assume, size, declared=None):
         structure[name] = kind
     for text in size:
         name, rng = parse_size(text)
-        if name not in _size_letters(shapes):
+        if check_sizes and name not in _size_letters(shapes):
             raise InvalidArgument(f"--size {text!r}: {name!r} is no size letter of the --shape options")
         sizes[name] = rng
     return shapes, structure, sizes
+
+
+def check_size_letters(sizes: dict, shapes: dict, where: str) -> None:
+    """InvalidArgument naming the first ``--size`` letter that no shape in ``shapes`` uses."""
+    for name in sizes:
+        if name not in _size_letters(shapes):
+            raise InvalidArgument(f"--size {name}=...: {name!r} is no size letter of {where}")
 
 
 def read_latex(statement: str, shapes: dict, declared=None) -> tuple[str, dict, dict]:
@@ -353,13 +362,14 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         from theorem_check.expr.declarations import parse_where
 
         declared = parse_where(", ".join(where))
-    shapes, structure, sizes = parse_options(shape, assume, size, declared)
+    shapes, structure, sizes = parse_options(shape, assume, size, declared, check_sizes=not from_latex)
     given = statement
     if from_latex:
         from theorem_check.expr.latex import latex_names
 
         _check_where_used(declared, set(latex_names(statement)))
         statement, shapes, conv = read_latex(statement, shapes, declared)
+        check_size_letters(sizes, shapes, "the shapes (--shape, --where and the LaTeX conventions)")
         assumed = ", ".join(f"{n} {k}" for n, k in sorted(structure.items()))
         click.echo(f"theorem-check: note: read as {statement}"
                    + (f" (by convention: {_shape_words(conv)})" if conv else "")
