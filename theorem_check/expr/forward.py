@@ -210,12 +210,7 @@ class _Forward:
         return run
 
     def _f_Mul(self, e):
-        def combine(ctx, vs):
-            out = vs[0]
-            for v in vs[1:]:
-                out = mul(out, v)
-            return out
-        return self._product(e.args, combine)
+        return self._product(e.args, _fold(lambda ctx, a, b: mul(a, b)))
 
     def _f_MatMul(self, e):
         args = [b for a in e.args for b in ((sp.OneMatrix(a.shape[0], 1), sp.OneMatrix(1, a.shape[1]))
@@ -223,20 +218,10 @@ class _Forward:
         return self._product(args, _chain)
 
     def _f_HadamardProduct(self, e):
-        def combine(ctx, vs):
-            out = vs[0]
-            for v in vs[1:]:
-                out = ctx.hadamard(out, v)
-            return out
-        return self._product(e.args, combine)
+        return self._product(e.args, _fold(lambda ctx, a, b: ctx.hadamard(a, b)))
 
     def _f_KroneckerProduct(self, e):
-        def combine(ctx, vs):
-            out = vs[0]
-            for v in vs[1:]:
-                out = ctx.kron(out, v)
-            return out
-        return self._product(e.args, combine)
+        return self._product(e.args, _fold(lambda ctx, a, b: ctx.kron(a, b)))
 
     # -- powers ---------------------------------------------------------------------------
     def _f_Pow(self, e):
@@ -297,14 +282,14 @@ class _Forward:
             return _memo(lambda: op(ctx, av())), (None if at is None else op(ctx, at))
         return run
 
-    def _f_Transpose(self, e):
-        return self._linear(e, lambda ctx, x: ctx.T(x))
+    def _method(name):  # noqa: N805 - a helper of the class body: _f_Transpose = _method("T") etc.
+        def rule(self, e):   # a linear node: the same context method on the value and on the tangent
+            return self._linear(e, lambda ctx, x: getattr(ctx, name)(x))
+        return rule
 
-    def _f_Adjoint(self, e):
-        return self._linear(e, lambda ctx, x: ctx.H(x))
-
-    def _f_Vec(self, e):
-        return self._linear(e, lambda ctx, x: ctx.vec(x))
+    _f_Transpose, _f_Adjoint, _f_Vec, _f_Real, _f_Imag, _f_Conj, _f_Tril, _f_Triu = map(
+        _method, ("T", "H", "vec", "real", "imag", "conj", "tril", "triu"))
+    del _method
 
     def _f_DiagonalOf(self, e):
         return self._linear(e, lambda ctx, x: ctx.diag_part(x)[..., :, None])
@@ -312,21 +297,6 @@ class _Forward:
     def _f_DiagMatrix(self, e):
         col = e.args[0].shape[1] == 1
         return self._linear(e, lambda ctx, x: ctx.diag(x[..., :, 0] if col else x[..., 0, :]))
-
-    def _f_Real(self, e):
-        return self._linear(e, lambda ctx, x: ctx.real(x))
-
-    def _f_Imag(self, e):
-        return self._linear(e, lambda ctx, x: ctx.imag(x))
-
-    def _f_Conj(self, e):
-        return self._linear(e, lambda ctx, x: ctx.conj(x))
-
-    def _f_Tril(self, e):
-        return self._linear(e, lambda ctx, x: ctx.tril(x))
-
-    def _f_Triu(self, e):
-        return self._linear(e, lambda ctx, x: ctx.triu(x))
 
     def _f_MatrixElement(self, e):
         i, j = e.i, e.j
@@ -455,6 +425,16 @@ def _pow(ctx, a, ex):
         k = int(ex)
         return a ** k if k >= 0 else 1 / (a ** (-k))
     return ctx.power(a, const(ctx, ex))
+
+
+def _fold(op):
+    """``(ctx, values) -> op(...op(op(v0, v1), v2)..., vk)``: a product of several factors, left to right."""
+    def combine(ctx, vs):
+        out = vs[0]
+        for v in vs[1:]:
+            out = op(ctx, out, v)
+        return out
+    return combine
 
 
 def _chain(ctx, vs):
