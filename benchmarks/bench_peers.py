@@ -22,8 +22,8 @@ cold function (tracing and compilation included) in this process.  Also printed:
 Evidence compared: JAX, float64 only, one random direction per check, a fixed tolerance (``check_grads``:
 ``atol = rtol = 1e-5`` scaled by eps^(1/2)) -- a pass/fail with no statement about why.  theorem-check: three
 precisions (float32, float64, mp50) on 4 instances, 8 random directions per instance (fewer at mp50 for
-large n; engine/projection.py), residuals against floors, a decision by the refinement rule, mutants
-refuted.
+large n; engine/projection.py), the function differentiated along each by forward mode (expr/forward.py),
+residuals against floors, a decision by the refinement rule, mutants refuted.
 
 Run: ``python benchmarks/bench_peers.py [--sizes 8,64,256] [--only quadratic,softmax] [--timeout 300]``.
 JAX is optional (the ``bench`` extra, ``pip install "theorem-check[bench]"``); without it the JAX columns
@@ -188,7 +188,8 @@ def main() -> None:
           f"CPU, claim {t['claim_s']:.2f} s")
     print("\nevidence: JAX -- float64 only, one random direction (check_grads), a fixed tolerance; theorem-check --"
           " float32, float64 and mp50 on 4 instances, 8 random directions each (fewer at mp50 for large n),"
-          " residuals against floors, decided by the refinement rule, automatic mutants refuted:")
+          " forward mode along each, residuals against floors, decided by the refinement rule, automatic mutants"
+          " refuted:")
     for (name, n), r in rows.items():
         print(f"  {name} n={n}: {r['evidence'][:150]}")
 
