@@ -245,19 +245,22 @@ def parse_options(shape, assume, size, declared=None, *, check_sizes: bool = Tru
             raise InvalidArgument(f"--assume {name!r} is given twice" + (" (also in --where)" if declared is not None
                                                                           and name in declared.structure else ""))
         structure[name] = kind
+    if check_sizes:
+        check_size_letters(size, shapes, "the --shape options")
     for text in size:
         name, rng = parse_size(text)
-        if check_sizes and name not in _size_letters(shapes):
-            raise InvalidArgument(f"--size {text!r}: {name!r} is no size letter of the --shape options")
         sizes[name] = rng
     return shapes, structure, sizes
 
 
-def check_size_letters(sizes: dict, shapes: dict, where: str) -> None:
-    """InvalidArgument naming the first ``--size`` letter that no shape in ``shapes`` uses."""
-    for name in sizes:
-        if name not in _size_letters(shapes):
-            raise InvalidArgument(f"--size {name}=...: {name!r} is no size letter of {where}")
+def check_size_letters(size, shapes: dict, where: str) -> None:
+    """InvalidArgument naming the first ``--size`` option (its text, ``n=8:8``) whose letter no shape in
+    ``shapes`` uses; ``where`` says which shapes (in the message)."""
+    letters = _size_letters(shapes)
+    for text in size:
+        name, _ = parse_size(text)
+        if name not in letters:
+            raise InvalidArgument(f"--size {text!r}: {name!r} is no size letter of {where}")
 
 
 def read_latex(statement: str, shapes: dict, declared=None) -> tuple[str, dict, dict]:
@@ -369,7 +372,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
 
         _check_where_used(declared, set(latex_names(statement)))
         statement, shapes, conv = read_latex(statement, shapes, declared)
-        check_size_letters(sizes, shapes, "the shapes (--shape, --where and the LaTeX conventions)")
+        check_size_letters(size, shapes, "the shapes (--shape, --where and the LaTeX conventions)")
         assumed = ", ".join(f"{n} {k}" for n, k in sorted(structure.items()))
         click.echo(f"theorem-check: note: read as {statement}"
                    + (f" (by convention: {_shape_words(conv)})" if conv else "")

@@ -15,11 +15,13 @@ from theorem_check.expr.values import (
     add,
     as_scalar,
     batched,
+    chain_factors,
     chain_product,
     const,
-    is_mat_value,
     mul,
+    number_power,
     size,
+    trace_product,
 )
 from theorem_check.numerics.balls import balls_of
 
@@ -136,16 +138,7 @@ class _Compiler:
         base, ex = e.args
         b = self.compile(base)
         if ex.is_Number:
-            if ex == sp.Rational(1, 2):
-                return lambda env: env.ctx.sqrt(b(env))
-            if ex == sp.Rational(-1, 2):
-                return lambda env: 1 / env.ctx.sqrt(b(env))
-            if ex.is_Integer:
-                k = int(ex)
-                if k >= 0:
-                    return lambda env: b(env) ** k
-                return lambda env: 1 / (b(env) ** (-k))
-            return lambda env: env.ctx.power(b(env), const(env.ctx, ex))
+            return lambda env: number_power(env.ctx, b(env), ex)
         x = self.compile(ex)
         return lambda env: env.ctx.exp(mul(x(env), env.ctx.log(b(env))))
 
@@ -164,10 +157,7 @@ class _Compiler:
 
     # -- matrix algebra -------------------------------------------------------------------
     def _c_MatMul(self, e):
-        # ones(r, c) = ones(r, 1) ones(1, c): the chain order then never forms ones(n, n) @ X (n^2 work, not n^3)
-        args = [b for a in e.args for b in ((sp.OneMatrix(a.shape[0], 1), sp.OneMatrix(1, a.shape[1]))
-                                            if isinstance(a, sp.OneMatrix) and 1 not in a.shape else (a,))]
-        parts = [self.compile(a) for a in args]
+        parts = [self.compile(a) for a in chain_factors(e.args)]
 
         def run(env):
             return chain_product([p(env) for p in parts])
@@ -258,7 +248,7 @@ class _Compiler:
 
         def run(env):   # tr(M L) = sum_ij M_ij L_ji: the last product of the chain is never formed
             m, x = head(env), last(env)
-            return env.ctx.trace_product(m, x) if is_mat_value(m) and is_mat_value(x) else env.ctx.trace(mul(m, x))
+            return trace_product(env.ctx, m, x)
         return run
 
     def _c_Determinant(self, e):

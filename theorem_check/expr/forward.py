@@ -1,6 +1,6 @@
 """Forward-mode differentiation of an expression side: the directional derivative ``d/dt f(X + t V)`` at
-``t = 0`` in one pass over the expression tree (a Jacobian-vector product), for the derivative oracle at
-mp50 (issue 21; docs/design-decisions.md, item 114).
+``t = 0`` in one pass over the expression tree (a Jacobian-vector product), for the derivative oracle
+along random directions (issue 21; docs/design-decisions.md, item 114).
 
 Every node of the tree that depends on the differentiated variable ``X`` is evaluated as a pair (value,
 tangent): the tangent of ``X`` is the direction ``V``, a node free of ``X`` has no tangent (zero) and is
@@ -62,11 +62,13 @@ from theorem_check.expr.values import (
     add,
     as_scalar,
     batched,
+    chain_factors,
     chain_product,
     const,
-    is_mat_value,
     mul,
+    number_power,
     size,
+    trace_product,
 )
 
 __all__ = ["NoForward", "jvp_recipe", "directional_jvp"]
@@ -116,10 +118,6 @@ def _sum(terms):
 
 def _neg(t):
     return mul(-1, t)
-
-
-def _ones(ctx, r, c):
-    return ctx.ones((r, c))
 
 
 # entrywise f'(a) from (ctx, a, f(a)) for the functions of compile._ELEMENTWISE that are differentiable
@@ -201,7 +199,7 @@ class _Forward:
 
         def run(fe):
             res = [p(fe) for p in parts]
-            vals = [_memo(v) for v, _ in res]
+            vals = [v for v, _ in res]
             ctx = fe.env.ctx
             value = _memo(lambda: combine(ctx, [v() for v in vals]))
             terms = [combine(ctx, [t if j == i else vals[j]() for j in range(len(res))])
@@ -213,9 +211,7 @@ class _Forward:
         return self._product(e.args, _fold(lambda ctx, a, b: mul(a, b)))
 
     def _f_MatMul(self, e):
-        args = [b for a in e.args for b in ((sp.OneMatrix(a.shape[0], 1), sp.OneMatrix(1, a.shape[1]))
-                                            if isinstance(a, sp.OneMatrix) and 1 not in a.shape else (a,))]
-        return self._product(args, _chain)
+        return self._product(chain_factors(e.args), _chain)
 
     def _f_HadamardProduct(self, e):
         return self._product(e.args, _fold(lambda ctx, a, b: ctx.hadamard(a, b)))
@@ -232,7 +228,7 @@ class _Forward:
 
         def run(fe):
             bv, bt = b(fe)
-            value = _memo(lambda: _pow(fe.env.ctx, bv(), ex))
+            value = _memo(lambda: number_power(fe.env.ctx, bv(), ex))
             if bt is None:
                 return value, None
             ctx, a = fe.env.ctx, bv()
@@ -240,7 +236,7 @@ class _Forward:
                 d = 1 / (2 * value())
             elif ex.is_Integer:
                 k = int(ex)
-                d = k * _pow(ctx, a, sp.Integer(k - 1)) if k != 1 else 1
+                d = k * number_power(ctx, a, sp.Integer(k - 1)) if k != 1 else 1
             else:
                 d = const(ctx, ex) * ctx.power(a, const(ctx, ex - 1))
             return value, mul(d, bt)
@@ -317,9 +313,9 @@ class _Forward:
         def run(fe):   # tr(M L) and its tangent tr(dM L) + tr(M dL), the last product never formed
             ctx = fe.env.ctx
             (hv, ht), (lv, lt) = head(fe), last(fe)
-            terms = [None if ht is None else _trace_product(ctx, ht, lv()),
-                     None if lt is None else _trace_product(ctx, hv(), lt)]
-            return _memo(lambda: _trace_product(ctx, hv(), lv())), _sum(terms)
+            terms = [None if ht is None else trace_product(ctx, ht, lv()),
+                     None if lt is None else trace_product(ctx, hv(), lt)]
+            return _memo(lambda: trace_product(ctx, hv(), lv())), _sum(terms)
         return run
 
     def _f_Inverse(self, e):
@@ -341,7 +337,7 @@ class _Forward:
             det = _memo(lambda: ctx.det(av()))
             if at is None:
                 return det, None
-            return det, mul(det(), _trace_product(ctx, ctx.inv(av()), at))
+            return det, mul(det(), trace_product(ctx, ctx.inv(av()), at))
         return run
 
     def _f_Softmax(self, e):
@@ -354,20 +350,14 @@ class _Forward:
             if xt is None:
                 return p, None
             P = p()
-            s = _hadamard(P, xt)
+            s = ctx.hadamard(P, xt)
             r, c = P.shape[-2:]
             if axis == -1:   # each row's sum of P o dX, spread along the row
-                tot = chain_product([s, _ones(ctx, c, 1), _ones(ctx, 1, c)])
+                tot = chain_product([s, ctx.ones((c, 1)), ctx.ones((1, c))])
             else:
-                tot = chain_product([_ones(ctx, r, 1), _ones(ctx, 1, r), s])
-            return p, _hadamard(P, xt - tot)
+                tot = chain_product([ctx.ones((r, 1)), ctx.ones((1, r)), s])
+            return p, ctx.hadamard(P, xt - tot)
         return run
-
-    def _f_LogSumExp(self, e):
-        raise NoForward("no forward rule for logsumexp")
-
-    def _f_LogSumExpAxis(self, e):
-        raise NoForward("no forward rule for logsumexp")
 
     def _f_ElementwiseApplyFunction(self, e):
         fn = e.function
@@ -386,45 +376,31 @@ class _Forward:
     def _entrywise(self, e, name):
         if len(e.args) != 1:
             raise NoForward(f"{name} takes one argument")
-        a = self.compile(e.args[0])
         if name in _LINEAR:
             method = _LINEAR[name]
             return self._linear(e, lambda ctx, x: getattr(ctx, method)(x))
-        method, deriv = ELEMENTWISE[name], _DERIV[name]
-        det_arg = isinstance(e.args[0], sp.Determinant) and name == "log"
-        inner = self.compile(e.args[0].arg) if det_arg else None
+        if name == "log" and isinstance(e.args[0], sp.Determinant):
+            return self._log_det(e.args[0].arg)
+        a, method, deriv = self.compile(e.args[0]), ELEMENTWISE[name], _DERIV[name]
 
         def run(fe):
             ctx = fe.env.ctx
-            if det_arg:     # d log det A = tr(A^-1 dA): the determinant itself is never formed
-                mv, mt = inner(fe)
-                value = _memo(lambda: ctx.log(ctx.det(mv())))
-                return value, (None if mt is None else _trace_product(ctx, ctx.inv(mv()), mt))
             av, at = a(fe)
             value = _memo(lambda: getattr(ctx, method)(av()))
             if at is None:
                 return value, None
-            return value, _entry_mul(deriv(ctx, av(), value()), at)
+            return value, mul(deriv(ctx, av(), value()), at)     # f'(a) o da
         return run
 
-    # -- not differentiated here ----------------------------------------------------------
-    def _refuse(self, e):
-        raise NoForward(f"no forward rule for a {type(e).__name__} node")
+    def _log_det(self, arg):
+        m = self.compile(arg)
 
-    _f_Expm = _f_Logm = _f_Sqrtm = _f_Cholesky = _f_Abs = _f_atan2 = _f_Max = _refuse
-    _f_Grad = _f_GradXY = _f_Jacobian = _f_Hessian = _refuse
-
-
-def _pow(ctx, a, ex):
-    """``a ** ex`` for a SymPy number ``ex``, as :meth:`compile._Compiler._c_Pow` evaluates it."""
-    if ex == sp.Rational(1, 2):
-        return ctx.sqrt(a)
-    if ex == sp.Rational(-1, 2):
-        return 1 / ctx.sqrt(a)
-    if ex.is_Integer:
-        k = int(ex)
-        return a ** k if k >= 0 else 1 / (a ** (-k))
-    return ctx.power(a, const(ctx, ex))
+        def run(fe):    # d log det A = tr(A^-1 dA): the determinant itself is never formed
+            ctx = fe.env.ctx
+            mv, mt = m(fe)
+            value = _memo(lambda: ctx.log(ctx.det(mv())))
+            return value, (None if mt is None else trace_product(ctx, ctx.inv(mv()), mt))
+        return run
 
 
 def _fold(op):
@@ -439,22 +415,6 @@ def _fold(op):
 
 def _chain(ctx, vs):
     return chain_product(vs)
-
-
-def _hadamard(a, b):
-    """The entrywise product (:meth:`Ctx.hadamard` is ``a * b``; ball arrays keep it in their balls)."""
-    return a * b
-
-
-def _entry_mul(d, t):
-    """``f'(a) o da`` entrywise (scalars lifted as the recipe lifts them)."""
-    return mul(d, t)
-
-
-def _trace_product(ctx, a, b):
-    if is_mat_value(a) and is_mat_value(b):
-        return ctx.trace_product(a, b)
-    return ctx.trace(mul(a, b))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -507,15 +467,15 @@ def directional_jvp(f, var: str, env, x0, scalar_out: bool, label, value: Callab
     env = env.bind(var, x0)
     batch = int(np.shape(x0)[0])
 
-    checked: list = []
+    defined: list = []     # f itself, once: where it is undefined the quotient reports it, as at any size
 
     def jvp(V):
         def body():
             value, t = rec(env, V)
-            if not checked:   # f itself, once: where it is undefined the quotient reports it, as at any size
-                if not _real_and_finite(value()):
-                    return None
-                checked.append(True)
+            if not defined:
+                defined.append(_real_and_finite(value()))
+            if not defined[0]:
+                return None
             if t is None:   # f does not depend on the variable
                 return np.broadcast_to(env.ctx.scalar(0), (batch,)).copy() if scalar_out else None
             t = as_scalar(t, label) if scalar_out else t

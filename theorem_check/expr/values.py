@@ -19,7 +19,7 @@ from theorem_check.expr.nodes import ExprError
 from theorem_check.numerics.balls import product_operand
 
 __all__ = ["Env", "Recipe", "ELEMENTWISE", "is_mat_value", "as_scalar", "lift", "mul", "add", "batched", "matmul",
-           "chain_product", "const", "size"]
+           "chain_product", "chain_factors", "const", "size", "number_power", "trace_product"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,3 +182,32 @@ ELEMENTWISE = {"sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "exp": 
                 "Abs": "abs", "sigmoid": "sigmoid", "softplus": "softplus", "log1p": "log1p", "expm1": "expm1",
                 "re": "real", "im": "imag", "conjugate": "conj"}
 """SymPy function class name -> ``ctx`` method (elementwise on any shape)."""
+
+
+def chain_factors(args) -> list:
+    """The factors of a SymPy matrix product as a chain: ``ones(r, c)`` (``r, c > 1``) becomes
+    ``ones(r, 1) ones(1, c)``, so that :func:`chain_product`'s order never forms ``ones(n, n) @ X``
+    (``n^2`` work, not ``n^3``)."""
+    return [b for a in args for b in ((sp.OneMatrix(a.shape[0], 1), sp.OneMatrix(1, a.shape[1]))
+                                      if isinstance(a, sp.OneMatrix) and 1 not in a.shape else (a,))]
+
+
+def number_power(ctx, a, ex):
+    """``a ** ex`` for a SymPy number ``ex`` (scalars, or entrywise on arrays): ``sqrt`` for ``1/2`` and
+    ``-1/2``, repeated products for integers (``1 / a^k`` for ``-k``), :meth:`Ctx.power` otherwise."""
+    if ex == sp.Rational(1, 2):
+        return ctx.sqrt(a)
+    if ex == sp.Rational(-1, 2):
+        return 1 / ctx.sqrt(a)
+    if ex.is_Integer:
+        k = int(ex)
+        return a ** k if k >= 0 else 1 / (a ** (-k))
+    return ctx.power(a, const(ctx, ex))
+
+
+def trace_product(ctx, a, b):
+    """``tr(a b)``: :meth:`Ctx.trace_product` (the product never formed) for two matrices, else the trace of
+    the (scalar-lifted) product."""
+    if is_mat_value(a) and is_mat_value(b):
+        return ctx.trace_product(a, b)
+    return ctx.trace(mul(a, b))

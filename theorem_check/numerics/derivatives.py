@@ -241,9 +241,6 @@ def at_oracle_precision(ctx, body: Callable):
         return body()
 
 
-_run = at_oracle_precision
-
-
 def _unit(ctx, shape, j: int):
     """The unit direction ``E_j`` (row-major index ``j``) of shape ``(1, *shape)`` in the context."""
     e = np.zeros((1,) + tuple(shape))
@@ -305,7 +302,7 @@ def grad(ctx, f: Callable, X) -> np.ndarray:
         cols = [st.d1(_unit(ctx, shape, j)) for j in range(int(np.prod(shape)) if shape else 1)]
         return np.stack(cols, axis=1).reshape(X.shape)
 
-    return _run(ctx, body)
+    return at_oracle_precision(ctx, body)
 
 
 def jacobian(ctx, F: Callable, x, *, order: str = "C") -> np.ndarray:
@@ -331,7 +328,7 @@ def jacobian(ctx, F: Callable, x, *, order: str = "C") -> np.ndarray:
             J = J[:, _perm(out_shape, "F"), :][:, :, _perm(shape, "F")]
         return J
 
-    return _run(ctx, body)
+    return at_oracle_precision(ctx, body)
 
 
 def hessian(ctx, f: Callable, x, *, order: str = "C") -> np.ndarray:
@@ -363,7 +360,7 @@ def hessian(ctx, f: Callable, x, *, order: str = "C") -> np.ndarray:
             H = H[:, p, :][:, :, p]
         return H
 
-    return _run(ctx, body)
+    return at_oracle_precision(ctx, body)
 
 
 def directional(ctx, F: Callable, X, V) -> np.ndarray:
@@ -379,7 +376,7 @@ def directional(ctx, F: Callable, X, V) -> np.ndarray:
         np.broadcast_shapes(V.shape, X.shape)
     except ValueError:
         raise ShapeMismatch(f"directional: V has shape {V.shape}, X has shape {X.shape}") from None
-    return _run(ctx, lambda: _Stepper(ctx, F, X, 1).d1(V))
+    return at_oracle_precision(ctx, lambda: _Stepper(ctx, F, X, 1).d1(V))
 
 
 def second_directional(ctx, f: Callable, X, V, f0=None) -> np.ndarray:
@@ -397,7 +394,7 @@ def second_directional(ctx, f: Callable, X, V, f0=None) -> np.ndarray:
         st = _Stepper(ctx, fs, X, 2)
         return st.d2(_array(V), st._eval(X) if f0 is None else f0)
 
-    return _run(ctx, body)
+    return at_oracle_precision(ctx, body)
 
 
 def sym_grad(ctx, f: Callable, X) -> np.ndarray:
@@ -438,7 +435,7 @@ def sym_grad(ctx, f: Callable, X) -> np.ndarray:
                 G[:, i, j] = G[:, j, i] = d if i == j else d / 2
         return G
 
-    return _run(ctx, body)
+    return at_oracle_precision(ctx, body)
 
 
 def wirtinger_grad(ctx, f: Callable, Z, *, factor: float = 0.5) -> np.ndarray:
@@ -475,4 +472,4 @@ def wirtinger_grad(ctx, f: Callable, Z, *, factor: float = 0.5) -> np.ndarray:
             cols.append((dx + i * dy) * factor)
         return np.stack(cols, axis=1).reshape(Z.shape)
 
-    return _run(ctx, body)
+    return at_oracle_precision(ctx, body)
