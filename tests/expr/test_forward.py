@@ -206,3 +206,57 @@ def test_an_undefined_function_is_undefined_at_every_size(lhs, rhs, shapes, smal
                             derive=False, **kw)
         verdicts.append(tc.run_claim(claim, seed=0, trials=4).verdict.value.upper())
     assert verdicts[0] == verdicts[1] and verdicts[0] not in ("VERIFIED", "PROVED"), verdicts
+
+
+# -- the full oracle (at most 16 entries): each unit direction by forward mode --------------------------
+@pytest.mark.parametrize("lhs, rhs, structure", [
+    ("grad(trace(X.T*A*X), X)", "(A + A.T)*X", None),
+    ("grad(log(det(X)), X)", "X**-1", {"X": "spd"}),       # the symmetric-domain gradient (sym_grad)
+    ("jacobian(tanh(A*x), x)", "diag(ones(n,1) - hadamard(tanh(A*x), tanh(A*x)))*A", None),
+])
+def test_the_full_oracle_uses_forward_mode_and_its_controls_fail(lhs, rhs, structure, monkeypatch):
+    """At 3 x 3 (9 entries, the full oracle, decision 116) the gradient's entries come from forward mode,
+    the difference quotient is never taken, and the same path refutes the slips ``+ X/10**6`` (a factor) and
+    ``2 * rhs`` (a factor 2), and does not verify ``+ X/10**20`` (invisible at float64, seen at mp50)."""
+    quotients = []
+    real = derivatives._Stepper._t
+
+    def spy(self, V):
+        quotients.append(self.ctx.name)
+        return real(self, V)
+    monkeypatch.setattr(derivatives._Stepper, "_t", spy)
+    kw = {"structure": structure} if structure else {}
+
+    def verdict(r):
+        shapes = {"X": ("n", "n"), "A": ("n", "n"), "x": ("n", 1)}
+        claim = tc.identity("test.full", lhs, r, shapes=shapes, sizes={"n": (3, 3)}, register=False, derive=False,
+                            **kw)
+        return tc.run_claim(claim, seed=0, trials=4).verdict.value.upper()
+    if lhs.startswith("jacobian"):
+        lhs_rhs = [(rhs, "VERIFIED"), (f"2*{rhs}", "REFUTED"), (f"{rhs} + eye(n)/10**6", "REFUTED"),
+                   (rhs.replace("*A", "*A.T"), "REFUTED")]
+    else:
+        lhs_rhs = [(rhs, "VERIFIED"), (f"2*{rhs}", "REFUTED"), (f"{rhs} + X/10**6", "REFUTED"),
+                   (f"{rhs} + X/10**20", "INCONCLUSIVE")]
+    assert [verdict(r) for r, _ in lhs_rhs] == [v for _, v in lhs_rhs]
+    assert quotients == []
+
+
+def test_values_are_computed_once_per_batch_not_per_direction(monkeypatch):
+    """Forward mode's values do not depend on the direction: ``inv(X)`` of ``log det X`` is computed once for
+    the 25 unit directions of a 5 x 5 gradient (shared value memo), and the gradient is still ``X^-T``."""
+    calls = []
+    real = MP50.inv
+
+    def counting(self, a):
+        calls.append(1)
+        return real(a)
+    monkeypatch.setattr(type(MP50), "inv", counting)
+    e = ex.parse("log(det(X))", SHAPES)
+    vals = _values(np.random.default_rng(1), MP50)
+    env = Env(MP50, vals)
+    jvp = directional_jvp(e, "X", env, vals["X"], True, "t", ex.compile_expr)
+    G = derivatives.grad(MP50, lambda Y: ex.evaluate(ex.compile_expr(e), MP50, {**vals, "X": Y}), vals["X"], jvp=jvp)
+    assert len(calls) == 1
+    want = np.array([np.linalg.inv(np.array(x, dtype=float)).T for x in vals["X"]])
+    assert np.max(np.abs(np.array(G, dtype=float) - want)) < 1e-12

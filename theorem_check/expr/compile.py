@@ -331,7 +331,12 @@ class _Compiler:
                     raise ExprError(f"{method}({f}, {x}) with respect to a {kind} variable is not supported (grad "
                                     "and grad_xy of a variable declared complex are)")
                 return env.ctx.wirtinger_grad(fn, x0, factor=factor)
-            return getattr(env.ctx, op_of(env.structure))(fn, x0)
+            op = op_of(env.structure)
+            if op == "hessian":
+                return env.ctx.hessian(fn, x0)
+            # first derivatives entry by entry, each unit direction by forward mode where f has a forward recipe
+            jvp = directional_jvp(f, name, env, x0, scalar_out, label, compile_expr)
+            return getattr(env.ctx, op)(fn, x0, jvp=jvp)
 
         def along(env, projection):
             """The derivative along ``projection``'s directions: ``((batch, K), m)`` (numerics/directions.py),

@@ -39,7 +39,10 @@ instance batch: where it is not real and finite (``log(det(-X))``), the differen
 reports the function undefined, as it does at sizes small enough for the full oracle.
 
 Precision and floors.  It is used at every precision (float32, float64, mp50), where the oracle checks a
-derivative along random directions (:mod:`theorem_check.numerics.directions`).  The forward pass runs at
+first derivative along random directions (:mod:`theorem_check.numerics.directions`) and, for derivatives of
+at most 16 entries, along each unit direction (:func:`theorem_check.numerics.derivatives.grad`, ``jvp=``;
+design decision 116).  Values do not depend on the direction: one value memo per instance batch serves all
+of its directions.  The forward pass runs at
 the oracle's working precision (mp50: ``dps + 40`` digits,
 :func:`~theorem_check.numerics.derivatives.at_oracle_precision`).  It has no step to divide by and no
 truncation error, so its rounding stays below the floor the engine already keeps for the oracle
@@ -83,23 +86,28 @@ _Pair = Callable[[Any], tuple]   # fenv -> (value thunk, tangent or None)
 
 
 class _FEnv:
-    """The recipe's :class:`~theorem_check.expr.compile.Env` and the tangents of the differentiated symbols
-    (the variable's name, and the dummies of entrywise function bodies)."""
+    """The recipe's :class:`~theorem_check.expr.compile.Env`, the tangents of the differentiated symbols
+    (the variable's name, and the dummies of entrywise function bodies), and the values computed so far.
 
-    __slots__ = ("env", "tangents")
+    Values do not depend on the direction, so one ``values`` dict serves every direction of an instance
+    batch (:func:`directional_jvp`): ``inv(X)``, ``softmax(X)``, a product's partial chains are computed once,
+    not once per direction.  Its keys are compile-time objects, one per memoised quantity of a node."""
 
-    def __init__(self, env, tangents: dict):
+    __slots__ = ("env", "tangents", "values")
+
+    def __init__(self, env, tangents: dict, values: dict | None = None):
         self.env, self.tangents = env, tangents
+        self.values = {} if values is None else values
 
+    def memo(self, key, fn):
+        """A thunk of ``fn()``, computed at most once for this instance batch (``key``: a compile-time object)."""
+        values = self.values
 
-def _memo(fn):
-    box = []
-
-    def get():
-        if not box:
-            box.append(fn())
-        return box[0]
-    return get
+        def get():
+            if key not in values:
+                values[key] = fn()
+            return values[key]
+        return get
 
 
 def _value(v):
@@ -155,8 +163,8 @@ class _Forward:
 
     def compile(self, e) -> _Pair:
         if not self.depends(e):
-            rec = self.value(e)
-            return lambda fe: (_memo(lambda: rec(fe.env)), None)
+            rec, k = self.value(e), object()
+            return lambda fe: (fe.memo(k, lambda: rec(fe.env)), None)
         for cls in type(e).__mro__:
             meth = getattr(self, f"_f_{cls.__name__}", None)
             if meth is not None:
@@ -179,7 +187,7 @@ class _Forward:
 
     # -- sums and products ----------------------------------------------------------------
     def _f_Add(self, e):
-        parts = [self.compile(a) for a in e.args]
+        parts, k = [self.compile(a) for a in e.args], object()
 
         def run(fe):
             res = [p(fe) for p in parts]
@@ -189,19 +197,19 @@ class _Forward:
                 for v, _ in res[1:]:
                     out = add(out, v())
                 return out
-            return _memo(value), _sum(t for _, t in res)
+            return fe.memo(k, value), _sum(t for _, t in res)
         return run
 
     _f_MatAdd = _f_Add
 
     def _product(self, args, combine):
-        parts = [self.compile(a) for a in args]
+        parts, k = [self.compile(a) for a in args], object()
 
         def run(fe):
             res = [p(fe) for p in parts]
             vals = [v for v, _ in res]
             ctx = fe.env.ctx
-            value = _memo(lambda: combine(ctx, [v() for v in vals]))
+            value = fe.memo(k, lambda: combine(ctx, [v() for v in vals]))
             terms = [combine(ctx, [t if j == i else vals[j]() for j in range(len(res))])
                      for i, (_, t) in enumerate(res) if t is not None]
             return value, _sum(terms)
@@ -224,37 +232,30 @@ class _Forward:
         base, ex = e.args
         if not ex.is_Number or self.depends(ex):
             raise NoForward(f"no forward rule for the power {e} (a numeric exponent only)")
-        b = self.compile(base)
+        b, k, kd = self.compile(base), object(), object()
 
         def run(fe):
             bv, bt = b(fe)
-            value = _memo(lambda: number_power(fe.env.ctx, bv(), ex))
+            value = fe.memo(k, lambda: number_power(fe.env.ctx, bv(), ex))
             if bt is None:
                 return value, None
-            ctx, a = fe.env.ctx, bv()
-            if ex == sp.Rational(1, 2):
-                d = 1 / (2 * value())
-            elif ex.is_Integer:
-                k = int(ex)
-                d = k * number_power(ctx, a, sp.Integer(k - 1)) if k != 1 else 1
-            else:
-                d = const(ctx, ex) * ctx.power(a, const(ctx, ex - 1))
-            return value, mul(d, bt)
+            return value, mul(fe.memo(kd, lambda: _power_slope(fe.env.ctx, bv(), value, ex))(), bt)
         return run
 
     def _f_HadamardPower(self, e):
         base, ex = e.base, e.exp
         if not ex.is_Number or self.depends(ex):
             raise NoForward(f"no forward rule for the Hadamard power {e} (a numeric exponent only)")
-        b = self.compile(base)
+        b, k, kd = self.compile(base), object(), object()
 
         def run(fe):   # d(A^o p) = p A^o(p-1) o dA
             ctx = fe.env.ctx
             bv, bt = b(fe)
-            value = _memo(lambda: ctx.hadamard_power(bv(), const(ctx, ex)))
+            value = fe.memo(k, lambda: ctx.hadamard_power(bv(), const(ctx, ex)))
             if bt is None:
                 return value, None
-            return value, ctx.hadamard(mul(const(ctx, ex), ctx.hadamard_power(bv(), const(ctx, ex - 1))), bt)
+            slope = fe.memo(kd, lambda: mul(const(ctx, ex), ctx.hadamard_power(bv(), const(ctx, ex - 1))))
+            return value, ctx.hadamard(slope(), bt)
         return run
 
     def _f_MatPow(self, e):
@@ -263,19 +264,19 @@ class _Forward:
             raise NoForward(f"no forward rule for the matrix power {e} (integer exponents only)")
         k = int(ex)
         if k == 0:
-            rec = self.value(e)
-            return lambda fe: (_memo(lambda: rec(fe.env)), None)
+            rec, k = self.value(e), object()
+            return lambda fe: (fe.memo(k, lambda: rec(fe.env)), None)
         arg = sp.Inverse(base) if k < 0 else base
         return self._product([arg] * abs(k), _chain)
 
     # -- matrix nodes ---------------------------------------------------------------------
     def _linear(self, e, op):
-        a = self.compile(e.args[0])
+        a, k = self.compile(e.args[0]), object()
 
         def run(fe):
             av, at = a(fe)
             ctx = fe.env.ctx
-            return _memo(lambda: op(ctx, av())), (None if at is None else op(ctx, at))
+            return fe.memo(k, lambda: op(ctx, av())), (None if at is None else op(ctx, at))
         return run
 
     def _method(name):  # noqa: N805 - a helper of the class body: _f_Transpose = _method("T") etc.
@@ -296,57 +297,57 @@ class _Forward:
 
     def _f_MatrixElement(self, e):
         i, j = e.i, e.j
-        parent = self.compile(e.parent)
+        parent, k = self.compile(e.parent), object()
 
         def run(fe):
             pv, pt = parent(fe)
             ii, jj = size(i, fe.env), size(j, fe.env)
-            return _memo(lambda: pv()[..., ii, jj]), (None if pt is None else pt[..., ii, jj])
+            return fe.memo(k, lambda: pv()[..., ii, jj]), (None if pt is None else pt[..., ii, jj])
         return run
 
     def _f_Trace(self, e):
         args = e.arg.args if isinstance(e.arg, sp.MatMul) else ()
         if sum(map(is_matrix, args)) < 2 or not is_matrix(args[-1]):
             return self._linear(e, lambda ctx, x: ctx.trace(x))
-        head, last = self._f_MatMul(sp.MatMul(*args[:-1])), self.compile(args[-1])
+        head, last, k = self._f_MatMul(sp.MatMul(*args[:-1])), self.compile(args[-1]), object()
 
         def run(fe):   # tr(M L) and its tangent tr(dM L) + tr(M dL), the last product never formed
             ctx = fe.env.ctx
             (hv, ht), (lv, lt) = head(fe), last(fe)
             terms = [None if ht is None else trace_product(ctx, ht, lv()),
                      None if lt is None else trace_product(ctx, hv(), lt)]
-            return _memo(lambda: trace_product(ctx, hv(), lv())), _sum(terms)
+            return fe.memo(k, lambda: trace_product(ctx, hv(), lv())), _sum(terms)
         return run
 
     def _f_Inverse(self, e):
-        a = self.compile(e.arg)
+        a, k = self.compile(e.arg), object()
 
         def run(fe):
             av, at = a(fe)
             ctx = fe.env.ctx
-            inv = _memo(lambda: ctx.inv(av()))
+            inv = fe.memo(k, lambda: ctx.inv(av()))
             return inv, (None if at is None else _neg(chain_product([inv(), at, inv()])))
         return run
 
     def _f_Determinant(self, e):
-        a = self.compile(e.arg)
+        a, k, ki = self.compile(e.arg), object(), object()
 
         def run(fe):
             av, at = a(fe)
             ctx = fe.env.ctx
-            det = _memo(lambda: ctx.det(av()))
+            det = fe.memo(k, lambda: ctx.det(av()))
             if at is None:
                 return det, None
-            return det, mul(det(), trace_product(ctx, ctx.inv(av()), at))
+            return det, mul(det(), trace_product(ctx, fe.memo(ki, lambda: ctx.inv(av()))(), at))
         return run
 
     def _f_Softmax(self, e):
-        x, axis = self.compile(e.args[0]), (-2, -1)[e.axis]
+        x, axis, k = self.compile(e.args[0]), (-2, -1)[e.axis], object()
 
         def run(fe):
             xv, xt = x(fe)
             ctx = fe.env.ctx
-            p = _memo(lambda: ctx.softmax(xv(), axis=axis))
+            p = fe.memo(k, lambda: ctx.softmax(xv(), axis=axis))
             if xt is None:
                 return p, None
             P = p()
@@ -369,7 +370,7 @@ class _Forward:
         def run(fe):
             av, at = arg(fe)
             env = fe.env.with_bound(var, av())
-            out = body(_FEnv(env, {**fe.tangents, var: at}))
+            out = body(_FEnv(env, {**fe.tangents, var: at}, fe.values))
             return out
         return run
 
@@ -382,25 +383,36 @@ class _Forward:
         if name == "log" and isinstance(e.args[0], sp.Determinant):
             return self._log_det(e.args[0].arg)
         a, method, deriv = self.compile(e.args[0]), ELEMENTWISE[name], _DERIV[name]
+        k, kd = object(), object()
 
         def run(fe):
             ctx = fe.env.ctx
             av, at = a(fe)
-            value = _memo(lambda: getattr(ctx, method)(av()))
+            value = fe.memo(k, lambda: getattr(ctx, method)(av()))
             if at is None:
                 return value, None
-            return value, mul(deriv(ctx, av(), value()), at)     # f'(a) o da
+            return value, mul(fe.memo(kd, lambda: deriv(ctx, av(), value()))(), at)     # f'(a) o da
         return run
 
     def _log_det(self, arg):
-        m = self.compile(arg)
+        m, k, ki = self.compile(arg), object(), object()
 
         def run(fe):    # d log det A = tr(A^-1 dA): the determinant itself is never formed
             ctx = fe.env.ctx
             mv, mt = m(fe)
-            value = _memo(lambda: ctx.log(ctx.det(mv())))
-            return value, (None if mt is None else trace_product(ctx, ctx.inv(mv()), mt))
+            value = fe.memo(k, lambda: ctx.log(ctx.det(mv())))
+            return value, (None if mt is None else trace_product(ctx, fe.memo(ki, lambda: ctx.inv(mv()))(), mt))
         return run
+
+
+def _power_slope(ctx, a, value, ex):
+    """``p a^(p-1)`` for the number ``p = ex`` (``1 / (2 sqrt a)`` for ``p = 1/2``, from ``value() = sqrt a``)."""
+    if ex == sp.Rational(1, 2):
+        return 1 / (2 * value())
+    if ex.is_Integer:
+        k = int(ex)
+        return k * number_power(ctx, a, sp.Integer(k - 1)) if k != 1 else 1
+    return const(ctx, ex) * ctx.power(a, const(ctx, ex - 1))
 
 
 def _fold(op):
@@ -419,20 +431,21 @@ def _chain(ctx, vs):
 
 @functools.lru_cache(maxsize=1024)
 def jvp_recipe(expr, var: str, value: Callable):
-    """``(env, V) -> (value, tangent)``: ``expr`` at the instance (a thunk, computed when called) and
+    """``(env, V, values=None) -> (value, tangent)``: ``expr`` at the instance (a thunk, computed when called) and
     ``d/dt expr(X + t V)`` at ``t = 0`` for the variable ``var`` (a matrix or a scalar symbol's name) of
     the SymPy expression ``expr``; None when a node on the variable's path has no forward rule (see the
     module docstring).  ``value(e)`` is the ordinary recipe of a subexpression
     (:func:`theorem_check.expr.compile.compile_expr`), used for the nodes free of ``var``.  The tangent has
     ``expr``'s value's shape, or is None when ``expr`` does not depend on ``var`` (a zero derivative).
-    Cached by ``(expr, var, value)``."""
+    ``values``: a dict kept by the caller across the directions of one instance batch (the same ``env``), so
+    that the values, which do not depend on the direction, are computed once.  Cached by ``(expr, var, value)``."""
     try:
         pair = _Forward(var, value).compile(expr)
     except NoForward:
         return None
 
-    def jvp(env, V):
-        return pair(_FEnv(env, {var: V}))
+    def jvp(env, V, values: dict | None = None):
+        return pair(_FEnv(env, {var: V}, values))
     return jvp
 
 
@@ -468,10 +481,11 @@ def directional_jvp(f, var: str, env, x0, scalar_out: bool, label, value: Callab
     batch = int(np.shape(x0)[0])
 
     defined: list = []     # f itself, once: where it is undefined the quotient reports it, as at any size
+    values: dict = {}      # the values of the nodes, shared by the directions of this batch
 
     def jvp(V):
         def body():
-            value, t = rec(env, V)
+            value, t = rec(env, V, values)
             if not defined:
                 defined.append(_real_and_finite(value()))
             if not defined[0]:

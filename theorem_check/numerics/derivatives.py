@@ -211,8 +211,12 @@ class _Stepper:
     def _per_batch(self, t, out):
         return t.reshape((self.batch,) + (1,) * (out.ndim - 1))
 
-    def d1(self, V):
-        """``d/dt F(X + tV)`` at 0 (4th-order central difference)."""
+    def d1(self, V, jvp: Callable | None = None):
+        """``d/dt F(X + tV)`` at 0: ``jvp(V)`` (forward mode) where given and not None, else the 4th-order
+        central difference."""
+        d = None if jvp is None else jvp(V)
+        if d is not None:
+            return d
         t = self._t(V)
         X = self.X
         fp1, fm1 = self._eval(X + t * V), self._eval(X - t * V)
@@ -269,7 +273,7 @@ def _perm(shape, order: str) -> np.ndarray:
     return idx.ravel(order=order)
 
 
-def grad(ctx, f: Callable, X) -> np.ndarray:
+def grad(ctx, f: Callable, X, *, jvp: Callable | None = None) -> np.ndarray:
     """Gradient of a batched scalar function: ``G[b, ...] = d f(X)[b] / d X[b, ...]``.
 
     Parameters
@@ -280,6 +284,10 @@ def grad(ctx, f: Callable, X) -> np.ndarray:
         ``f(Y) -> (batch,)`` for ``Y`` of the shape of ``X`` (``(batch, 1, 1)`` is accepted as scalar).
     X : array, shape ``(batch, *shape)``
         The point, in the context's arrays (real).
+    jvp : callable, optional
+        ``jvp(V) -> (batch,)``: ``f``'s directional derivative along ``V`` by forward mode
+        (:func:`theorem_check.expr.forward.directional_jvp`), used for each unit direction instead of the
+        difference quotient; where it returns None the quotient is used.
 
     Returns
     -------
@@ -299,20 +307,22 @@ def grad(ctx, f: Callable, X) -> np.ndarray:
 
     def body():
         st = _Stepper(ctx, fs, X, 1)
-        cols = [st.d1(_unit(ctx, shape, j)) for j in range(int(np.prod(shape)) if shape else 1)]
+        cols = [st.d1(_unit(ctx, shape, j), jvp) for j in range(int(np.prod(shape)) if shape else 1)]
         return np.stack(cols, axis=1).reshape(X.shape)
 
     return at_oracle_precision(ctx, body)
 
 
-def jacobian(ctx, F: Callable, x, *, order: str = "C") -> np.ndarray:
+def jacobian(ctx, F: Callable, x, *, order: str = "C", jvp: Callable | None = None) -> np.ndarray:
     """Jacobian ``J[b, i, j] = dF_i / dx_j`` of a batched map ``F: (batch, *in) -> (batch, *out)``.
 
     Returns shape ``(batch, prod(out), prod(in))``; ``i``, ``j`` are row-major flat indices
     (``order="C"``) or column-major ones (``order="F"``: ``J = d vec F / d (vec x)^T`` for matrices,
     e.g. ``kron(B^T, A)`` for ``F(X) = A X B``).  A scalar ``F`` (shape ``(batch,)``) gives
-    ``prod(out) = 1``.  Raises InvalidArgument for a bad ``order`` or ``x`` without batch axis,
-    ShapeMismatch when ``F`` drops the batch axis.
+    ``prod(out) = 1``.  ``jvp(V) -> (batch, *out)``, where given, is ``F``'s directional derivative by forward
+    mode, used for each unit direction instead of the difference quotient (None from it: the quotient).
+    Raises InvalidArgument for a bad ``order`` or ``x`` without batch axis, ShapeMismatch when ``F`` drops
+    the batch axis.
     """
     order = _check_order(order)
     x = _check_x(x, "x")
@@ -321,7 +331,7 @@ def jacobian(ctx, F: Callable, x, *, order: str = "C") -> np.ndarray:
 
     def body():
         st = _Stepper(ctx, F, x, 1)
-        cols = [st.d1(_unit(ctx, shape, j)) for j in range(n_in)]
+        cols = [st.d1(_unit(ctx, shape, j), jvp) for j in range(n_in)]
         out_shape = cols[0].shape[1:]
         J = np.stack([c.reshape(batch, -1) for c in cols], axis=2)
         if order == "F":
@@ -397,7 +407,7 @@ def second_directional(ctx, f: Callable, X, V, f0=None) -> np.ndarray:
     return at_oracle_precision(ctx, body)
 
 
-def sym_grad(ctx, f: Callable, X) -> np.ndarray:
+def sym_grad(ctx, f: Callable, X, *, jvp: Callable | None = None) -> np.ndarray:
     """Gradient of a scalar function on the manifold of symmetric matrices, at symmetric ``X``.
 
     The symmetric gradient ``G_s`` is the symmetric matrix with ``Df(X)[V] = tr(G_s V)`` for every
@@ -415,8 +425,10 @@ def sym_grad(ctx, f: Callable, X) -> np.ndarray:
     first-order (gradient-descent) updates built on it are wrong.  Example: ``f(X) = tr(AX)`` has
     ``sym_grad = (A + A^T)/2``, whereas the old convention gives ``A + A^T - diag(A)``.
 
-    ``X`` has shape ``(batch, n, n)``; returns ``(batch, n, n)``, symmetric.  Raises ShapeMismatch for
-    non-square ``X`` or a non-scalar ``f``.
+    ``X`` has shape ``(batch, n, n)``; returns ``(batch, n, n)``, symmetric.  ``jvp(V) -> (batch,)``, where
+    given, is ``f``'s directional derivative by forward mode, used for the symmetric directions instead of
+    the difference quotient (None from it: the quotient).  Raises ShapeMismatch for non-square ``X`` or a
+    non-scalar ``f``.
     """
     X = _check_x(X, "X")
     if X.ndim != 3 or X.shape[-1] != X.shape[-2]:
@@ -431,7 +443,7 @@ def sym_grad(ctx, f: Callable, X) -> np.ndarray:
             for j in range(i, n):
                 e = np.zeros((1, n, n))
                 e[0, i, j] = e[0, j, i] = 1.0
-                d = st.d1(ctx.asarray(e))
+                d = st.d1(ctx.asarray(e), jvp)
                 G[:, i, j] = G[:, j, i] = d if i == j else d / 2
         return G
 

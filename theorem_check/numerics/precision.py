@@ -453,19 +453,20 @@ class Ctx(LinalgOps):
         return self.sqrt(self.sum_sq(x, batch_axes=batch_axes))
 
     # -- derivative oracle (theorem_check.numerics.derivatives) -------------------------------------
-    def grad(self, f, X):
+    def grad(self, f, X, *, jvp=None):
         """Gradient ``G_ij = df/dX_ij`` of a batched scalar ``f: (batch, *shape) -> (batch,)``; same shape
-        as ``X``.  See :func:`theorem_check.numerics.derivatives.grad`."""
+        as ``X`` (``jvp``: ``f``'s directional derivative by forward mode, optional).
+        See :func:`theorem_check.numerics.derivatives.grad`."""
         from theorem_check.numerics import derivatives
 
-        return derivatives.grad(self, f, X)
+        return derivatives.grad(self, f, X, jvp=jvp)
 
-    def jacobian(self, F, x, *, order: str = "C"):
-        """Jacobian ``J_ij = dF_i/dx_j``, shape ``(batch, prod(out), prod(in))``.
+    def jacobian(self, F, x, *, order: str = "C", jvp=None):
+        """Jacobian ``J_ij = dF_i/dx_j``, shape ``(batch, prod(out), prod(in))`` (``jvp`` as for :meth:`grad`).
         See :func:`theorem_check.numerics.derivatives.jacobian`."""
         from theorem_check.numerics import derivatives
 
-        return derivatives.jacobian(self, F, x, order=order)
+        return derivatives.jacobian(self, F, x, order=order, jvp=jvp)
 
     def hessian(self, f, x, *, order: str = "C"):
         """Hessian ``H_ij = d^2 f / dx_i dx_j`` of a batched scalar ``f``, shape ``(batch, prod(in), prod(in))``.
@@ -488,12 +489,12 @@ class Ctx(LinalgOps):
 
         return derivatives.wirtinger_grad(self, f, Z, factor=factor)
 
-    def sym_grad(self, f, X):
-        """Gradient of ``f`` on the symmetric matrices at symmetric ``X`` (``(G + G^T)/2``, arXiv:1911.06491).
-        See :func:`theorem_check.numerics.derivatives.sym_grad`."""
+    def sym_grad(self, f, X, *, jvp=None):
+        """Gradient of ``f`` on the symmetric matrices at symmetric ``X`` (``(G + G^T)/2``, arXiv:1911.06491;
+        ``jvp`` as for :meth:`grad`).  See :func:`theorem_check.numerics.derivatives.sym_grad`."""
         from theorem_check.numerics import derivatives
 
-        return derivatives.sym_grad(self, f, X)
+        return derivatives.sym_grad(self, f, X, jvp=jvp)
 
 
 FLOAT32 = Ctx("float32", float(np.finfo(np.float32).eps))
