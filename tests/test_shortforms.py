@@ -338,3 +338,15 @@ def test_closed_form_derivatives_attach_a_derivation(lhs, rhs, shapes, structure
     if attached:
         (step,) = c.statement.derivation().steps
         assert "closed form" in step.why
+
+
+def test_a_sympy_failure_in_the_symmetric_rewrite_is_no_proof_not_a_crash():
+    """Found by the metamorphic test once its CI shards drew distinct examples: SymPy's Kronecker
+    canonicalisation raised AttributeError on ``(2 A B)^-1`` of 1 x 1 matrices while the sides were rewritten
+    for the spd ``C`` (an internal error, exit 3, for a false statement).  Now that route gives no proof and
+    the numeric stage decides: the slip is REFUTED and the true statement still PROVED."""
+    kw = dict(shapes={"A": (1, 1), "B": (1, 1), "C": ("n", "n")}, sizes={"n": (1, 3)}, register=False,
+              structure={"A": "invertible", "B": "invertible", "C": "spd"})
+    verdicts = [tc.run_claim(tc.identity("t.kron", "kron(A*B, C)**-1", rhs, **kw), seed=0, trials=4).verdict
+                for rhs in ("kron((A*B)**-1, C**-1)", "kron((2*A*B)**-1, C**-1)")]
+    assert verdicts == [tc.Verdict.PROVED, tc.Verdict.REFUTED]

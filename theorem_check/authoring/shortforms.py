@@ -116,11 +116,18 @@ def _replace_grads(e, symmetric: frozenset = frozenset()):
 
 
 def _symmetric_sides(e, names: frozenset):
-    """``e`` with ``S^T`` written ``S`` for the matrices named in ``names`` (transposes pushed to the leaves first)."""
+    """``e`` with ``S^T`` written ``S`` for the matrices named in ``names`` (transposes pushed to the leaves first);
+    None where SymPy's ``doit`` fails (its Kronecker canonicalisation raises AttributeError on a scalar factor
+    such as ``(2 A B)^-1`` of ``1 x 1`` matrices): no proof, the numeric stage decides."""
     if not isinstance(e, sp.Basic):
         return e
     sub = {sp.Transpose(m): m for m in e.atoms(sp.MatrixSymbol) if m.name in names}
-    return e.xreplace(sub).doit().xreplace(sub) if sub else e
+    if not sub:
+        return e
+    try:
+        return e.xreplace(sub).doit().xreplace(sub)
+    except Exception:  # noqa: BLE001 - a SymPy internal error: no proof from this route
+        return None
 
 
 DERIVATION_SECONDS = 5.0
@@ -174,6 +181,8 @@ def _derivation_within(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadli
         return None
     if sym:
         l, r = _symmetric_sides(l, sym), _symmetric_sides(r, sym)
+        if l is None or r is None:
+            return None
     if ex.is_matrix(l) and tuple(l.shape) != tuple(r.shape):
         return None
     if has_fractional_matpow(l) or has_fractional_matpow(r):
