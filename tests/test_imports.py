@@ -225,3 +225,16 @@ def test_graph_sees_lazy_and_absolute_imports():
 def test_layer_test_sees_an_upward_import():
     assert _rank("theorem_check.engine.runner") == 4 and _rank("theorem_check.cli.main") == 9
     assert _rank("theorem_check.validation") == 0 and _rank("elsewhere") is None
+
+
+def test_the_catalogue_loads_without_scipy():
+    """``theorem-check list``/``show`` and every exit-2 error load the catalogue, never SciPy (0.5-0.7 s of
+    start-up per process): the papers' checks import ``scipy.optimize``/``stats``/``integrate`` when they run."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from theorem_check import load_builtin; load_builtin(); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.strip() == "[]", out.stdout

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from scipy.optimize import minimize
 
 from theorem_check import dln
 
@@ -37,6 +36,8 @@ def minimize_network(Ws0: Sequence[np.ndarray], Sigma_xx, Sigma_yx, beta: float,
     Returns ``[(Ws, grad_norm) for each gtol]``: the weights reached when the gradient norm is
     below ``gtol`` (trust-exact escapes saddles through negative curvature).
     """
+    from scipy.optimize import minimize  # here, not at import: `list` and `show` need no SciPy
+
     dims = _dims(Ws0)
     theta = dln.flatten_weights(list(Ws0))
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
 
 import theorem_check as tc
 
@@ -317,6 +316,8 @@ def _cone_prob(vx, cxy, vy, eps):
 
 def _b6_check(relative=True):
     def check(rng, d):
+        from scipy.stats import norm  # here, not at import: `list` and `show` need no SciPy
+
         k, s, eps = rng.uniform(0.5, 3.0), rng.uniform(0.5, 2.0), 0.1
         ts = (1e2, 1e6, 1e10, 1e14)
         res = []
@@ -347,6 +348,8 @@ claim("thm_b6", r"Theorem B.6: $(C - C^*)^{2}/(C^*)^{2} \to 0$ in probability (a
 
 def _eq75_check(expo=0.5, mu=0.0):
     def check(rng, d):
+        from scipy.stats import norm  # here, not at import: `list` and `show` need no SciPy
+
         s = rng.uniform(0.5, 2.0)
         ts = (1e8, 1e24, 1e40, 1e56)
         res = []

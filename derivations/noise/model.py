@@ -38,7 +38,6 @@ import itertools
 from types import SimpleNamespace
 
 import numpy as np
-from scipy.optimize import brentq
 
 import theorem_check as tc
 from theorem_check import dln, sampling
@@ -580,6 +579,8 @@ def _root(fun, xtol):
         if fun(hi) < 0:
             break
         hi *= 2
+    from scipy.optimize import brentq
+
     return brentq(fun, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=500)
 
 

@@ -12,7 +12,6 @@ gradients *at* ``theta_lambda`` (never through Lemma B.1 unless the claim is abo
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
 
 import theorem_check as tc
 
@@ -352,6 +351,8 @@ def _p2_check(gamma, offset=0.0):
     the grid, which must vanish (a root at +-infinity) as the grid widens from 16 to 32.
     """
     def check(rng, d):
+        from scipy.optimize import brentq  # here, not at import: `list` and `show` need no SciPy
+
         inst = _mf_instance(rng, d)
         fun = lambda l: _drift_at(inst, l, gamma)
         br, vals = _bracket(fun)

@@ -7,7 +7,6 @@ analytically solvable rank-1 case and Appendix C's charges (eqs. 79-81).
 from __future__ import annotations
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 import theorem_check as tc
 
@@ -26,6 +25,8 @@ def _fro(a):
 # ==============================================================================================
 def _eq11_check(sign=-1.0):
     def check(rng, d):
+        from scipy.integrate import solve_ivp  # here, not at import: `list` and `show` need no SciPy
+
         dx, h, dy, n = d["dx"], d["d"], d["dy"], d["n"]
         X, Y = rng.standard_normal((dx, n)), rng.standard_normal((dy, n))
         U0, W0 = rng.standard_normal((dy, h)) * 0.7, rng.standard_normal((h, dx)) * 0.7

@@ -325,11 +325,12 @@ def check_unique_iff():
     infinity leaves in ``w``) plus a rounding floor ``1e3 eps S / (alpha_q + beta_q)`` (``dS/dlam`` is
     exact to ``eps S``, ``f'' = 4 (alpha e^{-2 lam} + beta e^{2 lam})``).
     """
-    import scipy.optimize as so
 
     from theorem_check import FLOAT64
 
     def check(rng, d):
+        import scipy.optimize as so  # here, not at import: `list` and `show` need no SciPy
+
         raw, i, a, b = _two_unit_net(rng, d)
         ctx = FLOAT64
         inst = M.to_ctx(raw, ctx)
