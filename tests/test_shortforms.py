@@ -350,3 +350,27 @@ def test_a_sympy_failure_in_the_symmetric_rewrite_is_no_proof_not_a_crash():
     verdicts = [tc.run_claim(tc.identity("t.kron", "kron(A*B, C)**-1", rhs, **kw), seed=0, trials=4).verdict
                 for rhs in ("kron((A*B)**-1, C**-1)", "kron((2*A*B)**-1, C**-1)")]
     assert verdicts == [tc.Verdict.PROVED, tc.Verdict.REFUTED]
+
+
+@pytest.mark.parametrize("lhs, rhs, shapes, structure, searched, verdict", [
+    # false at a generic instance: no derivation is searched (SymPy's simplify is not run), REFUTED numerically
+    ("trace(cos(A)*B)", "trace(B*cos(A.T))", {"A": ("n", "n"), "B": ("n", "n")}, None, False, "REFUTED"),
+    ("(A*B).T", "A.T*B.T", {"A": ("n", "n"), "B": ("n", "n")}, None, False, "REFUTED"),
+    # true: searched and proved, also where both sides vanish (the probe's gap is rounding of a zero)
+    ("(A*B).T", "B.T*A.T", {"A": ("n", "n"), "B": ("n", "n")}, None, True, "PROVED"),
+    ("x.T*A*x", "0*x.T*x", {"A": ("n", "n"), "x": ("n", 1)}, {"A": "antisymmetric"}, True,
+     "INCONCLUSIVE"),   # searched; the verdict as before: both sides vanish (docs/verdicts.md)
+    ("(A + 10**8*B)*C - 10**8*B*C", "A*C", {"A": ("n", "n"), "B": ("n", "n"), "C": ("n", "n")}, None, True,
+     "PROVED"),
+])
+def test_a_statement_false_at_a_generic_instance_gets_no_derivation_search(lhs, rhs, shapes, structure, searched,
+                                                                            verdict, monkeypatch):
+    """Design decision 117: the mp50 probe skips the derivation search of a statement that is false at a
+    generic instance (nothing could close), and never of a true one."""
+    calls = []
+    real = sf._derivation
+    monkeypatch.setattr(sf, "_derivation", lambda *a: calls.append(1) or real(*a))
+    kw = {"structure": structure} if structure else {}
+    claim = tc.identity("t.probe", lhs, rhs, shapes=shapes, sizes={"n": (1, 4)}, register=False, **kw)
+    assert bool(calls) is searched
+    assert tc.run_claim(claim, seed=0, trials=4).verdict.value.upper() == verdict

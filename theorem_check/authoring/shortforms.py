@@ -31,6 +31,7 @@ Frobenius inner product, and is the classic wrong variant.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from typing import Callable, Mapping, Sequence
@@ -308,11 +309,52 @@ def _space(ranges: dict) -> DimSpace:
 def _statement(lhs, rhs, spec, *, name, kind, latex, cond, contexts, scale, note, derive, where) -> Statement:
     space = _space(dict(spec.ranges))
     used = _names_used((lhs, rhs), spec)
-    deriv = _derivation(lhs, rhs, spec, used) if derive else None
-    return Statement(
+    st = Statement(
         latex or f"{_latex(lhs, spec)} = {_latex(rhs, spec)}", name=name, kind=kind, dims=space,
         sample=sampler(spec), lhs=make_side(lhs, spec, "lhs", where), rhs=make_side(rhs, spec, "rhs", where),
-        scale=scale, derivation=deriv, contexts=tuple(contexts), cond=cond, note=note)
+        scale=scale, derivation=None, contexts=tuple(contexts), cond=cond, note=note)
+    if not derive or _false_at_a_generic_instance(st):
+        return st
+    deriv = _derivation(lhs, rhs, spec, used)
+    return st if deriv is None else dataclasses.replace(st, derivation=deriv)
+
+
+PROBE_GAP = 1e-6
+""":func:`_false_at_a_generic_instance`: a gap of the sides at mp50 above this times ``max(1, |lhs|, |rhs|)``."""
+PROBE_MAX_ENTRIES = 256
+""":func:`_false_at_a_generic_instance` probes instances whose arrays have at most this many entries."""
+
+
+def _false_at_a_generic_instance(st: Statement) -> bool:
+    """True when ``lhs = rhs`` is false at one instance of a generic configuration, seen at mp50: the sides
+    differ there by more than :data:`PROBE_GAP` times ``max(1, max|lhs|, max|rhs|)``.  Then no derivation can
+    close (a proof for all sizes would be of a false statement), so none is searched for: the closed-form
+    derivatives, the normal form and SymPy's simplification (up to :data:`DERIVATION_SECONDS`) are skipped.
+    Nothing else changes: a statement without a derivation is decided by the numeric stage, as one whose
+    derivation search failed.  A true statement's gap at mp50 is rounding, about ``1e-50`` times the size of
+    its computation, so it would need a computation of size ``1e44`` to be skipped (and then lose only a
+    proof, never its verdict's soundness).  False (the search runs as before) when the probe cannot evaluate
+    a side, the sides do not conform, or a value is not finite.  Design decision 117."""
+    from theorem_check.engine.vacuity import convert
+    from theorem_check.numerics.precision import MP50
+
+    try:
+        d = _generic_dims(st.dims)
+        inst = Instance(st.sample(np.random.default_rng(12345), d, 1))
+        if any(np.size(v) > PROBE_MAX_ENTRIES for v in inst.values() if isinstance(v, np.ndarray)):
+            return False   # object arrays of mpf: kept to small instances (no search is skipped above)
+        cinst = Instance({k: convert(v, MP50) for k, v in inst.items()})
+        with MP50.active():
+            a, b = np.asarray(st.lhs(cinst, MP50)), np.asarray(st.rhs(cinst, MP50))
+            if a.shape != b.shape or not a.size:
+                return False
+            vals = [complex(v) for v in a.reshape(-1)] + [complex(v) for v in b.reshape(-1)]
+            gap = max(abs(complex(u - v)) for u, v in zip(a.reshape(-1), b.reshape(-1)))
+    except Exception:  # noqa: BLE001 - the probe is an optimisation: on any failure the search runs
+        return False
+    if not all(np.isfinite(v) for v in vals):
+        return False
+    return gap > PROBE_GAP * max(1.0, max(abs(v) for v in vals))
 
 
 def _assumptions(spec: Spec, extra) -> tuple[str, ...]:

@@ -214,9 +214,10 @@ class _Stepper:
     def d1(self, V, jvp: Callable | None = None):
         """``d/dt F(X + tV)`` at 0: ``jvp(V)`` (forward mode) where given and not None, else the 4th-order
         central difference."""
-        d = None if jvp is None else jvp(V)
-        if d is not None:
-            return d
+        if jvp is not None:   # each instance's own direction: a unit direction (1, *shape) spread over the batch,
+            d = jvp(np.broadcast_to(V, self.X.shape))   # so a tangent of V alone (tr V) has the batch axis too
+            if d is not None:
+                return d
         t = self._t(V)
         X = self.X
         fp1, fm1 = self._eval(X + t * V), self._eval(X - t * V)
