@@ -374,3 +374,13 @@ def test_a_statement_false_at_a_generic_instance_gets_no_derivation_search(lhs, 
     claim = tc.identity("t.probe", lhs, rhs, shapes=shapes, sizes={"n": (1, 4)}, register=False, **kw)
     assert bool(calls) is searched
     assert tc.run_claim(claim, seed=0, trials=4).verdict.value.upper() == verdict
+
+
+def test_a_scalar_derivative_sympy_cannot_take_is_no_proof_not_a_crash():
+    """A new user's report: ``sympy.diff`` raises NotImplementedError for ``tr(A expm(t B))`` by the scalar ``t``;
+    the short form's derivation search let it escape (internal error, exit 3, for a true statement).  Now that
+    route gives no proof and the numeric stage decides: VERIFIED, and the slip without ``B`` REFUTED."""
+    kw = dict(shapes={"A": ("n", "n"), "B": ("n", "n")}, sizes={"n": (2, 3)}, register=False)
+    verdicts = [tc.run_claim(tc.identity("t.expm", "grad(trace(A*expm(t*B)), t)", rhs, **kw), seed=0,
+                             trials=4).verdict for rhs in ("trace(A*B*expm(t*B))", "2*trace(A*B*expm(t*B))")]
+    assert verdicts == [tc.Verdict.VERIFIED, tc.Verdict.REFUTED]
