@@ -83,6 +83,10 @@ def _worker_main(conn, packs: tuple[str, ...]) -> None:
 
 _preload_done = False
 
+RUN_MODULES = ("scipy.optimize", "scipy.stats", "scipy.integrate", "scipy.linalg")
+"""Modules the papers' checks import when they run (not at import, so that ``list`` and ``show`` start without
+them): the fork server imports them once for every worker, instead of each worker on its first claim."""
+
 
 def context():
     """The multiprocessing context (fork server preloaded with the catalogue, BLAS single-threaded)."""
@@ -94,7 +98,7 @@ def context():
             from theorem_check.authoring.catalogues import catalogue_modules
 
             mods = ["theorem_check.engine.runner", "theorem_check.authoring.registry"] + [
-                f"{pkg}.{m}" for pkg, papers in catalogue_modules() for m in papers]
+                f"{pkg}.{m}" for pkg, papers in catalogue_modules() for m in papers] + list(RUN_MODULES)
         except ImportError:
             mods = ["theorem_check.engine.runner"]
         ctx.set_forkserver_preload(mods)
