@@ -225,13 +225,17 @@ def _generic_dims(space: DimSpace) -> dict:
     return options[-1]
 
 
+def _generic_instance(st: Statement) -> Instance:
+    """One instance (batch 1, seed 12345) of a generic configuration of ``st``'s sizes: the probes' point."""
+    return Instance(st.sample(np.random.default_rng(12345), _generic_dims(st.dims), 1))
+
+
 def _probe_rhs(st: Statement):
     """The right side at float64 on one instance of a generic configuration (None if it raises)."""
     from theorem_check.numerics.precision import FLOAT64
 
     try:
-        d = _generic_dims(st.dims)
-        inst = Instance(st.sample(np.random.default_rng(12345), d, 1))
+        inst = _generic_instance(st)
         with FLOAT64.active():
             v = np.asarray(st.rhs(inst, FLOAT64))
             return v if np.iscomplexobj(v) else v.astype(float)   # a complex side stays complex (no cast)
@@ -342,8 +346,7 @@ def _false_at_a_generic_instance(st: Statement) -> bool:
     from theorem_check.numerics.precision import MP50
 
     try:
-        d = _generic_dims(st.dims)
-        inst = Instance(st.sample(np.random.default_rng(12345), d, 1))
+        inst = _generic_instance(st)
         if any(np.size(v) > PROBE_MAX_ENTRIES for v in inst.values() if isinstance(v, np.ndarray)):
             return False   # object arrays of mpf: kept to small instances (no search is skipped above)
         cinst = Instance({k: convert(v, MP50) for k, v in inst.items()})

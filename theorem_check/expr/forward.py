@@ -264,8 +264,8 @@ class _Forward:
             raise NoForward(f"no forward rule for the matrix power {e} (integer exponents only)")
         k = int(ex)
         if k == 0:
-            rec, k = self.value(e), object()
-            return lambda fe: (fe.memo(k, lambda: rec(fe.env)), None)
+            rec, key = self.value(e), object()
+            return lambda fe: (fe.memo(key, lambda: rec(fe.env)), None)
         arg = sp.Inverse(base) if k < 0 else base
         return self._product([arg] * abs(k), _chain)
 
