@@ -57,7 +57,10 @@ def main(argv=None) -> None:
     """
     terminal.install_ascii_fallback()
     args = list(sys.argv[1:] if argv is None else argv)
-    code = _run_main(argv, args)
+    from theorem_check.expr import sympy_rng
+
+    with sympy_rng.seeded(0):   # one command line, one output: SymPy's own generators too (decision 118)
+        code = _run_main(argv, args)
     sys.exit(_flush_stdout(code))
 
 

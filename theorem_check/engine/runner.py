@@ -36,6 +36,7 @@ from theorem_check.engine import symcache
 from theorem_check.engine.exact import ExactCounterexample, exact_counterexample
 from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
+from theorem_check.expr import sympy_rng
 from theorem_check.expr.matrix_proof import ROUTES
 from theorem_check.model.claims import Claim, Statement
 from theorem_check.model.options import RunOptions
@@ -318,7 +319,14 @@ def run_statement(statement: Statement, *, seed: int, trials: int = 16, fuzz: in
     sizes only (names of the statement's DimSpace; see :func:`~theorem_check.engine.numeric.user_configuration`).
     The symbolic stage's pure results are cached on disk (:mod:`~theorem_check.engine.symcache`): its steps
     by ``srepr``, and the whole stage (derivation built and checked) by ``claim_id`` when given.
+    SymPy's own random generators are seeded by ``seed`` for the run (:mod:`~theorem_check.expr.sympy_rng`).
     """
+    with sympy_rng.seeded(seed):
+        return _run_statement(statement, seed=seed, trials=trials, fuzz=fuzz, dims=dims, claim_id=claim_id)
+
+
+def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, dims: dict | None,
+                   claim_id: str | None) -> StatementResult:
     t0 = time.perf_counter()
     sym = None
     if statement.derivation is not None:

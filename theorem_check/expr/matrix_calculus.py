@@ -51,7 +51,7 @@ from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 
 from theorem_check.errors import InternalError
 from theorem_check.expr.derivative_check import CHECK_SEED, verify
-from theorem_check.expr.nodes import NotDifferentiable, Softmax, is_matrix
+from theorem_check.expr.nodes import NotDifferentiable, Softmax, entrywise_1x1, is_matrix
 
 __all__ = ["NotDifferentiable", "gradient", "jacobian", "hessian", "verify", "entrywise", "CHECK_SEED"]
 
@@ -248,12 +248,12 @@ def entrywise(fn, A):
             base = build(b.base)
             return sp.HadamardProduct(*([base] * int(b.exp)))
         if isinstance(b, sp.Function) and len(b.args) == 1 and b.args[0] == var:
-            return A.applyfunc(b.func)
+            return entrywise_1x1(b.func, A) if (r, c) == (1, 1) else A.applyfunc(b.func)
         raise ValueError(b)
     try:
         return build(body)
     except ValueError:
-        return ElementwiseApplyFunction(fn, A)
+        return entrywise_1x1(fn, A) if (r, c) == (1, 1) else ElementwiseApplyFunction(fn, A)
 
 
 def _real_scalars(G):

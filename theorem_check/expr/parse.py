@@ -10,7 +10,6 @@ from typing import Any, Mapping
 
 import sympy as sp
 from sympy.matrices.exceptions import NonInvertibleMatrixError, ShapeError
-from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 
 from theorem_check.errors import InvalidArgument, ShapeMismatch
@@ -32,6 +31,7 @@ from theorem_check.expr.nodes import (
     Vec,
     check_axis,
     default_axis,
+    entrywise_1x1,
     expm1,
     grad,
     grad_xy,
@@ -67,8 +67,7 @@ def _elementwise_fn(name: str, scalar_fn):
             # SymPy's applyfunc on a 1 x 1 product calls the function on the matrix itself and keeps a matrix
             # result: abs(x.T*x) became (x^T x^H)^(1/2) (x x^TH)^(1/2), which does not conform (ILL-POSED);
             # sqrt keeps that route, where it is right: the principal root (x.T*x)**(1/2) of the 1 x 1 matrix
-            d = sp.Dummy("d")
-            return sp.matrices.expressions.MatrixExpr.__new__(ElementwiseApplyFunction, sp.Lambda(d, scalar_fn(d)), x)
+            return entrywise_1x1(scalar_fn, x)
         if is_matrix(x):
             return x.applyfunc(scalar_fn)
         return _unevaluated_on_sympy_error(lambda: scalar_fn(x), lambda: scalar_fn(x, evaluate=False))
