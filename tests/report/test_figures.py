@@ -82,3 +82,33 @@ def test_sweeps_are_split_and_legends_sit_outside_the_data(tmp_path):
     fig.canvas.draw()
     leg = ax.get_legend().get_window_extent()
     assert leg.y1 <= ax.get_window_extent().y0 + 1        # below the axes, not over the data
+
+
+def test_residual_axis_ticks_are_powers_of_ten_in_plain_text():
+    """Tick labels use Unicode superscripts, not mathtext: matplotlib parsed each ``$10^{k}$`` again for every
+    figure and backend, half of a residual figure's drawing time."""
+    from theorem_check.output.report.figures import _pow10
+
+    assert [_pow10(v) for v in (1e-16, 1e3, 1.0, 3e-5, 0.0)] == ["10\u207b\u00b9\u2076", "10\u00b3", "10\u2070", "", ""]
+
+
+def test_residual_figure_draws_each_series_as_one_line_collection(tmp_path, monkeypatch):
+    from matplotlib.collections import LineCollection
+
+    from theorem_check.output.report import figures as F
+
+    insts = [{"float32": 1e-6 * (k + 1), "float64": 1e-15 * (k + 1), "mp50": 0.0 if k == 0 else 1e-50} for k in range(5)]
+    series = [F.ResidualSeries("printed", "printed", insts, {"float64": 1e-15}),
+              F.ResidualSeries("control", "control", [{"float32": 1e-3, "float64": 1e-3}], {})]
+    seen = []
+    real = F._save
+
+    def capture(fig, stem):
+        seen.append(fig)
+        return real(fig, stem)
+
+    monkeypatch.setattr(F, "_save", capture)
+    f = F.residual_figure(series, tmp_path / "r")
+    assert f.pdf.stat().st_size > 1000 and f.png.stat().st_size > 1000
+    cols = [c for c in seen[0].axes[0].collections if isinstance(c, LineCollection)]
+    assert [len(c.get_segments()) for c in cols] == [5, 1]   # one line per instance, one artist per series

@@ -23,6 +23,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 from matplotlib import rc_context
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullLocator
@@ -63,6 +64,7 @@ def _save(fig: Figure, stem: Path) -> FigureFile:
     quiet.setLevel(logging.ERROR)
     try:
         fig.savefig(pdf, metadata={"CreationDate": None, "Creator": "theorem-check"})
+        fig.set_layout_engine("none")   # the PDF's layout holds for the PNG: lay out once, not twice
         fig.savefig(png, dpi=_PNG_DPI)
     finally:
         quiet.setLevel(level)
@@ -93,12 +95,17 @@ def _label(s: Any) -> str:
         return s.replace("$", r"\$")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
 def _pow10(v: float, _pos=None) -> str:
-    """Tick label ``$10^{-16}$`` (mathtext; only at exact powers of ten)."""
+    """Tick label ``10⁻¹⁶`` (only at exact powers of ten).  Plain text with Unicode superscripts, not
+    mathtext ``$10^{-16}$``: matplotlib parses each mathtext label again for every figure and backend
+    (about half of a residual figure's drawing time); DejaVu Serif has the glyphs."""
     if v <= 0:
         return ""
     e = math.log10(v)
-    return f"$10^{{{round(e)}}}$" if abs(e - round(e)) < 1e-9 else ""
+    return "10" + str(round(e)).translate(_SUPERSCRIPT) if abs(e - round(e)) < 1e-9 else ""
 
 
 _SCI_WORD = re.compile(r"(?<![\w.])([+-]?\d+(?:\.\d+)?)e([+-]?\d+)(?![\w.])")
@@ -183,14 +190,20 @@ def residual_figure(series: Sequence[ResidualSeries], stem: Path) -> FigureFile 
             colour = ROLE_COLOURS.get(s.role, "#555555")
             ls = "--" if s.role == "control" else "-"
             jitter = (k - (len(series) - 1) / 2) * 0.04
+            # one artist per series, not one per instance (a line collection draws each instance's line
+            # on its own, so overlapping instances still darken as separate lines did)
+            lines, points, zeros = [], [], []
             for inst in s.instances:
                 xs = [pos[lv] + jitter + rng.uniform(-0.015, 0.015) for lv in levels if lv in inst]
                 ys = [float(inst[lv]) for lv in levels if lv in inst]
                 ys_plot = [y if (math.isfinite(y) and y > 0) else (lo if y == 0 else hi) for y in ys]
-                ax.plot(xs, ys_plot, ls, color=colour, alpha=0.55, lw=0.9, marker="o", ms=2.5)
-                zeros = [(x, lo) for x, y in zip(xs, ys) if y == 0]
-                if zeros:
-                    ax.plot(*zip(*zeros), "v", color=colour, ms=4)
+                lines.append(list(zip(xs, ys_plot)))
+                points += lines[-1]
+                zeros += [(x, lo) for x, y in zip(xs, ys) if y == 0]
+            ax.add_collection(LineCollection(lines, colors=colour, linestyles=ls, alpha=0.55, linewidths=0.9))
+            ax.plot(*zip(*points), ls="none", color=colour, alpha=0.55, marker="o", ms=2.5)
+            if zeros:
+                ax.plot(*zip(*zeros), "v", color=colour, ms=4)
             handles.append(Line2D([], [], color=colour, ls=ls, marker="o", ms=3, label=_label(s.label)))
         fl = series[0].floors
         if fl:
