@@ -34,6 +34,7 @@ from typing import Callable, Iterable
 
 from theorem_check.engine import symcache
 from theorem_check.engine.exact import ExactCounterexample, exact_counterexample
+from theorem_check.engine.frame_chunk import on_a_fresh_chunk
 from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
 from theorem_check.expr import sympy_rng
@@ -328,7 +329,8 @@ def run_statement(statement: Statement, *, seed: int, trials: int = 16, fuzz: in
     SymPy's own random generators are seeded by ``seed`` for the run (:mod:`~theorem_check.expr.sympy_rng`).
     """
     with sympy_rng.seeded(seed):
-        return _run_statement(statement, seed=seed, trials=trials, fuzz=fuzz, dims=dims, claim_id=claim_id)
+        return on_a_fresh_chunk(_run_statement, statement, seed=seed, trials=trials, fuzz=fuzz, dims=dims,
+                                claim_id=claim_id)
 
 
 def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, dims: dict | None,
