@@ -11,6 +11,7 @@ def test_passes_arguments_and_results_through():
     assert on_a_fresh_chunk(divmod, 7, 2) == (3, 1)
     assert on_a_fresh_chunk(dict, a=1) == {"a": 1}
     assert on_a_fresh_chunk(on_a_fresh_chunk, sorted, [3, 1, 2]) == [1, 2, 3]   # nested launches
+    assert on_a_fresh_chunk(lambda fn: fn, fn=5) == 5   # a keyword named like the launcher's own parameter
 
 
 def test_raises_what_the_function_raises():

@@ -31,7 +31,7 @@ first (a test that runs a claim) always starts a chunk of its own too.  With 2,1
 room) a boundary fell inside the gallery's inner loops instead: 3.65 million page faults against 1.3 million
 without any launch; with 8,200, 0.41 million."""
 
-_SOURCE = ("def on_a_fresh_chunk(fn, *args, **kwargs):\n"
+_SOURCE = ("def on_a_fresh_chunk(fn, /, *args, **kwargs):\n"
            "    if fn is None:   # never true: the assignment only gives the frame its slots\n"
            "        " + " = ".join(f"_{i}" for i in range(SLOTS)) + " = None\n"
            "    return fn(*args, **kwargs)\n")
@@ -40,7 +40,7 @@ exec(compile(_SOURCE, __name__, "exec"), _namespace)  # noqa: S102 - fixed sourc
 _launch = _namespace["on_a_fresh_chunk"]
 
 
-def on_a_fresh_chunk(fn: Callable[..., T], *args, **kwargs) -> T:
+def on_a_fresh_chunk(fn: Callable[..., T], /, *args, **kwargs) -> T:
     """``fn(*args, **kwargs)``, called from a frame that starts a new frame-stack chunk.
 
     Returns what ``fn`` returns and raises what it raises.  Source: CPython ``Python/pystate.c``
