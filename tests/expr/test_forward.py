@@ -117,7 +117,8 @@ def test_the_forward_oracle_decides(lhs, rhs, structure, monkeypatch):
     """The negative controls, through the forward oracle (the difference quotient is never called):
     ``+ X/10**6`` is REFUTED, which needs the mp50 residual to stall at the float64 one (~1e-8, so the oracle
     must be exact far below it); ``+ X/10**20``, invisible at float64, is seen at mp50 (residual ~1e-22 > the
-    mp50 floor) and is not VERIFIED (INCONCLUSIVE: the float64 residual is rounding, not the slip)."""
+    mp50 floor): grey between float64 and mp50, it stalls between mp50 and mp100 and is REFUTED
+    (decision 120; it was INCONCLUSIVE before that level)."""
     calls = []
     real = derivatives.directional
 
@@ -128,7 +129,7 @@ def test_the_forward_oracle_decides(lhs, rhs, structure, monkeypatch):
     kw = {"structure": structure} if structure else {}
     assert _run(lhs, rhs, **kw).verdict.value.upper() == "VERIFIED"
     assert _run(lhs, f"{rhs} + X/10**6", **kw).verdict.value.upper() == "REFUTED"
-    assert _run(lhs, f"{rhs} + X/10**20", **kw).verdict.value.upper() == "INCONCLUSIVE"
+    assert _run(lhs, f"{rhs} + X/10**20", **kw).verdict.value.upper() == "REFUTED"
     assert calls == []
 
 

@@ -53,7 +53,7 @@ from theorem_check.errors import (
 from theorem_check.model.claims import Instance, Measurement, Statement
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
 from theorem_check.numerics.directions import Projection
-from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, Ctx, to_float, watch_floats
+from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, MP100, Ctx, to_float, watch_floats
 
 __all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "run_numeric", "derive_seed",
            "TheoremCheckDeprecationWarning", "IDENTITY_DELTA"]
@@ -414,6 +414,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
                 vacuous = vanishes(e_mp, f_mp, mags_b, mp.name, bb)
                 outcome = Outcome.HOLDS if vacuous else \
                     decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
+                if outcome is Outcome.GREY and not vacuous:   # one level more before grey (decision 120)
+                    outcome, decision, vacuous = _escalate(statement, inst_b, ctxs, size, (mp.name, e_mp, f_mp), r, fl)
                 confirmed = confirmed or outcome is Outcome.FAILS
             elif not is_defined(e_mp):
                 decision, outcome = [], Outcome.GREY
@@ -447,6 +449,29 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
                                   vacuous=vacuous and outcome is Outcome.HOLDS,
                                   values={k: float(v[b]) for k, v in scalars.items()}))
     return out
+
+
+def _escalate(statement: Statement, inst_b: Mapping[str, Any], ctxs, size: int, level, r: dict, fl: dict):
+    """A grey instance decided again between ``level`` (the mp50 level: name, stats, floor) and
+    :data:`~theorem_check.numerics.precision.MP100` on the same instance (design decision 120).
+
+    A gap the coarse levels could not resolve (``X/10**40`` at float64) left the float64 -> mp50 pair grey
+    although mp50 sees it 10**8 times above its floor; at 100 digits a false statement's gap stays (stalled:
+    FAILS) and a true statement's falls with the floor (HOLDS).  Records the level in ``r`` and ``fl``;
+    returns ``(outcome, decision, vacuous)``, GREY with the old decision when the side is undefined there.
+    """
+    name, e_mp, f_mp = level
+    mags = magnitudes(statement, inst_b, 1, [*ctxs, MP100])
+    e_hi = with_magnitude(_stats_or_errors(statement, inst_b, MP100, 1)[0][0], mags, 0)
+    f_hi = _floor(MP100, size, statement.cond)
+    r[MP100.name] = stats_residual(e_hi) if isinstance(e_hi, SideStats) else float("nan")
+    fl[MP100.name] = f_hi
+    if not is_defined(e_hi):
+        return Outcome.GREY, [(name, e_mp, f_mp)], False
+    decision = [(name, e_mp, f_mp), (MP100.name, e_hi, f_hi)]
+    if vanishes(e_hi, f_hi, mags, MP100.name, 0):
+        return Outcome.HOLDS, decision, True
+    return decide_refinement([stats_residual(e_mp), r[MP100.name]], [f_mp, f_hi]), decision, False
 
 
 _warned: set[str] = set()

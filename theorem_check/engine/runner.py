@@ -250,7 +250,7 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
         else:
             inst = num.instances
             if inst and inst[0].residuals and inst[0].predicted is None:
-                levels = list(inst[0].residuals)
+                levels = list(dict.fromkeys(k for i in inst for k in i.residuals))   # mp100 where escalated
                 worst = {lv: max(i.residuals.get(lv, 0.0) for i in inst) for lv in levels}
                 parts.append(f"{len(inst)} instances, max residual " + " -> ".join(f"{k} {_fmt(v)}" for k, v in worst.items()))
             elif inst and inst[0].predicted is not None:

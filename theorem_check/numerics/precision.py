@@ -503,6 +503,9 @@ FLOAT64 = Ctx("float64", float(np.finfo(np.float64).eps))
 """Double precision, eps = 2**-52."""
 MP50 = Ctx("mp50", 1e-49, dps=50)
 """mpmath with 50 significant decimal digits."""
+MP100 = Ctx("mp100", 1e-99, dps=100)
+"""mpmath with 100 digits: not a statement's context, the engine's one extra level for an instance the
+float64 -> mp50 pair leaves grey (design decision 120)."""
 CONTEXTS = {c.name: c for c in (FLOAT32, FLOAT64, MP50)}
 """All contexts by name."""
 
