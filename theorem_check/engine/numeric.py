@@ -314,7 +314,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
                 outcome = Outcome.HOLDS if vacuous else \
                     decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
                 if outcome is Outcome.GREY and not vacuous:   # one level more before grey (decision 120)
-                    outcome, decision, vacuous = _escalate(statement, inst_b, ctxs, size, (mp.name, e_mp, f_mp), r, fl)
+                    outcome, decision, vacuous = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
                 confirmed = confirmed or outcome is Outcome.FAILS
             elif not is_defined(e_mp):
                 decision, outcome = [], Outcome.GREY
@@ -350,7 +350,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
     return out
 
 
-def _escalate(statement: Statement, inst_b: Mapping[str, Any], ctxs, size: int, level, r: dict, fl: dict):
+def _escalate(statement: Statement, inst_b: Mapping[str, Any], size: int, level, r: dict, fl: dict):
     """A grey instance decided again between ``level`` (the mp50 level: name, stats, floor) and
     :data:`~theorem_check.numerics.precision.MP100` on the same instance (design decision 120).
 
@@ -360,7 +360,7 @@ def _escalate(statement: Statement, inst_b: Mapping[str, Any], ctxs, size: int, 
     returns ``(outcome, decision, vacuous)``, GREY with the old decision when the side is undefined there.
     """
     name, e_mp, f_mp = level
-    mags = magnitudes(statement, inst_b, 1, [*ctxs, MP100])
+    mags = magnitudes(statement, inst_b, 1, [MP100])   # the level-free magnitude and mp100's floor
     e_hi = with_magnitude(_stats_or_errors(statement, inst_b, MP100, 1)[0][0], mags, 0)
     f_hi = _floor(MP100, size, statement.cond)
     r[MP100.name] = stats_residual(e_hi) if isinstance(e_hi, SideStats) else float("nan")

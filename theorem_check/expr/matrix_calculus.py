@@ -46,12 +46,11 @@ X**(-1)
 from __future__ import annotations
 
 import sympy as sp
-from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 
 from theorem_check.errors import InternalError
 from theorem_check.expr.derivative_check import CHECK_SEED, verify
-from theorem_check.expr.nodes import NotDifferentiable, Softmax, entrywise_1x1, is_matrix
+from theorem_check.expr.nodes import NotDifferentiable, Softmax, apply_entrywise, is_matrix
 
 __all__ = ["NotDifferentiable", "gradient", "jacobian", "hessian", "verify", "entrywise", "CHECK_SEED"]
 
@@ -248,12 +247,12 @@ def entrywise(fn, A):
             base = build(b.base)
             return sp.HadamardProduct(*([base] * int(b.exp)))
         if isinstance(b, sp.Function) and len(b.args) == 1 and b.args[0] == var:
-            return entrywise_1x1(b.func, A) if (r, c) == (1, 1) else A.applyfunc(b.func)
+            return apply_entrywise(b.func, A)
         raise ValueError(b)
     try:
         return build(body)
     except ValueError:
-        return entrywise_1x1(fn, A) if (r, c) == (1, 1) else ElementwiseApplyFunction(fn, A)
+        return apply_entrywise(fn, A)
 
 
 def _real_scalars(G):

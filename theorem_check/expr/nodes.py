@@ -20,16 +20,19 @@ def is_matrix(e) -> bool:
     return isinstance(e, (sp.MatrixExpr, sp.MatrixBase))
 
 
-def entrywise_1x1(fn, A):
-    """``fn`` (a scalar function or ``Lambda``) applied entrywise to the 1 x 1 matrix expression ``A``.
+def apply_entrywise(fn, A):
+    """``fn`` (a scalar function or ``Lambda``) applied entrywise to the matrix ``A``: ``A.applyfunc(fn)``,
+    except at 1 x 1.
 
-    SymPy's ``ElementwiseApplyFunction`` first calls ``fn`` on a 1 x 1 matrix itself (``tanh(X)`` of the
-    matrix ``X``) and keeps a matrix result; whether that raises "Mix of Matrix and Scalar" depends on the
-    order in which SymPy's assumption system, shuffled by an unseeded generator, asks its questions
-    (SymPy 1.14), so the same statement was ILL-POSED in about one run of four.  This builds the node
-    without that call, and composes ``f(g(A))`` into one ``Lambda`` as SymPy's ``doit`` does at larger
+    At 1 x 1, SymPy's ``ElementwiseApplyFunction`` first calls ``fn`` on the matrix itself (``tanh(X)`` of
+    the matrix ``X``) and keeps a matrix result; whether that raises "Mix of Matrix and Scalar" depends on
+    the order in which SymPy's assumption system, shuffled by an unseeded generator, asks its questions
+    (SymPy 1.14), so the same statement was ILL-POSED in about one run of four.  There the node is built
+    without that call, and ``f(g(A))`` is composed into one ``Lambda`` as SymPy's ``doit`` does at larger
     sizes, so no later ``doit`` takes that route either.  Raises nothing of its own.
     """
+    if tuple(A.shape) != (1, 1):
+        return A.applyfunc(fn)
     from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
     d = sp.Dummy("d")

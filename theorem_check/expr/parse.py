@@ -29,9 +29,9 @@ from theorem_check.expr.nodes import (
     Tril,
     Triu,
     Vec,
+    apply_entrywise,
     check_axis,
     default_axis,
-    entrywise_1x1,
     expm1,
     grad,
     grad_xy,
@@ -63,13 +63,11 @@ def _unevaluated_on_sympy_error(build, unevaluated):
 
 def _elementwise_fn(name: str, scalar_fn):
     def f(x):
-        if is_matrix(x) and tuple(x.shape) == (1, 1) and scalar_fn is not sp.sqrt:
+        if is_matrix(x):
             # SymPy's applyfunc on a 1 x 1 product calls the function on the matrix itself and keeps a matrix
             # result: abs(x.T*x) became (x^T x^H)^(1/2) (x x^TH)^(1/2), which does not conform (ILL-POSED);
             # sqrt keeps that route, where it is right: the principal root (x.T*x)**(1/2) of the 1 x 1 matrix
-            return entrywise_1x1(scalar_fn, x)
-        if is_matrix(x):
-            return x.applyfunc(scalar_fn)
+            return x.applyfunc(scalar_fn) if scalar_fn is sp.sqrt else apply_entrywise(scalar_fn, x)
         return _unevaluated_on_sympy_error(lambda: scalar_fn(x), lambda: scalar_fn(x, evaluate=False))
     f.__name__ = name
     return f
