@@ -84,3 +84,19 @@ def test_violation_names_the_range_or_the_constraint():
     assert space.violation({"n": 1}) == "n=1 is outside n in 2..4"
     assert space.violation({"m": 5}) == "m=5 is outside m in 1..4"
     assert "m=3, n=3 breaks the constraint" in space.violation({"m": 3, "n": 3})
+
+
+def test_plan_runs_every_configuration_of_a_small_space_generic_first():
+    """Design decision 121: a space with at most `budget` configurations is run whole."""
+    space = DimSpace({"m": (1, 4), "n": (1, 4)})
+    plan = space.plan(np.random.default_rng(0), 4, 16)
+    assert plan[0] == space.generic()
+    assert sorted(map(lambda d: tuple(d.values()), plan)) == sorted(tuple(d.values()) for d in space.ordered())
+    assert len(plan) == 16
+
+
+def test_plan_draws_from_a_large_space():
+    space = DimSpace({"m": (1, 8), "n": (1, 8)})
+    plan = space.plan(np.random.default_rng(0), 4, 16)
+    assert len(plan) == 4 and plan[0] == space.generic()
+    assert plan == space.configurations(np.random.default_rng(0), 4)

@@ -178,7 +178,7 @@ def instance_bytes(shapes: dict, ranges: dict, trials: int, complex_names=()) ->
     """Bytes of the largest configuration's instance: ``(float64 batch, one mp50 instance, largest sizes)``.
 
     Every size letter at the top of its range; the float64 arrays hold a batch of
-    ``ceil(trials / min(trials, 4))`` instances (as the numeric stage draws them), the mp50 object
+    ``ceil(trials / min(trials, 4))`` instances (the most the numeric stage draws at one configuration), the mp50 object
     arrays one instance at a time (:data:`MP50_ENTRY_BYTES` per entry).  An entry of a name in
     ``complex_names`` counts twice (complex128: 16 bytes; ``mpc``: two ``mpf``).
     """
@@ -303,8 +303,9 @@ def _shape_words(conv: dict) -> str:
                    "positive (scalars).")
 @click.option("--size", "size", multiple=True, metavar="LETTER=LO:HI", help="Range of a size letter (default 1:4).")
 @click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
-              help="Random instances: ceil(trials / 4) at each of min(trials, 4) size configurations, so fewer "
-                   "in all when the sizes allow fewer configurations (--size n=64:64: 4 at the default).")
+              help="Random instances: every size configuration when the sizes allow at most TRIALS of them "
+                   "(ceil(trials / max(4, configurations)) instances each), else ceil(trials / 4) at each of "
+                   "min(trials, 4) drawn configurations (--size n=64:64: 4 at the default).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Same seed, same output.")
 @click.option("--json", "as_json", is_flag=True, help="Write a JSON record to stdout instead of the table.")
 @click.option("--controls", is_flag=True, help="Also run the derived negative controls (they should be REFUTED).")

@@ -87,8 +87,8 @@ def closed_form(expression: str, wrt: str, shapes: dict, structure: dict, order:
               help="1: the gradient; 2: the Hessian (of a column vector variable).")
 @click.option("--latex", "as_latex", is_flag=True, help="Also print the result as LaTeX.")
 @click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
-              help="Random instances of the check: ceil(trials / 4) at each of min(trials, 4) size configurations "
-                   "(fewer in all when the sizes allow fewer configurations).")
+              help="Random instances of the check: every size configuration when the sizes allow at most TRIALS "
+                   "of them, else ceil(trials / 4) at each of min(trials, 4) drawn configurations.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Same seed, same output.")
 @click.option("--json", "as_json", is_flag=True, help="Write a JSON record to stdout instead of the text.")
 @timeout_option

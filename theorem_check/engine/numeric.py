@@ -1,6 +1,7 @@
 """The numeric stage: batched evaluation at several precisions, decision, mutants, shrinking.
 
-Identities (``lhs``/``rhs``) are evaluated on ``configs`` dimension configurations (the
+Identities (``lhs``/``rhs``) are evaluated on dimension configurations (every one of a space with at most
+``trials`` of them, :meth:`~theorem_check.model.dims.DimSpace.plan`; else the
 :meth:`~theorem_check.model.dims.DimSpace.generic` one first, then others drawn without replacement),
 each with a batch of instances stacked along axis 0, at float32 and float64 (vectorised), and
 in mpmath (50 digits) on the first instance of each batch and on every instance the
@@ -456,8 +457,9 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
     seed : int
         Seeds every instance (via :func:`derive_seed`); same seed, same result.
     trials : int
-        Instances for identities (spread over ``min(trials, 4)`` dims configurations, the generic
-        one first, the rest drawn without replacement); custom checks run ``ceil(trials / 8)`` instances.
+        Instances for identities: over every dims configuration when the space has at most ``trials``
+        (:meth:`~theorem_check.model.dims.DimSpace.plan`), else over ``min(trials, 4)`` configurations, the
+        generic one first, the rest drawn without replacement; custom checks run ``ceil(trials / 8)`` instances.
     dims : mapping, optional
         Run at these sizes only (see :func:`user_configuration`); every trial uses that configuration.
     """
@@ -473,6 +475,9 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
         plan = [fixed] if statement.is_identity else [fixed] * configs
         if statement.is_identity:
             batch = max(1, trials)
+    elif statement.is_identity:
+        plan = statement.dims.plan(rng, configs, max(1, trials))
+        batch = max(1, math.ceil(trials / max(len(plan), configs)))   # as before when the space is small
     else:
         plan = statement.dims.configurations(rng, configs)
     instances: list[InstanceResult] = []

@@ -147,6 +147,17 @@ class DimSpace:
         idx = rng.choice(len(rest), size=take, replace=False) if take else []
         return [first] + [dict(rest[int(i)]) for i in idx]
 
+    def plan(self, rng: np.random.Generator, k: int, budget: int) -> list[Dims]:
+        """The configurations an identity runs (design decision 121): every valid configuration when the
+        space has at most ``budget`` of them (:meth:`generic` first, then smallest total first), so that a
+        statement false at a single size of a small space is never verified because that size went
+        untried; otherwise :meth:`configurations` ``(rng, k)``.  Draws from ``rng`` only in the second case."""
+        every = self._all()
+        if len(every) <= budget:
+            first = self.generic()
+            return [first] + [dict(d) for d in every if d != first]
+        return self.configurations(rng, k)
+
     def draw(self, rng: np.random.Generator) -> Dims:
         """A uniformly random valid configuration."""
         options = self._all()
