@@ -239,3 +239,33 @@ def test_counterexample_shows_the_scalar_values(capsys):
     assert code == 1 and "counterexample seed " in out and " at x = " in out and "dims {}" not in out
     code, out, _ = run_main(capsys, "check", "A*c = A", "--shape", "A=n,n")
     assert code == 1 and "counterexample dims {'n': " in out and " at c = " in out
+
+
+@pytest.mark.parametrize("statement, expected, at", [
+    ("trace(eye(n)) = n", 0, None),
+    ("sum(ones(n, m)) = n*m", 0, None),
+    ("trace(eye(n)) = 2*n", 1, "n=1"),                 # false at every size: the smallest shown
+    ("sum(ones(n, 1)) = n**2", 1, "n=2"),              # true at n = 1 only
+])
+def test_size_letters_of_eye_and_ones_need_no_shape(capsys, statement, expected, at):
+    """A letter used only as a size (``eye(n)``, ``ones(n, m)``) is a size letter: it had no value ("size n has
+    no value", INCONCLUSIVE, exit 2) when no --shape used it."""
+    code, out, err = run_main(capsys, "check", statement, "--json")
+    assert code == expected, err
+    rec = json.loads(out)["claims"][0]
+    assert rec["verdict"] == ("REFUTED" if expected else "PROVED")
+    if at:
+        assert f"counterexample at {at}" in rec["evidence"]
+
+
+def test_size_option_declares_a_size_letter_the_shapes_do_not_use(capsys):
+    """``--size n=1:4`` makes ``n`` of ``2**n = 2*n`` a size letter (it was refused: no shape uses it); the
+    statement holds at n = 1 and 2 and fails at n = 3, 4; a letter the statement does not use stays refused."""
+    code, out, err = run_main(capsys, "check", "2**n = 2*n", "--size", "n=1:4", "--json")
+    assert code == 1 and "real scalar" not in err
+    rec = json.loads(out)
+    assert rec["sizes"] == {"n": [1, 4]} and "counterexample at n=3" in rec["claims"][0]["evidence"]
+    code, out, err = run_main(capsys, "check", "2**n = 2**n", "--size", "n=1:2")
+    assert code == 0, err
+    code, out, err = run_main(capsys, "check", "2**n = 2*n", "--size", "k=1:4")
+    assert code == 2 and "'k' is no size letter" in err and "Traceback" not in err

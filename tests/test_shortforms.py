@@ -187,6 +187,21 @@ def test_erratum_shares_dims_sampler_and_left_side():
     assert all(x.verdict.fails for x in r.controls)
 
 
+def test_size_letters_of_eye_ones_zeros_and_sizes_need_no_shape():
+    """``eye(n)``/``ones(n, m)`` (strings or SymPy) make size letters no shape uses; a ``sizes`` key the
+    statement uses as a name declares one; both are drawn over their ranges and the statements decided
+    (``2**n = 2*n`` on n in 1..2: VERIFIED on the range, no proof for every n, where it is false)."""
+    n = sp.Symbol("n", integer=True, positive=True)
+    cases = [("trace(eye(n))", "n", {}, tc.Verdict.PROVED), ("sum(ones(n, m))", "n*m", {}, tc.Verdict.PROVED),
+             (sp.Trace(sp.Identity(n)), n, {}, tc.Verdict.PROVED), ("trace(zeros(n, n) + eye(n))", "2*n", {},
+                                                                     tc.Verdict.REFUTED),
+             ("2**n", "2*n", {"n": (1, 2)}, tc.Verdict.VERIFIED), ("2**n", "2*n", {"n": (1, 4)}, tc.Verdict.REFUTED)]
+    for lhs, rhs, sizes, verdict in cases:
+        c = tc.identity("demo.sf_eye", lhs, rhs, sizes=sizes, register=False)
+        assert "n" in c.statement.dims.ranges, lhs
+        assert _run(c, controls=False).verdict is verdict, (lhs, rhs, sizes)
+
+
 BAD_DEFS = [
     (dict(structure={"A": "spd"}), "needs a square shape"),
     (dict(structure={"A": "weird"}), "must be one of"),

@@ -69,7 +69,8 @@ def _symbolic(s: Side, spec: Spec):
         return s
     if isinstance(s, str):
         try:
-            return ex.parse(s, dict(spec.mats), what="side", complex_names=complex_names(spec))
+            return ex.parse(s, dict(spec.mats), what="side", complex_names=complex_names(spec),
+                            sizes=tuple(spec.ranges))
         except ShapeMismatch:
             return None
     return None

@@ -73,10 +73,12 @@ class Spec:
         return v if isinstance(v, int) else int(d[v])
 
 
-def _collect(side: Side, mats: dict, scalars: dict, shapes: Mapping, which: str = "side") -> None:
-    """Add the matrix and scalar names a SymPy/string side uses."""
+def _collect(side: Side, mats: dict, scalars: dict, shapes: Mapping, which: str = "side",
+             letters: frozenset = frozenset()) -> None:
+    """Add the matrix and scalar names a SymPy/string side uses; ``letters``: the size letters no shape
+    uses (:func:`_free_letters`), which are no scalars."""
     if isinstance(side, str):
-        letters = {v for s in shapes.values() for v in (s or ()) if isinstance(v, str)}
+        letters = set(letters) | {v for s in shapes.values() for v in (s or ()) if isinstance(v, str)}
         for name, called, _ in ex.names_in(side, which):
             if name in shapes or name in ex.FUNCTIONS or called or name in letters or name == "I":
                 continue   # ``I``: the imaginary unit of a complex statement (refused by the parser otherwise)
@@ -88,8 +90,25 @@ def _collect(side: Side, mats: dict, scalars: dict, shapes: Mapping, which: str 
         size_names = {str(v) for m in side.atoms(sp.MatrixSymbol) for v in m.shape if isinstance(v, sp.Symbol)}
         for s in side.free_symbols:
             if isinstance(s, sp.Symbol) and not isinstance(s, sp.Dummy) and s.name not in size_names \
-                    and s.name not in shapes:
+                    and s.name not in shapes and s.name not in letters:
                 scalars[s.name] = scalars.get(s.name, False) or bool(s.is_positive)
+
+
+def _free_letters(sides: Sequence[Side], sizes: Mapping) -> set[str]:
+    """Size letters that need no shape: the names in the arguments of ``eye``/``ones``/``zeros``
+    (:func:`theorem_check.expr.size_names_in`; a SymPy side's ``Identity(n)``...), and the keys of
+    ``sizes`` that a side uses as a name (``sizes={"n": (1, 4)}`` for ``2**n``: a declared size letter)."""
+    out: set[str] = set()
+    used: set[str] = set()
+    for s, which in zip(sides, ("lhs", "rhs", "rhs")):
+        if isinstance(s, str):
+            out.update(ex.size_names_in(s, which))
+            used.update(n for n, called, _ in ex.names_in(s, which) if not called)
+        elif isinstance(s, sp.Basic):
+            for m in s.atoms(sp.Identity, sp.ZeroMatrix, sp.OneMatrix):
+                out.update(str(v) for v in m.shape if isinstance(v, sp.Symbol))
+            used.update(v.name for v in s.free_symbols if isinstance(v, sp.Symbol))
+    return out | {k for k in sizes if k in used}
 
 
 def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> Spec:
@@ -106,9 +125,10 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
         if not isinstance(shp, (tuple, list)) or len(shp) != 2:
             raise ClaimDefinitionError(f"{where}: shapes[{name!r}]={shp!r} must be (rows, cols)")
         mats[name] = tuple(_dim_token(v, f"{where}: shapes[{name!r}]") for v in shp)
+    free = frozenset(_free_letters(sides, dict(sizes or {})) - set(shapes))
     for s, which in zip(sides, ("lhs", "rhs", "rhs")):
         if isinstance(s, (str, sp.Basic)):
-            _collect(s, mats, scalars, {**shapes, **{k: v for k, v in mats.items()}}, which)
+            _collect(s, mats, scalars, {**shapes, **{k: v for k, v in mats.items()}}, which, free)
     for name, kind in structure.items():
         if name in mats:
             if kind not in STRUCTURES:
@@ -125,11 +145,12 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
             scalars[name] = kind == "positive"
         else:
             raise ClaimDefinitionError(f"{where}: structure names {name!r}, which no shape or side uses")
-    letters = sorted({v for shp in mats.values() for v in shp if isinstance(v, str)})
+    letters = sorted({v for shp in mats.values() for v in shp if isinstance(v, str)} | free)
     sizes = dict(sizes or {})
     for k in sizes:
         if k not in letters:
-            raise ClaimDefinitionError(f"{where}: sizes[{k!r}] names no size letter of the shapes ({letters})")
+            raise ClaimDefinitionError(f"{where}: sizes[{k!r}] names no size letter of the shapes ({letters}) "
+                                       "and no name of the statement")
     ranges = {}
     for k in letters:
         rng = sizes.get(k, DEFAULT_SIZE)
@@ -206,16 +227,18 @@ def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
     cplx = complex_names(spec)
     if isinstance(s, str):
         shapes = {k: v for k, v in spec.mats.items()}
+        letters = tuple(spec.ranges)
         # definition-time checks (unknown names, parse errors) at symbolic sizes:
         try:
-            e = ex.parse(s, shapes, what=which, complex_names=cplx)
+            e = ex.parse(s, shapes, what=which, complex_names=cplx, sizes=letters)
             ex.compile_expr(e)
         except ShapeMismatch:
             pass  # may conform at no size: decided (ILL-POSED) by the numeric stage, per configuration
 
         def parsed(inst):
             d = inst.get("_dims", {})
-            return ex.parse(s, shapes, {k: d[k] for k in spec.ranges}, what=which, complex_names=cplx)
+            return ex.parse(s, shapes, {k: d[k] for k in spec.ranges}, what=which, complex_names=cplx,
+                            sizes=letters)
 
         def inner(inst, ctx):
             return ex.evaluate(ex.compile_expr(parsed(inst)), ctx, inst, inst.get("_dims", {}), structure)

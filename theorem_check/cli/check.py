@@ -99,9 +99,16 @@ def parse_size(text: str) -> tuple[str, tuple[int, int]]:
     return name, (lo, hi)
 
 
-def _size_letters(shapes: dict) -> set[str]:
-    """The size letters of ``--shape`` options (``X=n,k`` -> ``{"n", "k"}``)."""
-    return {v for s in shapes.values() for v in s if isinstance(v, str)}
+def _size_letters(shapes: dict, statement: str = "") -> set[str]:
+    """The size letters of ``--shape`` options (``X=n,k`` -> ``{"n", "k"}``) and of the statement's
+    ``eye``/``ones``/``zeros`` arguments (``trace(eye(n)) = n`` -> ``{"n"}``)."""
+    from theorem_check import expr as ex
+
+    out = {v for s in shapes.values() for v in s if isinstance(v, str)}
+    if statement:
+        for side, which in zip(ex.parse_statement(statement), ("lhs", "rhs")):
+            out.update(ex.size_names_in(side, which))
+    return out
 
 
 def _names_used(statement: str) -> list[tuple[str, bool]]:
@@ -112,17 +119,18 @@ def _names_used(statement: str) -> list[tuple[str, bool]]:
     return [(n, called) for side in (lhs, rhs) for n, called, _ in ex.names_in(side, "statement")]
 
 
-def scalar_names(statement: str, shapes: dict, assume: dict | None = None) -> list[str]:
+def scalar_names(statement: str, shapes: dict, assume: dict | None = None, sizes=()) -> list[str]:
     """Names the statement uses that have no ``--shape`` and are neither size letters nor functions:
     they are real scalars, which a user who declared matrices may not mean (``A*B = B*A`` with only
     ``--shape A=n,n`` is then true).  Empty when no matrix is declared (a scalar statement).  Names
-    assumed complex (``assume``) are not real scalars, nor is ``I`` (the imaginary unit) when any is."""
+    assumed complex (``assume``) are not real scalars, nor is ``I`` (the imaginary unit) when any is, nor the
+    letters of ``sizes`` (``--size n=1:4``: ``n`` is a size letter)."""
     from theorem_check import expr as ex
 
     if not shapes:
         return []
     assume = dict(assume or {})
-    letters = _size_letters(shapes)
+    letters = _size_letters(shapes, statement) | set(sizes)
     skip = {n for n, k in assume.items() if k in ex.COMPLEX_KINDS}
     if skip:
         skip.add("I")
@@ -215,14 +223,14 @@ def check_fits(shapes: dict, ranges: dict, trials: int, memory: int | None = Non
                           f"machine's {_human(memory)} memory: give smaller sizes")
 
 
-def parse_options(shape, assume, size, declared=None, *, check_sizes: bool = True):
+def parse_options(shape, assume, size, declared=None, *, check_sizes: bool = True, statement: str = ""):
     """``--shape``/``--assume``/``--size`` (and the declarations of ``--where``, a
     :class:`~theorem_check.expr.declarations.Declarations`) -> ``(shapes, structure, sizes)``.
 
     A name given twice (two options, or an option and a ``--where`` clause) is InvalidArgument;
     ``--where`` scalars (``\\alpha \\in \\mathbb{R}``) get no shape.  A ``--size`` letter of no shape is
     InvalidArgument unless ``check_sizes`` is False (``--latex``: the shape conventions add letters later,
-    :func:`check_size_letters`)."""
+    :func:`check_size_letters`); ``statement``: the statement the letters may be names of."""
     shapes, structure, sizes = {}, {}, {}
     if declared is not None:
         from theorem_check.authoring.shortforms import SCALAR_STRUCTURES, STRUCTURES
@@ -246,21 +254,24 @@ def parse_options(shape, assume, size, declared=None, *, check_sizes: bool = Tru
                                                                           and name in declared.structure else ""))
         structure[name] = kind
     if check_sizes:
-        check_size_letters(size, shapes, "the --shape options")
+        check_size_letters(size, shapes, "the --shape options", statement)
     for text in size:
         name, rng = parse_size(text)
         sizes[name] = rng
     return shapes, structure, sizes
 
 
-def check_size_letters(size, shapes: dict, where: str) -> None:
-    """InvalidArgument naming the first ``--size`` option (its text, ``n=8:8``) whose letter no shape in
-    ``shapes`` uses; ``where`` says which shapes (in the message)."""
-    letters = _size_letters(shapes)
+def check_size_letters(size, shapes: dict, where: str, statement: str = "") -> None:
+    """InvalidArgument naming the first ``--size`` option (its text, ``n=8:8``) whose letter is neither a
+    size letter of ``shapes`` or of the statement's ``eye``/``ones``/``zeros`` nor a (non-matrix) name the
+    statement uses (``--size n=1:4`` makes ``n`` of ``2**n`` a size letter); ``where`` says which shapes."""
+    letters = _size_letters(shapes, statement)
+    names = {n for n, called in _names_used(statement) if not called and n not in shapes} if statement else set()
     for text in size:
         name, _ = parse_size(text)
-        if name not in letters:
-            raise InvalidArgument(f"--size {text!r}: {name!r} is no size letter of {where}")
+        if name not in letters and name not in names:
+            raise InvalidArgument(f"--size {text!r}: {name!r} is no size letter of {where}"
+                                  + (" and no name of the statement" if statement else ""))
 
 
 def read_latex(statement: str, shapes: dict, declared=None) -> tuple[str, dict, dict]:
@@ -366,14 +377,15 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         from theorem_check.expr.declarations import parse_where
 
         declared = parse_where(", ".join(where))
-    shapes, structure, sizes = parse_options(shape, assume, size, declared, check_sizes=not from_latex)
+    shapes, structure, sizes = parse_options(shape, assume, size, declared, check_sizes=not from_latex,
+                                             statement=statement)
     given = statement
     if from_latex:
         from theorem_check.expr.latex import latex_names
 
         _check_where_used(declared, set(latex_names(statement)))
         statement, shapes, conv = read_latex(statement, shapes, declared)
-        check_size_letters(size, shapes, "the shapes (--shape, --where and the LaTeX conventions)")
+        check_size_letters(size, shapes, "the shapes (--shape, --where and the LaTeX conventions)", statement)
         assumed = ", ".join(f"{n} {k}" for n, k in sorted(structure.items()))
         click.echo(f"theorem-check: note: read as {statement}"
                    + (f" (by convention: {_shape_words(conv)})" if conv else "")
@@ -381,7 +393,8 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         scalars = []
     else:
         _check_where_used(declared, {n for n, _ in _names_used(statement)})
-        scalars = [n for n in scalar_names(statement, shapes, structure) if declared is None or n not in declared.shapes]
+        scalars = [n for n in scalar_names(statement, shapes, structure, sizes) if declared is None
+                   or n not in declared.shapes]
     claim = build_claim(statement, shapes, structure, sizes, latex=given if from_latex else None)
     from theorem_check.expr import COMPLEX_KINDS
 

@@ -66,7 +66,8 @@ class ExactCounterexample:
         dims = " ".join(f"{k}={v}" for k, v in sorted(self.dims.items()))
         vals = ", ".join(f"{k} = {_cap(v)}" for k, v in self.values)
         cut = any(len(v) > TEXT_CAP for _, v in self.values) or len(self.difference) > TEXT_CAP
-        return (f"exact counterexample{' at ' + dims if dims else ''}: {vals}: lhs - rhs = {_cap(self.difference)}"
+        return (f"exact counterexample{' at ' + dims if dims else ''}: {vals + ': ' if vals else ''}lhs - rhs = "
+                f"{_cap(self.difference)}"
                 + (" (exact values in full: --json, exact_counterexample)" if cut else ""))
 
 

@@ -46,7 +46,7 @@ from theorem_check.expr.nodes import (
     softplus,
 )
 
-__all__ = ["FUNCTIONS", "names_in", "parse", "parse_statement", "primes", "size_symbol"]
+__all__ = ["FUNCTIONS", "names_in", "parse", "parse_statement", "primes", "size_names_in", "size_symbol"]
 
 
 def _unevaluated_on_sympy_error(build, unevaluated):
@@ -260,6 +260,31 @@ def names_in(text: str, what: str) -> list[tuple[str, bool, bool]]:
     return out
 
 
+SIZE_FUNCTIONS = ("eye", "ones", "zeros")
+"""The functions whose arguments are sizes: a name among them is a size letter (``trace(eye(n)) = n``)."""
+
+
+def size_names_in(text: str, what: str = "") -> list[str]:
+    """The names used in the arguments of ``eye``/``ones``/``zeros`` (:data:`SIZE_FUNCTIONS`), in order
+    of appearance, once each: size letters even when no declared shape uses them.  Raises ParseError
+    as :func:`names_in` (text that does not tokenize)."""
+    toks = _tokens(primes(text), what)
+    out: dict[str, None] = {}
+    for i, t in enumerate(toks[:-1]):
+        if t.type != tokenize.NAME or t.string not in SIZE_FUNCTIONS or toks[i + 1].string != "(":
+            continue
+        depth = 0
+        for j in range(i + 1, len(toks)):
+            u = toks[j]
+            depth += (u.string in "([{") - (u.string in ")]}") if u.type == tokenize.OP else 0
+            if depth == 0:
+                break
+            nxt = toks[j + 1].string if j + 1 < len(toks) else ""
+            if u.type == tokenize.NAME and nxt != "(" and u.string not in FUNCTIONS:
+                out[u.string] = None
+    return list(out)
+
+
 def _syntax_error_token(text: str, exc: SyntaxError) -> str:
     if not exc.offset or exc.offset - 1 >= len((exc.text or text).rstrip()):
         return "end of input"
@@ -334,7 +359,7 @@ class _Axes:
 
 
 @functools.lru_cache(maxsize=2048)
-def _declared_axes(text: str, shapes: tuple, dims: tuple, complex_names: tuple = ()) -> tuple | None:
+def _declared_axes(text: str, shapes: tuple, dims: tuple, complex_names: tuple = (), sizes=()) -> tuple | None:
     """The decisions of :class:`_Axes` on the declared pass at ``dims`` (letters drawn as 1 made
     symbolic); None when that pass does not conform."""
     shapes_d, dims_d = dict(shapes), dict(dims)
@@ -342,14 +367,14 @@ def _declared_axes(text: str, shapes: tuple, dims: tuple, complex_names: tuple =
     declared = {k: (_DRAWN_ONE if k in letters and int(v) == 1 else v) for k, v in dims_d.items()}
     axes = _Axes()
     try:
-        _build(text, shapes_d, declared, axes, complex_names)
+        _build(text, shapes_d, declared, axes, complex_names, sizes)
     except (ExprError, ShapeMismatch, InvalidArgument):
         return None
     return tuple(axes.recorded)
 
 
 def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None = None, *,
-          what: str = "expression", complex_names=()):
+          what: str = "expression", complex_names=(), sizes=()):
     """Parse one side in SymPy syntax into a SymPy expression.
 
     Parameters
@@ -366,6 +391,9 @@ def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None
         Names whose values are complex (``--assume z=complex``, ``hermitian``): a complex scalar is a
         SymPy ``Symbol`` without the ``real`` assumption (others are ``real=True``), and ``I`` is the
         imaginary unit when this is nonempty (a ParseError otherwise).
+    sizes : iterable of str, optional
+        Size letters no shape uses (``n`` of ``trace(eye(n)) = n``: :func:`size_names_in` of the
+        statement); with ``dims`` they take its values, as the shapes' letters do.
 
     Raises
     ------
@@ -376,7 +404,7 @@ def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None
     """
     try:
         return _parse(primes(text), _freeze(shapes), _freeze(dims) if dims is not None else None,
-                      tuple(sorted(complex_names)))
+                      tuple(sorted(complex_names)), tuple(sorted(sizes)))
     except (ParseError, ShapeMismatch) as exc:
         msg = str(exc)
         raise type(exc)(f"{what}={msg}" if msg.startswith("'") else msg) from None
@@ -387,7 +415,7 @@ def _freeze(m):
 
 
 @functools.lru_cache(maxsize=2048)
-def _parse(text: str, shapes: tuple, dims: tuple | None, complex_names: tuple = ()):
+def _parse(text: str, shapes: tuple, dims: tuple | None, complex_names: tuple = (), sizes: tuple = ()):
     """Cached parse; error messages start with ``repr(text)`` (:func:`parse` prefixes the side's name)."""
     shapes_d = dict(shapes)
     dims_d = dict(dims) if dims is not None else None
@@ -395,15 +423,15 @@ def _parse(text: str, shapes: tuple, dims: tuple | None, complex_names: tuple = 
     if dims_d is not None and ("softmax" in text or "logsumexp" in text):
         letters = {v for sh in shapes_d.values() for v in sh if isinstance(v, str)}
         if any(int(dims_d.get(k, 0)) == 1 for k in letters):
-            replay = _declared_axes(text, shapes, dims, complex_names)
-    return _build(text, shapes_d, dims_d, _Axes(replay), complex_names)
+            replay = _declared_axes(text, shapes, dims, complex_names, sizes)
+    return _build(text, shapes_d, dims_d, _Axes(replay), complex_names, sizes)
 
 
-def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_names: tuple = ()):
+def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_names: tuple = (), sizes=()):
     """Parse ``text`` with these shapes and sizes; ``softmax``/``logsumexp`` decided by ``axes``."""
     if not text.strip():
         raise ParseError(f"{text!r}: empty side")
-    letters = {v for s in shapes_d.values() for v in s if isinstance(v, str)}
+    letters = {v for s in shapes_d.values() for v in s if isinstance(v, str)} | set(sizes)
     local: dict[str, Any] = {}
     for name, called, dotted in names_in(text, ""):
         if name in shapes_d:
