@@ -51,6 +51,11 @@ class SideStats:
     ``max(|u|, |v|, mag)``, with ``mag`` the magnitude of the sides' computation when the engine
     knows it, see :mod:`theorem_check.expr.magnitude`; 0 otherwise).  Norms are Frobenius over the
     instance's entries.
+
+    ``shift``: the scalars are those of ``2**-shift u`` and ``2**-shift v`` (and ``scale``, ``mag`` are
+    scaled alike), so that the squared norms of sides beyond ~1e154 (or below ~1e-154; float32: ~1e19)
+    stay finite and normal; 0 for every side within that range.  Residuals are ratios, so they do not
+    depend on it; an absolute magnitude compared with the scalars is scaled by :meth:`scaled` first.
     """
 
     L: float
@@ -61,6 +66,11 @@ class SideStats:
     Re: float
     scale: float | None = None
     mag: float = 0.0
+    shift: int = 0
+
+    def scaled(self, x: float) -> float:
+        """An absolute magnitude ``x`` in the units of these scalars: ``x * 2**-shift``."""
+        return math.ldexp(x, -self.shift) if self.shift else x
 
     @property
     def zero_side(self) -> bool:
@@ -84,11 +94,61 @@ def side_stats(u: np.ndarray, v: np.ndarray, *, batch_axes: int = 1, scale=None)
     """:class:`SideStats` of each batch element of ``u`` and ``v`` (same shape, leading batch axis).
 
     The sums are computed in the arrays' own precision (float32, float64 or mpmath object arrays) and
-    only then converted to float, so the scalars carry the level's working precision.
+    only then converted to float, so the scalars carry the level's working precision.  A batch element
+    whose scalars overflow or underflow (sides beyond ~1e154 or below ~1e-154 at float64 and mp50,
+    ~1e19 / 1e-19 at float32) is computed again from its sides times a power of two (exact; the
+    ``shift`` of :class:`SideStats`).
     """
+    u, v = np.asarray(u), np.asarray(v)
+    out = _side_stats(u, v, batch_axes, scale)
+    fine = np.finfo(u.dtype if u.dtype.kind == "f" else u.real.dtype if u.dtype.kind == "c" else np.float64)
+    for b, st in enumerate(out):
+        if _out_of_range(st, float(fine.tiny / fine.eps), float(fine.max * fine.eps)):
+            k = _exponent(u[b:b + 1], v[b:b + 1])
+            if k:
+                ub, vb = _ldexp(u[b:b + 1], -k), _ldexp(v[b:b + 1], -k)
+                sc = None if st.scale is None else math.ldexp(st.scale, -k)
+                out[b] = SideStats(*(getattr(x, f) for x in _side_stats(ub, vb, batch_axes, None)[:1]
+                                     for f in ("L", "R", "D", "X", "Sd", "Re")), sc, 0.0, k)
+    return out
+
+
+def _out_of_range(s: SideStats, tiny: float, huge: float) -> bool:
+    """Scalars a power-of-two rescaling would make finite and accurate: one above ``huge`` (the
+    precision's largest number times its epsilon: the mutant algebra multiplies them by up to 4) or
+    infinite, or both squared norms below ``tiny`` (the smallest normal number over the epsilon: the
+    difference's squared norm may have underflowed)."""
+    if not all(abs(x) <= huge for x in (s.L, s.R, s.D, s.X)):
+        return True
+    return max(s.L, s.R) < tiny
+
+
+def _exponent(u, v) -> int:
+    """``k`` with the largest absolute entry of ``u`` and ``v`` in ``[2**(k-1), 2**k)``; 0 when every entry is
+    zero or one is not finite."""
+    if u.dtype != object and v.dtype != object:
+        with np.errstate(all="ignore"):
+            m = max(float(np.max(np.abs(u), initial=0.0)), float(np.max(np.abs(v), initial=0.0)))
+        return math.frexp(m)[1] if 0.0 < m < math.inf else 0
+    import mpmath
+
+    ks = [int(mpmath.mag(x)) for a in (u, v) for x in np.asarray(a).flat if x != 0 and mpmath.isfinite(x)]
+    return max(ks) if ks else 0
+
+
+def _ldexp(x: np.ndarray, k: int) -> np.ndarray:
+    """``x * 2**k`` exactly, in ``x``'s own precision (float, complex or mpmath object arrays)."""
+    if x.dtype != object:
+        return x * x.real.dtype.type(2.0) ** k if x.dtype.kind in "fc" else np.ldexp(x.astype(float), k)
+    import mpmath
+
+    two = mpmath.mpf(2) ** k
+    return np.vectorize(lambda z: z * two, otypes=[object])(x)
+
+
+def _side_stats(u: np.ndarray, v: np.ndarray, batch_axes: int, scale) -> list[SideStats]:
     from theorem_check.numerics.precision import to_float
 
-    u, v = np.asarray(u), np.asarray(v)
     axes = tuple(range(batch_axes, u.ndim))
     size = int(np.prod(u.shape[batch_axes:])) if u.ndim > batch_axes else 1
     d = u - v

@@ -109,11 +109,11 @@ def magnitudes(statement: Statement, inst: Mapping[str, Any], batch: int, ctxs) 
 def with_magnitude(entry, mags, b: int):
     if mags is None or not isinstance(entry, SideStats):
         return entry
-    return dataclasses.replace(entry, mag=float(mags["mag"][b]))
+    return dataclasses.replace(entry, mag=entry.scaled(float(mags["mag"][b])))
 
 
 def vanishes(entry, floor: float, mags, name: str, b: int) -> bool:
     """Both sides below ``floor`` times the magnitude of their computation at this level."""
     if mags is None or not is_defined(entry):
         return False
-    return math.sqrt(max(entry.L, entry.R)) <= floor * float(mags[name][b])
+    return math.sqrt(max(entry.L, entry.R)) <= floor * entry.scaled(float(mags[name][b]))
