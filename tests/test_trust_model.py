@@ -144,6 +144,36 @@ def test_perturb_predicted_runs_through_the_same_path():
     assert [c.verdict for c in r.controls] == [tc.Verdict.REFUTED] * 3
 
 
+def test_a_control_may_reuse_its_statements_measurement():
+    """``same_measurement=True``: the controls are decided on the statement's own measurement (the check runs
+    for the statement's instances only, plus the shrinking of a refuted control to a smaller size: a
+    simulation of minutes is not run again) and are still REFUTED; without it each control draws and
+    measures anew.  The controls' measured values are the statement's."""
+    calls = []
+
+    def counting(rng, d):
+        calls.append(dict(d))
+        return _opt_check()(rng, d)
+
+    def run(same, controls):
+        calls.clear()
+        claim = _check_claim(f"tm.reuse{int(same)}", counting,
+                             lambda s: (tc.double(s, same_measurement=same), tc.negate(s, same_measurement=same)))
+        return tc.run_claim(claim, seed=0, controls=controls), len(calls)
+
+    counts = {}
+    for same in (True, False):
+        r, counts[same] = run(same, True)
+        assert r.verdict is tc.Verdict.VERIFIED and [c.verdict for c in r.controls] == [tc.Verdict.REFUTED] * 2
+        measured = [i.measured for i in r.printed.numeric.instances]
+        if same:
+            assert all([i.measured for i in c.numeric.instances] == measured for c in r.controls)
+    alone = run(True, False)[1]
+    assert counts[True] - alone < counts[False] - alone, (counts, alone)   # shrinking only vs every instance again
+    with pytest.raises(tc.ClaimDefinitionError, match="give predicted="):
+        tc.perturb(tc.Statement("x", dims=tc.DimSpace({"k": (2, 3)}), check=_opt_check()), "x", same_measurement=True)
+
+
 def test_check_that_cannot_fail_is_insensitive():
     # floors so loose that the factor-2 prediction also "holds": the engine calls it INSENSITIVE
     r = tc.run_claim(_check_claim("tm.loose", _opt_check(floors=(0.9, 0.8))), seed=0)

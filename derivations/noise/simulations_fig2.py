@@ -183,7 +183,7 @@ tc.register(tc.Claim(
                      r"W\Gamma_W W^\top = U^\top\Gamma_U U,\ \Gamma_W = \mathbb{E}[\|r\|^2 xx^\top]+2\gamma I,\ "
                      r"\Gamma_U = \mathbb{E}[\|x\|^2 rr^\top]+2\gamma I"),
     statement=_balance,
-    controls=(tc.double(_balance), tc.negate(_balance)),
+    controls=(tc.double(_balance, same_measurement=True), tc.negate(_balance, same_measurement=True)),
     assumptions=(r"$\gamma = 0$ (no weight decay)", r"online SGD, minibatch mean of $\lVert U W x - y\rVert^{2}$, $S = 1$",
                  r"$x \approx N(0, I_{30})$, $y = x + \varepsilon$, $\varepsilon \approx N(0, \Sigma_{\varepsilon})$ independent, $\Sigma_{\varepsilon}$ diagonal per run",
                  r"prediction is the $\eta \to 0$ limit: Richardson extrapolation from $\eta$ and $\eta/2$"),

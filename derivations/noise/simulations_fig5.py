@@ -167,7 +167,7 @@ tc.register(tc.Claim(
                      r"\mathrm{Tr}[\Sigma_1^2] = \mathrm{Tr}[\Sigma_i^2] = (\mathrm{Tr}S')^{2/D} d^{1-2/D}"),
     statement=_fig5_printed,
     variants=(_fig5_derived,),
-    controls=(tc.double(_fig5_derived),),
+    controls=(tc.double(_fig5_derived, same_measurement=True),),
     assumptions=(r"$\gamma = 0$, online SGD $(S = 1)$ on $y = V x + \varepsilon$ with $\varepsilon$ independent of $x$",
                  "D = 4, hidden widths 4 = rank(V)", r"digits: scikit-learn's load$_{\mathrm{digits}}$ (offline), 4 PCA coordinates"),
     slow=True,

@@ -51,6 +51,7 @@ from theorem_check.errors import (
     TheoremCheckDeprecationWarning,
     TheoremCheckError,
 )
+from theorem_check.model.checks import measure
 from theorem_check.model.claims import Instance, Measurement, Statement
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
 from theorem_check.numerics.directions import Projection
@@ -379,7 +380,7 @@ _warned: set[str] = set()
 
 def _check_instance(statement: Statement, dims, seed: int) -> InstanceResult:
     try:
-        m = statement.check(np.random.default_rng(seed), dict(dims))
+        m = measure(statement.check, np.random.default_rng(seed), dict(dims))
     except TheoremCheckError:
         raise
     except _UNDEFINED_ERRORS as exc:

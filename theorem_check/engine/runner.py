@@ -39,6 +39,7 @@ from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
 from theorem_check.expr import sympy_rng
 from theorem_check.expr.matrix_proof import ROUTES
+from theorem_check.model.checks import forget_measurements
 from theorem_check.model.claims import Claim, Statement
 from theorem_check.model.options import RunOptions
 from theorem_check.model.verdicts import Outcome, Verdict
@@ -384,14 +385,15 @@ def run_claim(claim: Claim, *, seed: int = 0, trials: int = 16, controls: bool =
     if options is None:
         options = RunOptions(seed=seed, trials=trials, controls=controls, fuzz=fuzz, dims=dims or ())
     options.check_claim(claim)
+    forget_measurements()
     seed, trials, controls, fuzz, dims = (options.seed, options.trials, options.controls, options.fuzz,
                                           options.dims_dict() or None)
     runs = [run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials, fuzz=fuzz,
                           dims=_dims_for(s, dims), claim_id=claim.id)
             for s in claim.statements()]
     printed, variants = runs[0], tuple(runs[1:])
-    ctl = tuple(run_statement(s, seed=derive_seed(seed, claim.id, s.name), trials=trials, dims=_dims_for(s, dims),
-                              claim_id=claim.id)
+    ctl = tuple(run_statement(s, seed=derive_seed(seed, claim.id, s.seed_of or s.name), trials=trials,
+                              dims=_dims_for(s, dims), claim_id=claim.id)
                 for s in claim.controls) if controls else ()
     verdict = printed.verdict
     evidence = printed.evidence

@@ -32,7 +32,7 @@ from typing import Any, Mapping, Sequence
 from theorem_check.errors import BadClaim
 from theorem_check.numerics.precision import CONTEXTS
 
-__all__ = ["Level", "Refinement", "MonteCarlo", "PRECISION_EPS"]
+__all__ = ["Level", "Refinement", "MonteCarlo", "PRECISION_EPS", "measure", "forget_measurements"]
 
 PRECISION_EPS = {name: ctx.eps for name, ctx in CONTEXTS.items()}
 """Unit round-off of each working precision a level may declare: the precision contexts' own ``eps``
@@ -134,3 +134,41 @@ class MonteCarlo:
     scale: float | None = None
     detail: str = ""
     figure: Mapping[str, Any] | None = None
+
+
+MEASURE_MEMO = 4
+"""Measurements :func:`measure` remembers (the most recent; a simulation's result is small)."""
+_MEMO: dict = {}
+
+
+def measure(check, rng, dims):
+    """``check(rng, dims)``, computed once per check, generator state and sizes in this process.
+
+    A control that re-uses its statement's measurement (``perturb(..., same_measurement=True)``) draws the
+    same instance seeds as the statement, so its check call hits the statement's result here instead of
+    running a simulation again; the generator is left in the state the call left it in.  Same seed, same
+    result, so remembering changes no output.  The :data:`MEASURE_MEMO` most recent results are kept, and
+    only within one claim's run (the engine calls :func:`forget_measurements` before each claim, so that a
+    check whose module-level settings changed in between is run again).
+    Raises whatever ``check`` raises (nothing is remembered then).
+    """
+    import json
+
+    if getattr(check, "perturbs", None) is not None:   # a control's wrapper: its inner call is remembered
+        return check(rng, dims)
+    key = (check, json.dumps(rng.bit_generator.state, sort_keys=True, default=str),
+           tuple(sorted((str(k), int(v)) for k, v in dims.items())))
+    hit = _MEMO.pop(key, None)
+    if hit is None:
+        hit = (check(rng, dims), rng.bit_generator.state)
+    else:
+        rng.bit_generator.state = hit[1]
+    _MEMO[key] = hit
+    while len(_MEMO) > MEASURE_MEMO:
+        _MEMO.pop(next(iter(_MEMO)))
+    return hit[0]
+
+
+def forget_measurements() -> None:
+    """Forget every result :func:`measure` remembers (the engine calls it before each claim)."""
+    _MEMO.clear()

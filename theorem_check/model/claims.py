@@ -230,6 +230,11 @@ class Statement:
         instance inside the statement's domain, a side that raises a linear-algebra error
         (singular matrix, division by zero) or is NaN/inf at the highest precision is a
         counterexample ("undefined at ..."): "for every square A, A^{-1} A = I" is REFUTED.
+    seed_of : str, optional
+        A control of a custom check only: the name of the claim's statement whose instance seeds it uses,
+        so that it re-uses that statement's measurement (same seeds and sizes: the check runs once, see
+        :func:`theorem_check.model.checks.measure`) and differs only in its prediction.  Set by
+        ``perturb(..., predicted=..., same_measurement=True)``; None (default): the control draws its own.
     """
 
     latex: str
@@ -246,6 +251,7 @@ class Statement:
     cond: float = 100.0
     note: str = ""
     undefined: str = "error"
+    seed_of: str | None = None
 
     @property
     def is_identity(self) -> bool:
@@ -286,6 +292,9 @@ class Statement:
             out.append(f"{where}: a numeric stage needs dims (and sample for lhs/rhs)")
         if self.undefined not in ("error", "fails"):
             out.append(f"{where}: undefined={self.undefined!r} must be 'error' or 'fails'")
+        if self.seed_of is not None and (self.kind != "control" or self.check is None):
+            out.append(f"{where}: seed_of={self.seed_of!r} is for a control of a custom check (perturb(..., "
+                       "predicted=..., same_measurement=True))")
         if self.lhs is not None and self.dims is not None and self.dims.degenerate and not self.dims.scalar:
             import warnings
 
@@ -422,7 +431,8 @@ class Claim:
 
 
 def perturb(statement: Statement, name: str, *, rhs: Callable | None = None, lhs: Callable | None = None,
-            predicted: Callable | None = None, latex: str | None = None, **changes) -> Statement:
+            predicted: Callable | None = None, latex: str | None = None, same_measurement: bool = False,
+            **changes) -> Statement:
     """A negative control: ``statement`` with its ``rhs`` (or ``lhs``, or a check's prediction) passed
     through a map.
 
@@ -433,7 +443,13 @@ def perturb(statement: Statement, name: str, *, rhs: Callable | None = None, lhs
     Other fields (e.g. a different ``check``) can be replaced through ``changes``.  The derivation is
     dropped (a control's derivation, if any, must be passed explicitly as ``derivation=``).
 
-    Raises ClaimDefinitionError if ``rhs``/``lhs``/``predicted`` is given for a statement without that side.
+    ``same_measurement=True`` (with ``predicted=`` only): the control is decided on the statement's own
+    measurement (its instance seeds, :attr:`Statement.seed_of`) instead of a fresh one; the check runs once
+    for both.  For simulations of minutes, whose measurement does not depend on the prediction: the
+    control then tests the comparison with a wrong prediction, at half the cost.
+
+    Raises ClaimDefinitionError if ``rhs``/``lhs``/``predicted`` is given for a statement without that side,
+    or ``same_measurement`` without ``predicted``.
     """
     fields: dict[str, Any] = dict(name=f"control: {name}", kind="control", derivation=None)
     fields.update(changes)
@@ -442,6 +458,11 @@ def perturb(statement: Statement, name: str, *, rhs: Callable | None = None, lhs
             raise ClaimDefinitionError(f"perturb({name!r}, predicted=...): statement {statement.name!r} has no "
                                        "custom check (identities perturb rhs=/lhs=)")
         fields["check"] = _perturbed_check(statement.check, predicted, name)
+        if same_measurement:
+            fields["seed_of"] = statement.name
+    elif same_measurement:
+        raise ClaimDefinitionError(f"perturb({name!r}, same_measurement=True) re-uses a measurement with another "
+                                   "prediction: give predicted=...")
     for side, given in (("rhs", rhs), ("lhs", lhs)):
         if given is not None and getattr(statement, side) is None:
             raise ClaimDefinitionError(
@@ -462,7 +483,9 @@ def _perturbed_check(check: Callable, fn: Callable, name: str) -> Callable:
     from theorem_check.model.checks import MonteCarlo, Refinement
 
     def perturbed(rng, dims):
-        res = check(rng, dims)
+        from theorem_check.model.checks import measure
+
+        res = measure(check, rng, dims)
         if isinstance(res, Refinement):
             return dataclasses.replace(res, levels=tuple(dataclasses.replace(lv, predicted=fn(lv.predicted))
                                                          for lv in res.levels))
@@ -471,6 +494,7 @@ def _perturbed_check(check: Callable, fn: Callable, name: str) -> Callable:
         raise BadClaim(f"perturb({name!r}, predicted=...): the check returned {type(res).__name__}, which has no "
                        "prediction to perturb (return tc.Refinement or tc.MonteCarlo)")
 
+    perturbed.perturbs = check          # measure() remembers the inner check's result, not this wrapper's
     return perturbed
 
 
@@ -481,14 +505,17 @@ def _map_side(statement: Statement, fn: Callable) -> dict:
     return {"predicted": lambda p: fn(np.asarray(p, dtype=object) if np.asarray(p).dtype == object else np.asarray(p))}
 
 
-def negate(statement: Statement) -> Statement:
-    """Control: the right-hand side (or a custom check's prediction) with its sign flipped."""
-    return perturb(statement, "sign", **_map_side(statement, lambda v: -v))
+def negate(statement: Statement, *, same_measurement: bool = False) -> Statement:
+    """Control: the right-hand side (or a custom check's prediction) with its sign flipped; ``same_measurement``
+    as for :func:`perturb` (a custom check only)."""
+    return perturb(statement, "sign", same_measurement=same_measurement, **_map_side(statement, lambda v: -v))
 
 
-def double(statement: Statement) -> Statement:
-    """Control: the right-hand side (or a custom check's prediction) multiplied by 2."""
-    return perturb(statement, "factor 2", **_map_side(statement, lambda v: 2 * v))
+def double(statement: Statement, *, same_measurement: bool = False) -> Statement:
+    """Control: the right-hand side (or a custom check's prediction) multiplied by 2; ``same_measurement``
+    as for :func:`perturb` (a custom check only)."""
+    return perturb(statement, "factor 2", same_measurement=same_measurement,
+                   **_map_side(statement, lambda v: 2 * v))
 
 
 def transpose(statement: Statement) -> Statement:
