@@ -84,12 +84,11 @@ def test_n2_sweep_is_engine_decided_and_every_mutant_refuted():
     import theorem_check as tc
     from derivations.cascade import simulations as cd
 
-    res = cd._n2.check(np.random.default_rng(0), {"n": 2, "hidden": 4})
-    assert isinstance(res, tc.Refinement) and len(res.levels) == 3
-    assert res.resolution <= 1e-3
-    r = tc.run_statement(cd._n2, seed=0)
+    r = tc.run_statement(cd._n2, seed=0)                 # one simulation: the levels and resolution are the engine's
     assert r.verdict is tc.Verdict.VERIFIED and r.decided_by == "engine"
+    assert all(len(i.residuals) == 3 for i in r.numeric.instances)
     assert r.mutants and all(m.outcome is tc.Outcome.FAILS for m in r.mutants)
+    assert r.sensitivity <= 1e-3
     ctl = next(c for c in tc.resolve(["cascade.sweep_n2_sim"])[0].controls if "exponent" in c.name)
     assert tc.run_statement(ctl, seed=0).verdict is tc.Verdict.REFUTED
 
@@ -188,10 +187,8 @@ def test_slowing_down_resolves_1e_3_and_every_mutant_refuted():
     tc.load_builtin()
     claim = tc.resolve(["cascade.slowing_down_sim"])[0]
     for stmt in (claim.statement, *claim.variants):
-        res = stmt.check(np.random.default_rng(1), {"n": 2, "hidden": 4})
-        assert isinstance(res, tc.Refinement) and len(res.levels) == 3
-        assert res.resolution <= 1e-3
-        r = tc.run_statement(stmt, seed=1)
+        r = tc.run_statement(stmt, seed=1)                 # one simulation: the levels and resolution are the engine's
+        assert all(len(i.residuals) == 3 for i in r.numeric.instances)
         assert r.verdict is tc.Verdict.VERIFIED and r.decided_by == "engine"
         assert r.mutants and all(m.outcome is tc.Outcome.FAILS for m in r.mutants)
         assert r.sensitivity <= 1e-3
