@@ -102,6 +102,10 @@ BAD = [
     (("A = B", "--shape", "A=n,n", "--assume", "B=spd"), "has no --shape"),
     (("A = A", "--shape", "A=n,n", "--size", "m=2:3"), "no size letter"),
     (("A = A", "--shape", "A=n,n", "--size", "n=3:2"), "1 <= LO <= HI"),
+    # an exact power of two numbers with more than 100,000 bits: it ran for hours past --timeout (parsed first)
+    (("x = 10**10**10",), "10**10000000000: an exact power of about 4e+10 bits"),
+    (("(1 + 1e-60)**(10**70) = 1",), "(a 61-digit/61-digit fraction)**1e+70: an exact power"),
+    (("x = 2**(2**40)",), "2**1099511627776: an exact power"),
     (("A = A", "--shape", "A=n,n", "--trials", "0"), "Invalid value for '--trials'"),
     # issue 23: SymPy's special values are no numbers a side can take
     (("nan = nan",), "'nan' is not a number"),

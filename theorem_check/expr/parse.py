@@ -523,7 +523,25 @@ def _pow(base, exponent):
         if not (isinstance(base, sp.MatrixSymbol) and exponent.is_Integer):
             return sp.MatPow(base, exponent)
         return base ** exponent
+    _exact_power_size(base, exponent)
     return _unevaluated_on_sympy_error(lambda: base ** exponent, lambda: sp.Pow(base, exponent, evaluate=False))
+
+
+MAX_EXACT_POWER_BITS = 100_000
+"""The largest exact power of two numbers the parser computes, in bits of its numerator and denominator
+(about 30,000 digits): ``10**10**10`` would take hours and gigabytes before any time limit applies."""
+
+
+def _exact_power_size(base, exponent) -> None:
+    """ParseError when ``base ** exponent`` of two exact numbers would exceed :data:`MAX_EXACT_POWER_BITS`."""
+    b, e = sp.sympify(base), sp.sympify(exponent)
+    if not (b.is_Rational and e.is_Rational) or b in (0, 1, -1):
+        return
+    bits = max(abs(b.p).bit_length(), abs(b.q).bit_length()) * abs(e.p) / e.q
+    if bits > MAX_EXACT_POWER_BITS:
+        shown = str(b) if len(str(b)) <= 30 else f"(a {len(str(abs(b.p)))}-digit/{len(str(b.q))}-digit fraction)"
+        raise ParseError(f"{shown}**{e if len(str(e)) <= 30 else f'{float(e):.3g}'}: an exact power of about {bits:.3g} bits (more than {MAX_EXACT_POWER_BITS:,}); "
+                         "write it as a floating-point value or rescale the statement")
 
 
 def _num(text: str):
