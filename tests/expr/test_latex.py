@@ -85,6 +85,14 @@ READINGS = [
     (r"\frac{\partial}{\partial X} \operatorname{tr}(A X)", SQ, "grad(trace(A*X), X)"),
     (r"\frac{\partial^2 x^\top A x}{\partial x \partial x^\top}", SQ, "hessian(trace(x.T*A*x), x)"),
     (r"\frac{\partial A x}{\partial x^\top}", SQ, "jacobian(A*x, x)"),
+    # an operator takes the whole product that follows, parenthesised factors included (a new user's
+    # report: \nabla_x (a^T x)(b^T x) was grad(a^T x) (b^T x), so its false value a b^T x was PROVED)
+    (r"\nabla_x (y^\top x)(x^\top y)", SQ, "grad(trace(y.T*x*(x.T*y)), x)"),
+    (r"\nabla_x (x - y)^\top A (x - y)", SQ, "grad(trace((x - y).T*A*(x - y)), x)"),
+    (r"\nabla_x (x^\top y)^2", SQ, "grad(trace(x.T*y)**2, x)"),
+    (r"\frac{\partial}{\partial x} (x - A y)^\top (x - A y)", SQ, "grad(trace((x - A*y).T*(x - A*y)), x)"),
+    (r"\nabla_x (x^\top A x) + y", SQ, "grad(trace(x.T*A*x), x) + y"),       # a product, not a sum
+    (r"\nabla_x (x^\top A x) \cdot 2", SQ, "grad(trace(x.T*A*x), x)*2"),
     (r"I + A", SQ, "eye(n) + A"),
     (r"I_n - A", SQ, "eye(n) - A"),
     (r"(I + A)^{-1}", SQ, "(eye(n) + A)**-1"),

@@ -52,7 +52,10 @@ What is read
   Hessian; ``\frac{\partial f}{\partial X}`` the gradient of a scalar; ``\frac{\partial F}{\partial
   x^\top}`` the Jacobian of a vector ``F`` (rows ``F``'s entries); ``\frac{\partial F}{\partial x}`` of a
   vector ``F`` is refused (its layout differs between authors); ``\frac{\partial^2 f}{\partial x
-  \partial x^\top}`` the Hessian; ``\frac{\partial}{\partial X} f``.
+  \partial x^\top}`` the Hessian; ``\frac{\partial}{\partial X} f``.  ``\nabla`` and ``\frac{\partial}{\partial x}``
+  take the whole product that follows, parenthesised factors included: ``\nabla_x (a^\top x)(b^\top x)`` is
+  the gradient of the product and ``\nabla_w (w^\top x - y)^2`` of the square (a function's parentheses, by
+  contrast, close its argument: ``\operatorname{tr}(A) B`` is ``tr(A) B``); a sum needs parentheses.
 * ``I``, ``I_n`` the identity (a bare ``I`` takes its size from a term it is added to or a factor it
   multiplies), ``\mathbf{1}``, ``\mathbf{1}_n`` the column of ones; ``e^{x}`` is ``exp(x)`` unless
   ``e`` is declared.
