@@ -202,6 +202,24 @@ def test_size_letters_of_eye_ones_zeros_and_sizes_need_no_shape():
         assert _run(c, controls=False).verdict is verdict, (lhs, rhs, sizes)
 
 
+@pytest.mark.parametrize("lhs, rhs, shapes, sizes, defined", [
+    ("(X.T*X)**-1*X.T*(X*w)", "w", {"X": ("n", "d"), "w": ("d", 1)}, {"n": (1, 2), "d": (3, 4)}, False),
+    ("(X.T*X)**-1*X.T*(X*w)", "w", {"X": ("n", "d"), "w": ("d", 1)}, {"n": (4, 5), "d": (2, 3)}, True),
+    ("(u*v.T)**-1*(u*v.T)", "eye(n)", {"u": ("n", 1), "v": ("n", 1)}, {"n": (2, 4)}, False),
+    ("inv(A*B)*(A*B)", "eye(n)", {"A": ("n", "n"), "B": ("n", "n")}, {}, True),
+])
+def test_an_inverse_sympy_cancels_must_still_exist(lhs, rhs, shapes, sizes, defined):
+    """SymPy turns ``M**-1*M`` into ``I`` while a side is built: an inverse of a matrix that is never
+    invertible (X^T X with fewer rows than columns, a rank-1 u v^T) was PROVED.  The engine evaluates the
+    cancelled inverse beside the side: undefined on every instance is no proof."""
+    c = tc.identity("demo.sf_cancel", lhs, rhs, shapes=shapes, sizes=sizes, register=False)
+    try:
+        v = _run(c, controls=False).verdict
+    except tc.TheoremCheckError:          # no instance could be evaluated: a broken statement, exit 2
+        v = None
+    assert (v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)) is defined, v
+
+
 BAD_DEFS = [
     (dict(structure={"A": "spd"}), "needs a square shape"),
     (dict(structure={"A": "weird"}), "must be one of"),

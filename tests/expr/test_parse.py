@@ -109,3 +109,22 @@ def test_a_constant_singular_at_the_sizes_is_named_singular():
     singular, not 'cannot interpret' (a new user read it as a syntax error)."""
     with pytest.raises(ParseError, match="singular at these sizes"):
         parse("(ones(n,n) - eye(n))**-1*x", {"x": ("n", 1)}, dims={"n": 1})
+
+
+@pytest.mark.parametrize("text,twin", [
+    ("A + X^-1", "A + X**-1"),          # was (A + X)**-1: Python's ^ binds below + and *
+    ("A*X^2", "A*X**2"),                # was (A*X)**2
+    ("trace(x.T*A^2*x) + 1", "trace(x.T*A**2*x) + 1"),
+    ("X^-1^2", "X**-1**2"),
+])
+def test_a_caret_is_a_power_that_binds_as_tightly_as_two_stars(text, twin):
+    assert parse(text, SH) == parse(twin, SH)
+    assert parse("a^2 + 1", {}) == parse("a**2 + 1", {}) != parse("a**3", {})
+
+
+def test_inverted_bases_are_the_texts_raised_to_negative_powers():
+    from theorem_check.expr.parse import inverted_bases
+
+    assert inverted_bases("(X.T*X)**-1*X.T*(X*w)") == ["X.T*X"]
+    assert inverted_bases("inv(A + X)*x + A^-2*x") == ["A + X", "A"]
+    assert inverted_bases("A**2 + (A*X)**(1/2)") == [] and inverted_bases("A +* ") == []

@@ -46,7 +46,8 @@ from theorem_check.expr.nodes import (
     softplus,
 )
 
-__all__ = ["FUNCTIONS", "names_in", "parse", "parse_statement", "primes", "size_names_in", "size_symbol"]
+__all__ = ["FUNCTIONS", "inverted_bases", "names_in", "parse", "parse_statement", "primes", "size_names_in",
+           "size_symbol"]
 
 
 def _unevaluated_on_sympy_error(build, unevaluated):
@@ -217,6 +218,12 @@ def primes(text: str) -> str:
         out = new
 
 
+def carets(text: str) -> str:
+    """``^`` -> ``**``: a power binds tighter than ``*`` and ``+`` whichever is typed (Python reads ``^`` as
+    exclusive or, below ``+``: ``x^2 + 1`` would be ``x**3`` and ``A*B^2`` would be ``(A*B)**2``)."""
+    return text.replace("^", "**")
+
+
 def size_symbol(name: str) -> sp.Symbol:
     """The SymPy symbol of a size letter (``integer=True, positive=True``)."""
     return sp.Symbol(name, integer=True, positive=True)
@@ -258,6 +265,33 @@ def names_in(text: str, what: str) -> list[tuple[str, bool, bool]]:
         nxt = toks[i + 1].string if i + 1 < len(toks) else ""
         out.append((t.string, nxt == "(", nxt == "."))
     return out
+
+
+def inverted_bases(text: str) -> list[str]:
+    """The source text of every base the side raises to a negative constant power (``(X.T*X)**-1``,
+    ``A^-2``) or passes to ``inv``, in order, once each; [] when the text does not parse (the parser
+    reports that).  SymPy cancels ``M**-1*M`` while a side is built, so a matrix that is never invertible
+    (``X.T*X`` with fewer rows than columns) would vanish with its inverse: the engine evaluates these
+    inverses beside the side (:func:`theorem_check.authoring.spec.make_side`)."""
+    src = carets(primes(text)).strip()
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError:
+        return []
+    out: dict[str, None] = {}
+    for node in ast.walk(tree):
+        base = None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            e = node.right
+            if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant):
+                base = node.left
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "inv" and node.args:
+            base = node.args[0]
+        if base is not None:
+            seg = ast.get_source_segment(src, base)
+            if seg:
+                out[seg] = None
+    return list(out)
 
 
 SIZE_FUNCTIONS = ("eye", "ones", "zeros")
@@ -403,7 +437,7 @@ def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None
         The expression does not conform (with concrete dims, or a structural mismatch).
     """
     try:
-        return _parse(primes(text), _freeze(shapes), _freeze(dims) if dims is not None else None,
+        return _parse(carets(primes(text)), _freeze(shapes), _freeze(dims) if dims is not None else None,
                       tuple(sorted(complex_names)), tuple(sorted(sizes)))
     except (ParseError, ShapeMismatch) as exc:
         msg = str(exc)
