@@ -91,3 +91,21 @@ def test_long_exact_values_are_cut_in_text_and_whole_in_the_record():
     assert cx.values[0][1] == big and cx.difference == big          # the record keeps them whole
     small = ExactCounterexample({"n": 2}, (("A", "[[1, 0], [0, 1]]"),), "[[1, 0], [0, 0]]")
     assert small.text == "exact counterexample at n=2: A = [[1, 0], [0, 1]]: lhs - rhs = [[1, 0], [0, 0]]"
+
+
+@pytest.mark.parametrize("lhs, rhs, shapes, verdict", [
+    ("x + 1e-60", "x", {}, "REFUTED"),                         # below mp50's resolution: was VERIFIED
+    ("(1 + 1e-60)*A", "A", {"A": ("n", "n")}, "REFUTED"),
+    ("trace(A*B)", "trace(B*A)*(1 + 1e-70)", SQ, "REFUTED"),
+    ("A + 1e-60*B - 1e-60*B", "A", SQ, "PROVED"),              # a true one keeps its verdict
+    ("exp(1e-60*x)", "1", {}, "VERIFIED"),                       # transcendental: no exact stage (documented)
+])
+def test_a_gap_below_every_numeric_level_is_refuted_by_exact_arithmetic(lhs, rhs, shapes, verdict):
+    """A VERIFIED identity with rational sides is evaluated exactly at the generic sizes: a nonzero rational
+    difference (10**-60: no level of the numeric stage resolves it) REFUTES it, with the exact point."""
+    c = tc.identity("demo.exact_gap", lhs, rhs, shapes=shapes, register=False)
+    r = tc.run_claim(c, seed=0, controls=False)
+    assert r.verdict.value == verdict, r.evidence
+    if verdict == "REFUTED":
+        assert "below the numeric stages' resolution: exact counterexample" in r.evidence
+        assert r.printed.exact is not None

@@ -351,6 +351,11 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
     verdict = _statement_verdict(sym, num)
     exact = _exact(statement, num, seed) if verdict is Verdict.REFUTED else None
     evidence = _evidence(sym, num) + (f"; {exact.text}" if exact is not None else "")
+    if verdict is Verdict.VERIFIED and num is not None and statement.is_identity:
+        exact = _exact_gap(statement, num, seed)
+        if exact is not None:
+            verdict = Verdict.REFUTED
+            evidence += (f"; but the sides differ below the numeric stages' resolution: {exact.text}")
     return StatementResult(statement.name, statement.kind, statement.latex, verdict, evidence, sym, num,
                            seed, time.perf_counter() - t0, exact)
 
@@ -362,6 +367,21 @@ def _exact(statement: Statement, num: NumericResult | None, seed: int) -> ExactC
         return None
     return exact_counterexample(lhs, rhs, dict(num.counterexample.dims),
                                 getattr(statement.lhs, "structure", None), seed=seed)
+
+
+EXACT_GAP_TRIES = 3
+"""Exact points tried on a VERIFIED rational identity (a true one costs this many exact evaluations)."""
+
+
+def _exact_gap(statement: Statement, num: NumericResult, seed: int) -> ExactCounterexample | None:
+    """For a VERIFIED identity whose sides are rational expressions, an exact point where they differ (a gap
+    below every level's resolution, ``x + 10**-60 = x``: mp50 cannot see it, rational arithmetic can), at the
+    sizes of the first instance (the generic ones); None for a true statement or sides that are not rational."""
+    lhs, rhs = (getattr(statement.lhs, "symbolic", None), getattr(statement.rhs, "symbolic", None))
+    if lhs is None or rhs is None or not num.instances:
+        return None
+    return exact_counterexample(lhs, rhs, dict(num.instances[0].dims), getattr(statement.lhs, "structure", None),
+                                seed=seed, tries=EXACT_GAP_TRIES)
 
 
 def _dims_for(statement: Statement, dims: dict | None) -> dict | None:
