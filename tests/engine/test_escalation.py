@@ -36,3 +36,36 @@ def test_a_slip_below_mp50_resolution_is_not_escalated():
     limit is documented, docs/verdicts.md)."""
     r = _run("grad(trace(A*X), X)", "A.T + X/10**60")
     assert r.verdict is tc.Verdict.VERIFIED and "mp100" not in r.evidence
+
+
+V = {"x": ("n", 1), "A": ("n", "n"), "B": ("n", "n")}
+
+
+@pytest.mark.parametrize("lhs, rhs, verdicts", [
+    ("softmax(x + 1e60*ones(n, 1))", "softmax(x)", ("VERIFIED", "PROVED")),     # shift invariance: was REFUTED
+    ("softmax(x + 1e60*ones(n, 1))", "ones(n, 1)/n", ("REFUTED",)),             # false by O(1): was VERIFIED
+    ("logsumexp(x + 1e70*ones(n, 1)) - 1e70", "logsumexp(x)", ("VERIFIED", "PROVED")),
+    ("logsumexp(x + 1e70*ones(n, 1)) - 1e70", "2*logsumexp(x)", ("REFUTED",)),
+    ("(A + 1e60*B)*x - 1e60*B*x", "A*x", ("VERIFIED", "PROVED")),
+])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_cancellation_beyond_50_digits_is_decided_at_mp100(lhs, rhs, verdicts, seed):
+    """Constants of 1e60 absorb the other terms at float64 and mp50 alike: the two levels agreed on a wrong
+    value, so a true statement was REFUTED and a false one VERIFIED (a fresh helper's report).  The
+    magnitude of the computation (10**60: an exact constant beyond int64 made the magnitude rule raise, and
+    the engine fell back to the inputs' magnitude) puts both sides below mp50's floor, and such an instance
+    is decided at mp100, whose 100 digits resolve it (design decision 128)."""
+    claim = tc.identity("test.absorb", lhs, rhs, shapes=V, register=False)
+    r = tc.run_claim(claim, seed=seed, controls=False)
+    assert r.verdict.value in verdicts, r.evidence
+
+
+def test_an_exact_constant_beyond_int64_has_a_magnitude():
+    import numpy as np
+
+    from theorem_check import expr as ex
+    from theorem_check.expr.magnitude import magnitude
+
+    x = np.ones((1, 3, 1))
+    [m] = magnitude(ex.parse("x + 1e60*ones(n, 1)", V, {"n": 3}), {"x": x}, {"n": 3})
+    assert m[0] == pytest.approx(np.sqrt(3) * (1e60 + 1), rel=1e-12)

@@ -112,12 +112,18 @@ def _two_norm(a):
 
 def _absf(v):
     """``|v|`` entrywise as float64 (the modulus of complex values: no cast of a complex array to real)."""
-    return np.abs(np.asarray(v)).astype(float)
+    return np.asarray(np.abs(_num(v)), dtype=float)
 
 
 def _num(v):
-    """``v`` as a float64 array, or complex128 when it is complex (elementwise functions take either)."""
+    """``v`` as a float64 array, or complex128 when it is complex (elementwise functions take either); an
+    exact constant beyond int64 (``10**60``, an object array) is converted to float first."""
     v = np.asarray(v)
+    if v.dtype == object:
+        try:
+            v = v.astype(float)
+        except TypeError:
+            v = v.astype(complex)
     return v if np.iscomplexobj(v) else v.astype(float)
 
 
