@@ -94,10 +94,23 @@ def _per_batch_max(m):
 
 
 def _per_batch_norm(m, batch):
-    m = np.asarray(m, dtype=float)
+    """Frobenius norm per batch element, scaled by the largest entry first (entries beyond ~1e154 would
+    overflow their squares)."""
+    m = np.abs(np.asarray(m, dtype=float))
     if m.ndim in (0, 2):  # a constant (scalar or matrix without batch axis)
-        return np.full(batch, float(np.sqrt(np.sum(m ** 2))))
-    return np.sqrt(np.sum(m.reshape(m.shape[0], -1) ** 2, axis=1))
+        return np.full(batch, float(_scaled_norm(m.reshape(1, -1))[0]))
+    return _scaled_norm(m.reshape(m.shape[0], -1))
+
+
+def _scaled_norm(rows):
+    """Row norms: the plain formula, and where its squares overflow, the same scaled by the largest entry."""
+    plain = np.sqrt(np.sum(rows ** 2, axis=1))
+    if np.all(np.isfinite(plain)):
+        return plain
+    top = rows.max(axis=1, initial=0.0)
+    safe = np.where((top > 0) & np.isfinite(top), top, 1.0)
+    scaled = np.where(np.isfinite(top), safe * np.sqrt(np.sum((rows / safe[:, None]) ** 2, axis=1)), top)
+    return np.where(np.isfinite(plain), plain, scaled)
 
 
 def _spread(k, like):
