@@ -43,7 +43,8 @@ def test_residuals_do_not_depend_on_the_sides_scale(seed, k, rel, precision):
         assert mutant_residual(got, c, 0.0) == pytest.approx(mutant_residual(ref, c, 0.0), rel=1e-9)
     if abs(k) <= 400:                                   # in-range sides are not rescaled (same scalars as before)
         assert got.shift == 0
-    assert got.scaled(math.ldexp(1.0, got.shift)) == 1.0
+    if abs(got.shift) < 1000:                          # a float64 magnitude of the sides' size maps to ~1
+        assert got.scaled(math.ldexp(1.0, got.shift)) == 1.0
 
 
 @pytest.mark.parametrize("statement, shapes, verdicts", [

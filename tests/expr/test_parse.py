@@ -123,7 +123,7 @@ def test_a_caret_is_a_power_that_binds_as_tightly_as_two_stars(text, twin):
 
 
 def test_inverted_bases_are_the_texts_raised_to_negative_powers():
-    from theorem_check.expr.parse import inverted_bases
+    from theorem_check.expr.textual import inverted_bases
 
     assert inverted_bases("(X.T*X)**-1*X.T*(X*w)") == ["X.T*X"]
     assert inverted_bases("inv(A + X)*x + A^-2*x") == ["A + X", "A"]

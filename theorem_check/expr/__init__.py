@@ -90,12 +90,11 @@ from theorem_check.expr.nodes import (  # noqa: F401
 )
 from theorem_check.expr.parse import (  # noqa: F401
     FUNCTIONS,
-    inverted_bases,
     names_in,
     parse,
     parse_statement,
-    size_names_in,
     size_symbol,
 )
+from theorem_check.expr.textual import inverted_bases, size_names_in  # noqa: F401
 
 __all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "GradXY", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "grad_xy", "jacobian", "hessian", "compile_expr", "evaluate", "side", "with_balls", "parse", "parse_statement", "inverted_bases", "size_names_in", "FUNCTIONS", "is_matrix", "COMPLEX_KINDS", "Conj", "Real", "Imag"]

@@ -1,0 +1,112 @@
+"""What the text of a side says before it is parsed: its size letters, the bases it inverts, its carets.
+
+The parser (:mod:`theorem_check.expr.parse`) builds SymPy expressions, and SymPy simplifies while it builds
+(``M**-1*M`` is ``I``); these functions read the text itself, so that what the user wrote is not lost.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+
+from theorem_check.errors import ParseError
+
+__all__ = ["SIZE_FUNCTIONS", "carets", "inverted_bases", "primes", "size_names_in", "tokens"]
+
+
+_PRIME = re.compile(r"(?<=[A-Za-z0-9_)\]'])\s*'")
+
+
+def primes(text: str) -> str:
+    """``x'`` -> ``x.T`` (matrixcalculus.org's transpose): a ``'`` after a name, a closing parenthesis or
+    another ``'``; any other ``'`` is left for the tokenizer to refuse."""
+    if "'" not in text:
+        return text
+    out = text
+    while True:
+        new = _PRIME.sub(".T", out, count=1)
+        if new == out:
+            return out
+        out = new
+
+
+def tokens(text: str, what: str):
+    """The tokens of ``text`` (Python's tokenizer, layout tokens dropped); ParseError (one line, naming
+    ``what``) for text that does not tokenize."""
+    what = f"{what}=" if what else ""
+    try:
+        return [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT,
+                                  tokenize.DEDENT)]
+    except tokenize.TokenError as exc:
+        msg = str(exc.args[0]) if exc.args else str(exc)
+        if "EOF" in msg:
+            opens = sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+            raise ParseError(f"{what}{text!r}: unbalanced parenthesis ({opens} '(' not closed)") from None
+        raise ParseError(f"{what}{text!r}: cannot tokenize: {msg}") from None
+    except (SyntaxError, IndentationError) as exc:
+        raise ParseError(f"{what}{text!r}: cannot tokenize: {exc.msg}") from None
+
+
+
+
+def carets(text: str) -> str:
+    """``^`` -> ``**``: a power binds tighter than ``*`` and ``+`` whichever is typed (Python reads ``^`` as
+    exclusive or, below ``+``: ``x^2 + 1`` would be ``x**3`` and ``A*B^2`` would be ``(A*B)**2``)."""
+    return text.replace("^", "**")
+
+
+def inverted_bases(text: str) -> list[str]:
+    """The source text of every base the side raises to a negative constant power (``(X.T*X)**-1``,
+    ``A^-2``) or passes to ``inv``, in order, once each; [] when the text does not parse (the parser
+    reports that).  SymPy cancels ``M**-1*M`` while a side is built, so a matrix that is never invertible
+    (``X.T*X`` with fewer rows than columns) would vanish with its inverse: the engine evaluates these
+    inverses beside the side (:func:`theorem_check.authoring.spec.make_side`)."""
+    src = carets(primes(text)).strip()
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError:
+        return []
+    out: dict[str, None] = {}
+    for node in ast.walk(tree):
+        base = None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            e = node.right
+            if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant):
+                base = node.left
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "inv" and node.args:
+            base = node.args[0]
+        if base is not None:
+            seg = ast.get_source_segment(src, base)
+            if seg:
+                out[seg] = None
+    return list(out)
+
+
+_CONSTANTS = ("pi", "E", "I")
+"""Names that are numbers, not sizes, inside ``eye(...)``."""
+SIZE_FUNCTIONS = ("eye", "ones", "zeros")
+"""The functions whose arguments are sizes: a name among them is a size letter (``trace(eye(n)) = n``)."""
+
+
+def size_names_in(text: str, what: str = "") -> list[str]:
+    """The names used in the arguments of ``eye``/``ones``/``zeros`` (:data:`SIZE_FUNCTIONS`), in order
+    of appearance, once each: size letters even when no declared shape uses them.  Raises ParseError
+    as :func:`names_in` (text that does not tokenize)."""
+    toks = tokens(primes(text), what)
+    out: dict[str, None] = {}
+    for i, t in enumerate(toks[:-1]):
+        if t.type != tokenize.NAME or t.string not in SIZE_FUNCTIONS or toks[i + 1].string != "(":
+            continue
+        depth = 0
+        for j in range(i + 1, len(toks)):
+            u = toks[j]
+            depth += (u.string in "([{") - (u.string in ")]}") if u.type == tokenize.OP else 0
+            if depth == 0:
+                break
+            nxt = toks[j + 1].string if j + 1 < len(toks) else ""
+            if u.type == tokenize.NAME and nxt != "(" and u.string not in _CONSTANTS:
+                out[u.string] = None
+    return list(out)
