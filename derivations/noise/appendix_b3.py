@@ -67,14 +67,16 @@ def _lemma_check(ineq, lams=LAMS_B, sub=SUB, pool=0):
 
     def check(rng, d):
         seeds = rng.integers(2**31, size=max(sub, pool))
+        screened: dict = {}          # the screening's root and quantities at xtol 1e-5, re-used (same numbers)
         if pool > sub:
             score = []
             for k, sd in enumerate(seeds):
                 inst = _mf_instance(np.random.default_rng(int(sd)), d)
                 lam0 = _theta_star(inst, 1e-5)
                 pts = lams_all[k % len(lams_all)]
-                score.append(max(np.divide(*ineq(_lemma_quantities(inst, lam, 1e-5, lam0)))
-                                 for lam in (pts if isinstance(pts, tuple) else (pts,))))
+                qs = {lam: _lemma_quantities(inst, lam, 1e-5, lam0) for lam in (pts if isinstance(pts, tuple) else (pts,))}
+                screened[int(sd)] = (lam0, qs)
+                score.append(max(np.divide(*ineq(q)) for q in qs.values()))
             keep = sorted(np.argsort(-np.asarray(score), kind="stable")[:sub])
             seeds = seeds[keep]
             pick = tuple(lams_all[k % len(lams_all)] for k in keep)
@@ -91,11 +93,12 @@ def _lemma_check(ineq, lams=LAMS_B, sub=SUB, pool=0):
             viols = []
             for k, sd in enumerate(seeds):
                 inst = _mf_instance(np.random.default_rng(int(sd)), d)
-                lam0 = _theta_star(inst, xt)
+                old = screened.get(int(sd)) if xt == 1e-5 else None
+                lam0 = old[0] if old else _theta_star(inst, xt)
                 pts = pick[k % len(pick)]
                 for lam in (pts if isinstance(pts, tuple) else (pts,)):
                     npts += 1
-                    Q = _lemma_quantities(inst, lam, xt, lam0)
+                    Q = old[1][lam] if old and lam in old[1] else _lemma_quantities(inst, lam, xt, lam0)
                     viol, sc = ineq(Q)
                     viols.append(viol / sc)
                     if viol / sc > v:
