@@ -273,3 +273,28 @@ def test_size_option_declares_a_size_letter_the_shapes_do_not_use(capsys):
     assert code == 0, err
     code, out, err = run_main(capsys, "check", "2**n = 2*n", "--size", "k=1:4")
     assert code == 2 and "'k' is no size letter" in err and "Traceback" not in err
+
+
+def test_a_large_matrix_power_is_decided_not_expanded(capsys):
+    """A**10**7 was multiplied out ten million times (numeric stage, magnitude, normal form, forward mode) and
+    ran for hours past --timeout; now by squaring (and not expanded symbolically): decided in seconds."""
+    code, out, err = run_main(capsys, "check", "A**10000000 = A", "--shape", "A=n,n", "--json")
+    assert code == 1 and json.loads(out)["claims"][0]["verdict"] == "REFUTED", err
+    code, out, err = run_main(capsys, "check", "A**100 = A**50*A**50", "--shape", "A=n,n")
+    assert code == 0, err
+    code, out, err = run_main(capsys, "derive", "trace(A**10000000)", "--wrt", "A", "--shape", "A=n,n")
+    assert code == 2 and "beyond 64" in err and "Traceback" not in err
+
+
+def test_a_hermitian_exact_counterexample_is_hermitian(capsys):
+    """The exact counterexample drew a general real matrix for a Hermitian A (the verdict was right, the printed
+    instance was not one of the statement's hypotheses); a real symmetric matrix is a Hermitian instance."""
+    import sympy as sp
+
+    code, out, err = run_main(capsys, "check", "A*B = B*A", "--shape", "A=n,n", "--shape", "B=n,n",
+                              "--assume", "A=hermitian", "--assume", "B=hermitian", "--json")
+    ex = json.loads(out)["claims"][0]["printed_result"]["exact_counterexample"]
+    assert code == 1 and set(ex["values"]) == {"A", "B"}, err
+    for name, text in ex["values"].items():
+        m = sp.Matrix(sp.sympify(text))
+        assert m == m.H, (name, text)

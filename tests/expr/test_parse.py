@@ -128,3 +128,12 @@ def test_inverted_bases_are_the_texts_raised_to_negative_powers():
     assert inverted_bases("(X.T*X)**-1*X.T*(X*w)") == ["X.T*X"]
     assert inverted_bases("inv(A + X)*x + A^-2*x") == ["A + X", "A"]
     assert inverted_bases("A**2 + (A*X)**(1/2)") == [] and inverted_bases("A +* ") == []
+
+
+@pytest.mark.parametrize("k", [1, 2, 7, 64, 65, 100, 1023])
+def test_matrix_power_by_squaring_is_the_product(k):
+    from theorem_check.expr.compile import matrix_power
+
+    a = np.random.default_rng(k).standard_normal((2, 3, 3)) / 3
+    want = np.linalg.matrix_power(a, k)
+    assert np.allclose(matrix_power(a, k), want, rtol=1e-9, atol=1e-300)

@@ -139,7 +139,7 @@ def structured_matrix(rnd: random.Random, r: int, c: int, kind: str | None) -> s
     """A small integer (rational for ``orthogonal``) ``r x c`` matrix with the structure ``kind`` built exactly
     (see the module docstring); entries drawn from ``rnd``."""
     m = sp.Matrix(r, c, lambda i, j: rnd.randint(-3, 3))
-    if kind in ("symmetric",):
+    if kind in ("symmetric", "hermitian"):    # a real symmetric matrix is Hermitian (a rational instance of it)
         return m + m.T
     if kind == "spd":
         return m * m.T + sp.eye(r)

@@ -31,6 +31,29 @@ COMPLEX_KINDS = ("complex", "hermitian")
 """Structure kinds whose values are complex: a ``grad`` by such a variable is the conjugate Wirtinger derivative."""
 
 
+MATPOW_LOOP = 64
+"""Integer matrix powers up to this exponent are left-to-right products (the rounding every recorded result was
+computed with); larger ones are computed by repeated squaring."""
+
+
+def matrix_power(m, k: int):
+    """``m @ m @ ... @ m`` (``k >= 1`` factors, last two axes): left to right up to :data:`MATPOW_LOOP`, by repeated
+    squaring beyond (``log2 k`` products: ``A**10**7`` took hours as ten million products)."""
+    if k <= MATPOW_LOOP:
+        out = m
+        for _ in range(k - 1):
+            out = out @ m
+        return out
+    out, sq = None, m
+    while k:
+        if k & 1:
+            out = sq if out is None else out @ sq
+        k >>= 1
+        if k:
+            sq = sq @ sq
+    return out
+
+
 class _Lazy:
     """A message formatted on first use (SymPy's ``str`` is slow: not on the oracle's hot path)."""
 
@@ -211,10 +234,7 @@ class _Compiler:
                 m = env.ctx.inv(m)
             if k == 0:
                 return env.ctx.eye(np.shape(m)[-1])
-            out = m
-            for _ in range(abs(k) - 1):
-                out = out @ m
-            return out
+            return matrix_power(m, abs(k))
         return run
 
     def _unary(method):  # noqa: N805 - a helper of the class body: _c_Expm = _unary("expm") etc.

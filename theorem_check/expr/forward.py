@@ -263,6 +263,10 @@ class _Forward:
         if not ex.is_Integer or tuple(base.shape) == (1, 1):
             raise NoForward(f"no forward rule for the matrix power {e} (integer exponents only)")
         k = int(ex)
+        from theorem_check.expr.normal_form import MAX_POWER
+
+        if abs(k) > MAX_POWER:     # the product rule over k factors: k products (A**10**7 took hours)
+            raise NoForward(f"no forward rule for the matrix power {e} (exponent beyond {MAX_POWER})")
         if k == 0:
             rec, key = self.value(e), object()
             return lambda fe: (fe.memo(key, lambda: rec(fe.env)), None)

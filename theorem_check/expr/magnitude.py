@@ -39,7 +39,7 @@ from typing import Any, Mapping
 import numpy as np
 import sympy as sp
 
-from theorem_check.expr.compile import Env, compile_expr
+from theorem_check.expr.compile import Env, compile_expr, matrix_power
 from theorem_check.expr.nodes import Grad, GradXY, Hessian, Jacobian
 from theorem_check.numerics.derivatives import rounding_gain
 from theorem_check.numerics.directions import HOEFFDING_T
@@ -368,10 +368,7 @@ class _MagCompiler:
                 if k == 0:
                     eye = FLOAT64.eye(np.shape(v)[-1])
                     return eye, eye
-                out, mo = v, m
-                for _ in range(k - 1):
-                    out, mo = out @ v, mo @ m
-                return out, mo
+                return matrix_power(v, k), matrix_power(m, k)
             return run
         if ex.is_Integer:
             return self.compile(sp.MatPow(sp.Inverse(base), -ex) if int(ex) != -1 else sp.Inverse(base))

@@ -59,6 +59,17 @@ def _wrt(X) -> None:
         raise NotDifferentiable(f"wrt={X} must be a matrix or vector name (a MatrixSymbol)")
 
 
+def _no_long_powers(f) -> None:
+    """NotDifferentiable for an integer matrix power beyond ``normal_form.MAX_POWER``: the derivative of
+    ``A**k`` is a sum of ``k`` products (``trace(A**10**7)`` ran for hours)."""
+    from theorem_check.expr.normal_form import MAX_POWER
+
+    for p in sp.sympify(f).atoms(sp.MatPow):
+        if p.exp.is_Integer and abs(int(p.exp)) > MAX_POWER:
+            raise NotDifferentiable(f"{p.base}**{p.exp}: the closed-form derivative of a matrix power beyond "
+                                    f"{MAX_POWER} is a sum of {abs(int(p.exp))} products (not written out)")
+
+
 def _scalar(f):
     """``f`` as a scalar: a 1x1 matrix expression is kept (its adjoint is ``bar * I_1``)."""
     if is_matrix(f) and tuple(f.shape) != (1, 1):
@@ -319,6 +330,7 @@ def gradient(f, X, *, symmetric: bool = False, check: bool = True):
     InternalError
         The result disagrees with the entrywise derivative at the concrete size (a bug, never a verdict).
     """
+    _no_long_powers(f)
     _wrt(X)
     f = _scalar(f)
     f0 = _rewrite_kron(f)
@@ -375,6 +387,7 @@ def jacobian(F, x, *, check: bool = True):
     Raises NotDifferentiable (a non-column ``x`` or ``F``, a node SymPy cannot differentiate) and
     InternalError (a result that disagrees with the entrywise derivative).
     """
+    _no_long_powers(F)
     _column(x, "jacobian")
     if not is_matrix(F) or tuple(F.shape) == (1, 1):
         J = _T(gradient(F, x, check=False))
@@ -395,6 +408,7 @@ def hessian(f, x, *, check: bool = True):
     The Jacobian of :func:`gradient`; checked against the entrywise second derivatives at one concrete
     size.  Raises NotDifferentiable (``x`` not a column, a node without rule) and InternalError.
     """
+    _no_long_powers(f)
     _column(x, "hessian")
     g = gradient(f, x, check=check)
     parts = _sympy_diff(g, x)

@@ -62,6 +62,10 @@ SYMMETRIC_KINDS = ("symmetric", "spd", "diagonal")
 """Structure kinds for which ``X^T = X`` is used."""
 
 
+MAX_POWER = 64
+"""The largest exponent :meth:`Normalizer.power` expands (``A**10**7`` expanded ten million products)."""
+
+
 class NormalFormError(ExprError):
     """The expression is outside the normal form's grammar (no proof from it; not a user error)."""
 
@@ -322,7 +326,10 @@ class Normalizer:
                             leaf.cols)
 
     def power(self, a: NormalForm, k: int) -> NormalForm:
-        """``a^k`` for an integer ``k`` (negative: of the inverse; square ``a``)."""
+        """``a^k`` for an integer ``k`` (negative: of the inverse; square ``a``); NormalFormError beyond
+        :data:`MAX_POWER` (a word of ten million letters is no normal form anyone can read or compare)."""
+        if abs(k) > MAX_POWER:
+            raise NormalFormError(f"power {k} beyond {MAX_POWER}: no normal form is written out")
         base, acc = (self.inverse(a) if k < 0 else a), self.identity(a.rows)
         for _ in range(abs(k)):
             acc = self.mul(acc, base)
