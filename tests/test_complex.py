@@ -246,3 +246,18 @@ def test_complex_gallery_is_one_liners_and_each_case_an_erratum():
     finally:
         if not mine:
             REGISTRY.unregister_paper("complex")
+
+
+@pytest.mark.parametrize("statement, shapes, verdict", [
+    ("trace(A*A.H) = norm2(A)**2", {"A": ("n", "n")}, "VERIFIED"),          # was REFUTED: sqrt(tr(A^T A))
+    ("norm2(A) = norm2(A.H)", {"A": ("n", "n")}, "VERIFIED"),
+    ("grad(norm2(z)**2, z) = z", {"z": ("n", 1)}, "VERIFIED"),                 # Wirtinger d/dconj(z) |z|^2 = z
+    ("grad(norm2(z)**2, z) = 2*z", {"z": ("n", 1)}, "REFUTED"),
+    ("norm2(z)**2 = trace(z.T*z)", {"z": ("n", 1)}, "REFUTED"),                # was VERIFIED
+])
+def test_the_norm_of_a_complex_value_conjugates(statement, shapes, verdict):
+    """norm2 (and the LaTeX \\| \\|) of a complex vector or matrix is sqrt(real(tr(x^H x))); it was sqrt(tr(x^T x)),
+    complex, so true norm identities were REFUTED and a false one VERIFIED (a fresh helper's report)."""
+    lhs, rhs = statement.split(" = ")
+    c = tc.identity("demo.cnorm", lhs, rhs, shapes=shapes, structure={k: "complex" for k in shapes}, register=False)
+    assert tc.run_claim(c, seed=0, controls=False).verdict.value == verdict

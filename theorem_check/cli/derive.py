@@ -122,6 +122,12 @@ def derive(expression, wrt, shape, assume, size, order, as_latex, trials, seed, 
 
     check_environment()
     shapes, structure, sizes = parse_options(shape, assume, size)
+    from theorem_check.expr import COMPLEX_KINDS
+
+    cplx = sorted(n for n, k in structure.items() if k in COMPLEX_KINDS)
+    if cplx:   # the closed-form rules are real calculus: a complex name would get a real derivative
+        raise InvalidArgument(f"--assume {cplx[0]}={structure[cplx[0]]}: derive gives closed forms over real "
+                              f"variables; check a complex (Wirtinger) gradient with `theorem-check check`")
     f, X, D = closed_form(expression, wrt, shapes, structure, order)
     text, tex = expr_text(D), expr_latex(D)
     op = "grad" if order == 1 else "hessian"

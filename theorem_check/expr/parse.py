@@ -387,6 +387,8 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
             local[name] = getattr(axes, name) if name in ("softmax", "logsumexp") else FUNCTIONS[name]
             if name in _DERIVATIVES and complex_names:
                 local[name] = _complex_checked(name, FUNCTIONS[name], complex_names)
+            if name == "norm2" and complex_names:
+                local[name] = _complex_norm2(complex_names)
         elif called:
             raise ParseError(f"{text!r}: unknown function {name!r} (known: "
                              f"{', '.join(sorted(k for k in FUNCTIONS if k not in ('pi', 'E')))})")
@@ -435,6 +437,18 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
 
 
 _DERIVATIVES = ("grad", "grad_xy", "jacobian", "hessian")
+
+
+def _complex_norm2(complex_names):
+    """``norm2`` of a statement with complex names: ``sqrt(real(trace(x.H*x)))`` where ``x`` involves one (the
+    norm of a complex vector or matrix: ``x.T*x`` is no norm there, ``trace(z.T*z)`` is complex), the real
+    form otherwise (the same tree as in a real statement)."""
+    def norm2(x):
+        names = {getattr(a, "name", None) for a in sp.sympify(x).atoms(sp.MatrixSymbol, sp.Symbol)}
+        if not is_matrix(x) or not names & set(complex_names):
+            return _norm2(x)
+        return sp.sqrt(FUNCTIONS["real"](sp.Trace(sp.Adjoint(x) * x)))
+    return norm2
 
 
 def _complex_checked(name: str, fn, complex_names):
