@@ -62,3 +62,13 @@ def test_huge_and_tiny_sides_are_decided(statement, shapes, verdicts):
     claim = tc.identity("demo.huge", *statement.split(" = "), shapes=shape, register=False)
     for seed in range(3):
         assert tc.run_claim(claim, seed=seed).verdict.value in verdicts, (statement, seed)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.float64])
+def test_tiny_sides_in_single_precision_are_rescaled_exactly(dtype):
+    """Sides of 1e-40 (float32 subnormal) are rescaled by 2**131, which float32 itself cannot hold (the power
+    was once formed in the array's precision: inf); the factor-2 residual is still exactly 1/2."""
+    u = np.full((1, 2, 2), 1e-40, dtype=dtype)
+    st = side_stats(u, u * 2)[0]
+    assert (st.shift < 0) is (dtype != np.float64)          # in range at float64: not rescaled
+    assert stats_residual(st) == pytest.approx(0.5, rel=1e-6)

@@ -27,7 +27,7 @@ whose relative mutant is refuted: how fine a wrong right-hand side the check can
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -108,8 +108,7 @@ def side_stats(u: np.ndarray, v: np.ndarray, *, batch_axes: int = 1, scale=None)
             if k:
                 ub, vb = _ldexp(u[b:b + 1], -k), _ldexp(v[b:b + 1], -k)
                 sc = None if st.scale is None else math.ldexp(st.scale, -k)
-                out[b] = SideStats(*(getattr(x, f) for x in _side_stats(ub, vb, batch_axes, None)[:1]
-                                     for f in ("L", "R", "D", "X", "Sd", "Re")), sc, 0.0, k)
+                out[b] = replace(_side_stats(ub, vb, batch_axes, None)[0], scale=sc, shift=k)
     return out
 
 
@@ -137,9 +136,14 @@ def _exponent(u, v) -> int:
 
 
 def _ldexp(x: np.ndarray, k: int) -> np.ndarray:
-    """``x * 2**k`` exactly, in ``x``'s own precision (float, complex or mpmath object arrays)."""
+    """``x * 2**k`` exactly, in ``x``'s own precision (float, complex or mpmath object arrays; ``2**k`` itself
+    need not be representable there: float32 holds no ``2**133``)."""
+    if x.dtype.kind == "c":
+        out = np.empty_like(x)
+        out.real, out.imag = np.ldexp(x.real, k), np.ldexp(x.imag, k)
+        return out
     if x.dtype != object:
-        return x * x.real.dtype.type(2.0) ** k if x.dtype.kind in "fc" else np.ldexp(x.astype(float), k)
+        return np.ldexp(x if x.dtype.kind == "f" else x.astype(float), k)
     import mpmath
 
     two = mpmath.mpf(2) ** k

@@ -349,10 +349,12 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
         if fuzz > 0 and statement.is_identity and num.outcome is Outcome.HOLDS:
             num = _fuzz(statement, num, seed=seed, examples=fuzz)
     verdict = _statement_verdict(sym, num)
-    exact = _exact(statement, num, seed) if verdict is Verdict.REFUTED else None
+    exact = None
+    if verdict is Verdict.REFUTED and num is not None and num.counterexample is not None:
+        exact = _exact(statement, num.counterexample.dims, seed)
     evidence = _evidence(sym, num) + (f"; {exact.text}" if exact is not None else "")
-    if verdict is Verdict.VERIFIED and num is not None and statement.is_identity:
-        exact = _exact_gap(statement, num, seed)
+    if verdict is Verdict.VERIFIED and num is not None and statement.is_identity and num.instances:
+        exact = _exact(statement, num.instances[0].dims, seed, tries=EXACT_GAP_TRIES)
         if exact is not None:
             verdict = Verdict.REFUTED
             evidence += (f"; but the sides differ below the numeric stages' resolution: {exact.text}")
@@ -360,28 +362,19 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
                            seed, time.perf_counter() - t0, exact)
 
 
-def _exact(statement: Statement, num: NumericResult | None, seed: int) -> ExactCounterexample | None:
-    """An exact counterexample at the shrunk counterexample's sizes, for sides given as expressions."""
+def _exact(statement: Statement, dims, seed: int, **kw) -> ExactCounterexample | None:
+    """An exact counterexample at ``dims`` (None: none), for sides given as expressions
+    (:func:`~theorem_check.engine.exact.exact_counterexample`; ``kw``: its ``tries``)."""
     lhs, rhs = (getattr(statement.lhs, "symbolic", None), getattr(statement.rhs, "symbolic", None))
-    if num is None or num.counterexample is None or lhs is None or rhs is None:
+    if dims is None or lhs is None or rhs is None:
         return None
-    return exact_counterexample(lhs, rhs, dict(num.counterexample.dims),
-                                getattr(statement.lhs, "structure", None), seed=seed)
+    return exact_counterexample(lhs, rhs, dict(dims), getattr(statement.lhs, "structure", None), seed=seed, **kw)
 
 
 EXACT_GAP_TRIES = 3
-"""Exact points tried on a VERIFIED rational identity (a true one costs this many exact evaluations)."""
-
-
-def _exact_gap(statement: Statement, num: NumericResult, seed: int) -> ExactCounterexample | None:
-    """For a VERIFIED identity whose sides are rational expressions, an exact point where they differ (a gap
-    below every level's resolution, ``x + 10**-60 = x``: mp50 cannot see it, rational arithmetic can), at the
-    sizes of the first instance (the generic ones); None for a true statement or sides that are not rational."""
-    lhs, rhs = (getattr(statement.lhs, "symbolic", None), getattr(statement.rhs, "symbolic", None))
-    if lhs is None or rhs is None or not num.instances:
-        return None
-    return exact_counterexample(lhs, rhs, dict(num.instances[0].dims), getattr(statement.lhs, "structure", None),
-                                seed=seed, tries=EXACT_GAP_TRIES)
+"""Exact points tried on a VERIFIED rational identity (a true one costs this many exact evaluations): a gap below
+every level's resolution (``x + 10**-60 = x``: mp50 cannot see it, rational arithmetic can), tried at the sizes
+of the first instance (the generic ones)."""
 
 
 def _dims_for(statement: Statement, dims: dict | None) -> dict | None:
