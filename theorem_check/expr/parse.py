@@ -498,8 +498,9 @@ def _exact_power_size(base, exponent) -> None:
     bits = max(abs(b.p).bit_length(), abs(b.q).bit_length()) * abs(e.p) / e.q
     if bits > MAX_EXACT_POWER_BITS:
         shown = str(b) if len(str(b)) <= 30 else f"(a {len(str(abs(b.p)))}-digit/{len(str(b.q))}-digit fraction)"
-        raise ParseError(f"{shown}**{e if len(str(e)) <= 30 else f'{float(e):.3g}'}: an exact power of about {bits:.3g} bits (more than {MAX_EXACT_POWER_BITS:,}); "
-                         "write it as a floating-point value or rescale the statement")
+        power = str(e) if len(str(e)) <= 30 else f"{float(e):.3g}"
+        raise ParseError(f"{shown}**{power}: an exact power of about {bits:.3g} bits (more than "
+                         f"{MAX_EXACT_POWER_BITS:,}); write it as a floating-point value or rescale the statement")
 
 
 def _num(text: str):
@@ -509,9 +510,8 @@ def _num(text: str):
 
 class _Rewrite(ast.NodeTransformer):
     """``x.T`` -> ``Transpose(x)`` and ``x.H`` -> ``Adjoint(x)`` (kept unevaluated, so the statement prints as
-    written), numeric
-    literals -> exact SymPy numbers, ``^`` and ``**`` -> :func:`_pow` (matrix powers of products kept
-    as written); anything but expressions is refused."""
+    written), numeric literals -> exact SymPy numbers, ``**`` (and ``^``, replaced by :func:`carets`) ->
+    :func:`_pow` (matrix powers of products kept as written); anything but expressions is refused."""
 
     _ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Call, ast.Name, ast.Load, ast.Attribute, ast.Constant,
                 ast.operator, ast.unaryop, ast.keyword)
@@ -540,7 +540,7 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
-        if isinstance(node.op, (ast.BitXor, ast.Pow)):   # ``^`` is ``**``; both keep what was written
+        if isinstance(node.op, ast.Pow):   # ``^`` is ``**`` already (:func:`carets`); keep what was written
             return ast.copy_location(ast.Call(ast.Name("_pow", ast.Load()), [node.left, node.right], []), node)
         return node
 
