@@ -233,3 +233,10 @@ def test_printer_parenthesises_hadamard_and_kronecker_factors():
     assert expr_latex(parse("-A*hadamard(A, B)", SQ)) == r"- A \left(A \circ B\right)"
     assert expr_latex(parse("kron(A, B)*C", SQ)) == r"\left(A \otimes B\right) C"
     assert expr_latex(parse("hadamard(A, B)", SQ)) == r"A \circ B"
+
+
+def test_the_inner_product_of_complex_names_is_refused():
+    """tr(A^H B) or tr(A B^H): authors conjugate different slots, so <A, B> of a complex name is not read."""
+    with pytest.raises(ParseError, match="conjugated differs between authors"):
+        parse_latex_statement(r"\langle A, B\rangle = 0", SQ, complex_names={"B"})
+    assert parse_latex_statement(r"\langle A, B\rangle = 0", SQ, complex_names={"C"})[0] == "trace(A.T*B)"

@@ -51,6 +51,7 @@ from theorem_check.authoring.spec import (
     complex_names,
     make_side,
     sampler,
+    scaled_sampler,
 )
 from theorem_check.engine.symbolic import Derivation, Step, has_fractional_matpow, simplifies_to_zero
 from theorem_check.engine.time_limit import StepTimeout, run_limited
@@ -319,7 +320,7 @@ def _statement(lhs, rhs, spec, *, name, kind, latex, cond, contexts, scale, note
     used = _names_used((lhs, rhs), spec)
     st = Statement(
         latex or f"{_latex(lhs, spec)} = {_latex(rhs, spec)}", name=name, kind=kind, dims=space,
-        sample=sampler(spec), lhs=make_side(lhs, spec, "lhs", where), rhs=make_side(rhs, spec, "rhs", where),
+        sample=sampler(spec), sample_at_scale=scaled_sampler(spec), lhs=make_side(lhs, spec, "lhs", where), rhs=make_side(rhs, spec, "rhs", where),
         scale=scale, derivation=None, contexts=tuple(contexts), cond=cond, note=note)
     if not derive or _false_at_a_generic_instance(st):
         return st

@@ -23,7 +23,7 @@ from theorem_check.numerics.sampling import (
 )
 
 __all__ = ["ANY_SHAPE_STRUCTURES", "DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES", "STRUCTURES", "Side", "Spec",
-           "complex_names", "make_side", "sampler", "build_spec"]
+           "complex_names", "make_side", "sampler", "scaled_sampler", "build_spec"]
 
 
 MAX_OPS = 120
@@ -165,7 +165,16 @@ def complex_names(spec: Spec) -> tuple[str, ...]:
     return tuple(sorted(n for n, k in spec.structure.items() if k in ex.COMPLEX_KINDS))
 
 
-def _draw(rng, kind, r, c, batch):
+def _draw(rng, kind, r, c, batch, scale=None):
+    """A batch of ``kind`` matrices; ``scale`` (shape ``(batch,)``, or None: 1) multiplies each one (an SPD
+    matrix's eigenvalues, an orthogonal matrix's Cayley parameter), so the structure is kept."""
+    if kind == "spd":  # exactly symmetric, rebuilt in each context (sampling.Exact)
+        return spd(rng, r, cond=10.0, batch=batch, scale=1.0 if scale is None else scale)
+    m = _draw_unit(rng, kind, r, c, batch)
+    return m if scale is None else m * scale[:, None, None]
+
+
+def _draw_unit(rng, kind, r, c, batch):
     if kind is None:
         return rng.standard_normal((batch, r, c))
     if kind == "complex":
@@ -177,8 +186,6 @@ def _draw(rng, kind, r, c, batch):
         return symmetric(rng, n, batch=batch)
     if kind == "antisymmetric":
         return antisymmetric(rng, n, batch=batch)
-    if kind == "spd":  # exactly symmetric, rebuilt in each context (sampling.Exact)
-        return spd(rng, n, cond=10.0, batch=batch)
     if kind == "invertible":
         return invertible(rng, n, cond=10.0, batch=batch)
     if kind == "diagonal":
@@ -197,22 +204,45 @@ def _positive(rng, batch):
 
 
 def sampler(spec: Spec):
+    """The spec's sampler ``(rng, dims, batch) -> instance``: Gaussian entries (module docstring of
+    :mod:`theorem_check.numerics.sampling` for each structure), positive scalars log-uniform on a decade."""
     def sample(rng, d, batch):
-        # the batch size, also for a statement of constants only (``pi = 3``), whose sides have no input
-        out: dict[str, Any] = {"_dims": dict(d), "_batch": np.zeros(batch)}
-        for name in sorted(spec.mats):
-            r, c = (spec.size(v, d) for v in spec.mats[name])
-            kind = spec.structure.get(name)
-            out[name] = _draw(rng, kind, r, c, batch)
-            if kind == "orthogonal":
-                out[f"_sign_{name}"] = rng.choice([-1.0, 1.0], size=(batch, r, 1))
-        for name, positive in spec.scalars:
-            if spec.structure.get(name) == "complex":
-                out[name] = complex_gaussian(rng, batch, 1)[:, 0]
-            else:
-                out[name] = _positive(rng, batch) if positive else rng.standard_normal(batch)
-        return out
+        return _sample(spec, rng, d, batch, None)
     return sample
+
+
+def scaled_sampler(spec: Spec):
+    """The spec's sampler at other input scales, ``(rng, dims, batch, scale) -> instance`` (the statement's
+    ``sample_at_scale``): ``scale`` (a number, or one per batch element) multiplies every matrix and real or
+    complex scalar of an instance (an SPD matrix's eigenvalues, an orthogonal matrix's Cayley parameter); a
+    positive scalar is multiplied by ``scale**u`` with ``u`` uniform on [-1, 1] (far from 1 on both sides).
+    Design decision 131."""
+    def sample_at_scale(rng, d, batch, scale):
+        s = np.broadcast_to(np.asarray(scale, dtype=np.float64), (batch,)).copy()
+        if not np.all(np.isfinite(s) & (s > 0)):
+            raise ValueError(f"scale={scale!r} must be positive and finite")
+        return _sample(spec, rng, d, batch, s)
+    return sample_at_scale
+
+
+def _sample(spec: Spec, rng, d, batch, scale):
+    # the batch size, also for a statement of constants only (``pi = 3``), whose sides have no input
+    out: dict[str, Any] = {"_dims": dict(d), "_batch": np.zeros(batch)}
+    for name in sorted(spec.mats):
+        r, c = (spec.size(v, d) for v in spec.mats[name])
+        kind = spec.structure.get(name)
+        out[name] = _draw(rng, kind, r, c, batch, scale)
+        if kind == "orthogonal":
+            out[f"_sign_{name}"] = rng.choice([-1.0, 1.0], size=(batch, r, 1))
+    for name, positive in spec.scalars:
+        if spec.structure.get(name) == "complex":
+            v = complex_gaussian(rng, batch, 1)[:, 0]
+        else:
+            v = _positive(rng, batch) if positive else rng.standard_normal(batch)
+        if scale is not None:
+            v = v * (scale ** rng.uniform(-1.0, 1.0, size=batch) if positive else scale)
+        out[name] = v
+    return out
 
 
 def _orthogonal_from(ctx, S, signs):

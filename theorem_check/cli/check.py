@@ -274,7 +274,7 @@ def check_size_letters(size, shapes: dict, where: str, statement: str = "") -> N
                                   + (" and no name of the statement" if statement else ""))
 
 
-def read_latex(statement: str, shapes: dict, declared=None) -> tuple[str, dict, dict]:
+def read_latex(statement: str, shapes: dict, declared=None, complex_names=()) -> tuple[str, dict, dict]:
     """A LaTeX statement -> ``(string-syntax statement, shapes with the conventions' added, the
     conventions' shapes alone)``: names without ``--shape``/``--where`` get the shape conventions of
     :func:`theorem_check.expr.latex.convention_shapes` (lower-case letter ``n x 1``, upper-case
@@ -285,7 +285,7 @@ def read_latex(statement: str, shapes: dict, declared=None) -> tuple[str, dict, 
     scalars = {k: () for k, v in (declared.shapes.items() if declared is not None else ()) if v == ()}
     conv = convention_shapes(names, {**shapes, **scalars})
     full = {**shapes, **conv}
-    lhs, rhs = parse_latex_statement(statement, full)
+    lhs, rhs = parse_latex_statement(statement, full, complex_names)
     return f"{lhs} = {rhs}", full, conv
 
 
@@ -384,7 +384,10 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         from theorem_check.expr.latex import latex_names
 
         _check_where_used(declared, set(latex_names(statement)))
-        statement, shapes, conv = read_latex(statement, shapes, declared)
+        from theorem_check.expr import COMPLEX_KINDS
+
+        statement, shapes, conv = read_latex(statement, shapes, declared,
+                                             [n for n, k in structure.items() if k in COMPLEX_KINDS])
         check_size_letters(size, shapes, "the shapes (--shape, --where and the LaTeX conventions)", statement)
         assumed = ", ".join(f"{n} {k}" for n, k in sorted(structure.items()))
         click.echo(f"theorem-check: note: read as {statement}"

@@ -57,8 +57,8 @@ from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refin
 from theorem_check.numerics.directions import Projection
 from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, MP100, Ctx, to_float, watch_floats
 
-__all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "run_numeric", "derive_seed",
-           "TheoremCheckDeprecationWarning", "IDENTITY_DELTA"]
+__all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "evaluate_instances", "run_numeric", "derive_seed",
+           "shrink", "TheoremCheckDeprecationWarning", "IDENTITY_DELTA"]
 
 IDENTITY_DELTA = 1e-6
 """The small relative mutant of identities: right side times ``1 + 1e-6``."""
@@ -258,12 +258,16 @@ def _vacuous_mutants():
     return ({m.name: Outcome.GREY for m in identity_mutants(IDENTITY_DELTA)}, {d: Outcome.GREY for d in LADDER})
 
 
-def _identity_instances(statement: Statement, dims, seed: int, batch: int):
+def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: bool = False):
     """Evaluate one batch; returns list of InstanceResult (raises ShapeMismatch, BadClaim, SideError).
 
     An instance whose finest deciding level has both sides below the floor of their computation's
     magnitude holds *vacuously* (never a counterexample).  An instance that fails at float precisions
-    is confirmed at mp50 (unless an earlier instance of the batch already failed there).
+    is confirmed at mp50 (unless an earlier instance of the batch already failed there).  The first
+    instance of the batch is evaluated at mp50 too, unless ``far`` (instances far from the origin,
+    :mod:`theorem_check.engine.far`): then the first instance the float levels leave grey or vacuous is
+    (their floors times a large input's magnitude can exceed a wrong statement's gap; mp50's floor is 10^34
+    lower), and the others stay as the float levels left them (a far instance can only refute).
     """
     rng = np.random.default_rng(seed)
     inst = dict(statement.sample(rng, dims, batch))
@@ -280,6 +284,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
     mags = magnitudes(statement, inst, batch, ctxs)
     fails_undefined = statement.undefined == "fails"
     confirmed = False
+    far_mp = 1
     out = []
     scalars = {k: v for k, v in inst.items()
                if k[0] != "_" and isinstance(v, np.ndarray) and v.shape == (batch,) and v.dtype.kind in "fi"}
@@ -295,7 +300,9 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
             vacuous = vanishes(levels[-1][1], levels[-1][2], mags, levels[-1][0], b)
             outcome = Outcome.HOLDS if vacuous else \
                 decide_refinement([stats_residual(e) for _, e, _ in levels], [f for _, _, f in levels])
-        need_mp = b == 0 or outcome is Outcome.GREY or len(fast) < 2 or (outcome is Outcome.FAILS and not confirmed)
+        need_mp = (b == 0 and not far) or (far and vacuous) or outcome is Outcome.GREY or len(fast) < 2 or (outcome is Outcome.FAILS and not confirmed)
+        if far and need_mp and outcome is not Outcome.FAILS:   # one grey or vacuous far instance per batch
+            need_mp, far_mp = far_mp > 0, far_mp - 1
         rounded: list = []
         if mp is not None and need_mp:
             inst_b = {k: _slice(v, b) for k, v in inst.items()}
@@ -322,6 +329,9 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int):
                     esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r_hi, fl_hi)
                     if not esc[2] and esc[0] is not Outcome.GREY:   # mp100 resolves the sides: it decides
                         (outcome, decision, vacuous), r, fl = esc, r_hi, fl_hi
+                elif far and outcome is Outcome.FAILS:
+                    outcome, decision, vacuous, detail = _far_confirmed(statement, inst_b, size, (mp.name, e_mp, f_mp),
+                                                                        decision, r, fl)
                 confirmed = confirmed or outcome is Outcome.FAILS
             elif not is_defined(e_mp):
                 decision, outcome = [], Outcome.GREY
@@ -380,6 +390,19 @@ def _escalate(statement: Statement, inst_b: Mapping[str, Any], size: int, level,
     return decide_refinement([stats_residual(e_mp), r[MP100.name]], [f_mp, f_hi]), decision, False
 
 
+def _far_confirmed(statement: Statement, inst_b, size: int, level, decision, r: dict, fl: dict):
+    """A far instance's float64 -> mp50 failure, kept only if mp100 sees the same gap (mp50 -> mp100 stalls).
+
+    Far from the origin a side can lose digits that no magnitude bound records (a derivative oracle's
+    difference of two sigmoids within ``e^-300`` of 1 at ``dps + 40`` digits): mp50 then shows a gap that
+    float64 did not and that is rounding, not mathematics.  Returns ``(outcome, decision, vacuous, detail)``.
+    """
+    esc = _escalate(statement, inst_b, size, level, r, fl)
+    if esc[0] is Outcome.FAILS:
+        return Outcome.FAILS, esc[1], False, ""
+    return Outcome.GREY, decision, False, "far from the origin: mp100 does not confirm the gap seen at mp50"
+
+
 _warned: set[str] = set()
 
 
@@ -407,14 +430,22 @@ def _check_instance(statement: Statement, dims, seed: int) -> InstanceResult:
                           ev.measured, ev.figure, mutants=ev.mutants, ladder=ev.ladder)
 
 
-def evaluate_instances(statement: Statement, dims, seed: int, batch: int) -> list[InstanceResult]:
+def evaluate_instances(statement: Statement, dims, seed: int, batch: int, *, far: bool = False) -> list[InstanceResult]:
+    """One batch of ``batch`` instances at ``dims`` drawn with ``seed`` (a custom check: one run).
+
+    ``far=True`` (instances far from the origin, :mod:`theorem_check.engine.far`): an identity's instance goes
+    to mp50 where the float levels leave it grey, failing or vacuous, the first one not otherwise.  Raises
+    ShapeMismatch (the shapes do not conform at ``dims``), BadClaim, SideError."""
     if statement.is_identity:
-        return _identity_instances(statement, dims, seed, batch)
+        return _identity_instances(statement, dims, seed, batch, far)
     return [_check_instance(statement, dims, seed)]
 
 
-def _shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill_posed: bool) -> InstanceResult | None:
-    """Smallest configuration that still fails (or is ill-posed, with the shape message as detail); None if none."""
+def shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill_posed: bool) -> InstanceResult | None:
+    """Smallest configuration that still fails (or is ill-posed, with the shape message as detail); None if none.
+
+    Configurations smaller than ``failing.dims`` (:meth:`~theorem_check.model.dims.DimSpace.smaller`) are tried in
+    order, two batches of two instances each, for at most 24 configurations and 120 s."""
     t0 = time.perf_counter()
     for k, dims in enumerate(statement.dims.smaller(failing.dims)):
         if k >= _SHRINK_CONFIGS or time.perf_counter() - t0 > _SHRINK_SECONDS:
@@ -504,7 +535,7 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
             errors.append(f"dims {dict(cfg)}: {what}")
             instances.append(InstanceResult(dict(cfg), s, 0, {}, {}, Outcome.GREY, f"{what} at dims {dict(cfg)}"))
     if ill_inst is not None:
-        cex = (_shrink(statement, ill_inst, seed, ill_posed=True) if dims is None else None) or ill_inst
+        cex = (shrink(statement, ill_inst, seed, ill_posed=True) if dims is None else None) or ill_inst
         ill = f"dims {dict(cex.dims)}: {cex.detail}"
         return NumericResult(Outcome.FAILS, tuple(instances), ill, cex, time.perf_counter() - t0,
                              errors=tuple(errors), configs=tuple(plan))
@@ -512,7 +543,7 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
     cex = None
     if outcome is Outcome.FAILS:
         first = next(i for i in instances if i.outcome is Outcome.FAILS)
-        cex = (_shrink(statement, first, seed, ill_posed=False) if dims is None else None) or first
+        cex = (shrink(statement, first, seed, ill_posed=False) if dims is None else None) or first
     note = ""
     if statement.is_identity:
         note = (f"floors eps*size*cond with cond={statement.cond:g}; precisions "

@@ -37,6 +37,7 @@ class InstanceResult:
     decided_by: str = "engine"
     vacuous: bool = False
     values: Mapping[str, float] = field(default_factory=dict)   # the instance's real scalar inputs (evidence)
+    scale: float = 1.0   # the inputs' scale: 1 for the ordinary instances, larger far from the origin (engine/far.py)
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,9 @@ class NumericResult:
     ``ill_posed`` is a message with the smallest dims whose shapes do not conform, if any.
     ``counterexample`` is the smallest failing instance found by shrinking.  ``bad`` is a bad-claim
     message (a side returned no array, a check returned malformed data): not mathematics, exit 2.
-    ``configs`` lists the dimension configurations that were run, the generic one first.
+    ``configs`` lists the dimension configurations that were run, the generic one first.  ``far`` holds the
+    instances far from the origin (:mod:`theorem_check.engine.far`; empty when that stage did not run): they
+    can only refute, so :attr:`vacuous`, the mutants and the sensitivity are those of ``instances``.
     """
 
     outcome: Outcome
@@ -59,6 +62,7 @@ class NumericResult:
     errors: tuple[str, ...] = field(default_factory=tuple)
     bad: str | None = None
     configs: tuple[Mapping[str, int], ...] = field(default_factory=tuple)
+    far: tuple[InstanceResult, ...] = field(default_factory=tuple)
 
     @property
     def vacuous(self) -> bool:

@@ -34,6 +34,7 @@ from typing import Callable, Iterable
 
 from theorem_check.engine import symcache
 from theorem_check.engine.exact import ExactCounterexample, exact_counterexample
+from theorem_check.engine.far import far_stage
 from theorem_check.engine.frame_chunk import on_a_fresh_chunk
 from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
@@ -220,6 +221,8 @@ def counterexample_text(c) -> str:
     values = getattr(c, "values", None) or {}
     if values:
         text += " at " + ", ".join(f"{k} = {v:.4g}" for k, v in values.items())
+    if getattr(c, "scale", 1.0) != 1.0:
+        text += f", inputs at scale {c.scale:g}"
     return text
 
 
@@ -272,8 +275,8 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
             elif num.outcome is Outcome.GREY:
                 grey = [i for i in inst if i.outcome is Outcome.GREY]
                 parts.append(f"grey: {grey[0].detail or 'residual neither at floor nor stalled'}" if grey else "grey")
-    if num is not None and "fuzz" in num.note:
-        parts.append(num.note.split("; ")[-1])
+    if num is not None:   # the far instances' and the fuzzing's lines of the note
+        parts += [p for p in num.note.split("; ") if p.startswith(("far from the origin", "hypothesis fuzz"))]
     if sym is not None and sym.undecided:
         parts.append(sym.undecided)
     elif sym is not None and not sym.closed:
@@ -345,7 +348,7 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
                                                                      memo=symcache.cached_step))
     num = None
     if statement.is_identity or statement.check is not None:
-        num = run_numeric(statement, seed=seed, trials=trials, dims=dims)
+        num = far_stage(statement, run_numeric(statement, seed=seed, trials=trials, dims=dims), seed=seed)
         if fuzz > 0 and statement.is_identity and num.outcome is Outcome.HOLDS:
             num = _fuzz(statement, num, seed=seed, examples=fuzz)
     verdict = _statement_verdict(sym, num)

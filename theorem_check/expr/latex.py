@@ -47,7 +47,8 @@ What is read
   follows: ``\operatorname{tr} A B`` is ``tr(AB)``, ``\log\det X`` is ``log(det(X))``.
 * ``\|X\|_F`` (and ``\|x\|``, ``\|x\|_2`` of a vector) the Frobenius/Euclidean norm ``norm2``; the
   spectral norm of a matrix is refused; ``|a|`` the absolute value of a scalar, ``|X|`` the determinant
-  of a square matrix (the Matrix Cookbook's notation); ``\langle A, B\rangle`` is ``tr(A^\top B)``.
+  of a square matrix (the Matrix Cookbook's notation); ``\langle A, B\rangle`` is ``tr(A^\top B)``
+  (refused for complex names: the conjugated slot differs between authors).
 * ``\nabla_X f`` the gradient (``grad``, same shape as ``X``); ``\nabla^2_x f``, ``\nabla_x^2 f`` the
   Hessian; ``\frac{\partial f}{\partial X}`` the gradient of a scalar; ``\frac{\partial F}{\partial
   x^\top}`` the Jacobian of a vector ``F`` (rows ``F``'s entries); ``\frac{\partial F}{\partial x}`` of a
@@ -82,7 +83,8 @@ declaration (``--shape``, ``--where``) overrides the convention name by name.
 from __future__ import annotations
 
 import functools
-from typing import Mapping
+import re
+from typing import Iterable, Mapping
 
 import sympy as sp
 
@@ -133,7 +135,8 @@ def convention_shapes(names: Mapping[str, str], declared: Mapping[str, tuple] | 
     return out
 
 
-def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None) -> tuple[str, str]:
+def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
+                          complex_names: Iterable[str] = ()) -> tuple[str, str]:
     """``"LHS = RHS"`` in LaTeX -> its two sides in the string syntax (see the module docstring).
 
     Parameters
@@ -142,6 +145,9 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None) 
         One identity as printed: exactly one ``=``.
     shapes : mapping name -> (rows, cols), optional
         Shapes of the string-syntax names; names without one are scalars.  None: the conventions.
+    complex_names : iterable of str
+        Names with complex values: ``\\langle A, B\\rangle`` of one is refused (which slot is conjugated
+        differs between authors: ``tr(A^H B)`` or ``tr(A B^H)``; write the trace).
 
     Raises
     ------
@@ -158,8 +164,8 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None) 
         raise ParseError(f"statement={text!r} is not an identity ({what}): give one 'LHS = RHS'")
     if shapes is None:
         shapes = convention_shapes(latex_names(text))
-    frozen = _freeze(shapes)
-    return _Emit(text, frozen).side(sides[0]), _Emit(text, frozen).side(sides[1])
+    frozen, cplx = _freeze(shapes), frozenset(complex_names)
+    return _Emit(text, frozen, cplx).side(sides[0]), _Emit(text, frozen, cplx).side(sides[1])
 
 
 def latex_side(text: str, shapes: Mapping[str, tuple]) -> str:
@@ -214,8 +220,8 @@ class _NoSize(ParseError):
 class _Emit:
     """A tree of :mod:`latex_tree` -> string-syntax text (shape-aware where LaTeX leaves it open)."""
 
-    def __init__(self, text: str, shapes: tuple):
-        self.text, self.shapes = text, shapes
+    def __init__(self, text: str, shapes: tuple, complex_names: frozenset = frozenset()):
+        self.text, self.shapes, self.complex_names = text, shapes, complex_names
         self.shaped = {k for k, _ in shapes}
 
     def fail(self, msg: str):
@@ -444,6 +450,10 @@ class _Emit:
 
     def e_inner(self, n, hint):
         ta, tb = self.emit(n[1]), self.emit(n[2])
+        cplx = sorted(self.complex_names & set(re.findall(r"[A-Za-z_]\w*", f"{ta[0]} {tb[0]}")))
+        if cplx:
+            self.fail(rf"\langle .,. \rangle of the complex {cplx[0]}: which slot is conjugated differs between "
+                      r"authors; write the trace (\operatorname{tr}(A^H B) or \operatorname{tr}(A B^H))")
         sa = self.shape(ta[0])
         if sa is None:
             return f"{self.wrap(ta[0], ta[1], _MUL)}*{self.wrap(tb[0], tb[1], _NEG)}", _MUL

@@ -235,6 +235,14 @@ class Statement:
         so that it re-uses that statement's measurement (same seeds and sizes: the check runs once, see
         :func:`theorem_check.model.checks.measure`) and differs only in its prediction.  Set by
         ``perturb(..., predicted=..., same_measurement=True)``; None (default): the control draws its own.
+    sample_at_scale : callable(rng, dims, batch, scale) -> mapping, optional
+        An identity's sampler at other input scales: the instances of ``sample`` with every input multiplied by
+        ``scale`` (a positive number, or an array of one per batch element), the structure kept (an SPD
+        matrix's eigenvalues scaled, an orthogonal matrix's generator).  Given, the engine also evaluates the
+        statement far from the origin once the ordinary instances hold (:mod:`theorem_check.engine.far`):
+        statements false only where inputs are large (``logm(expm(X)) = X``) are REFUTED there.  The short
+        forms (``tc.identity``, ``tc.erratum``, ``tc.gradient``, ``check``) set it; None (default): no far
+        instances.  Design decision 131.
     """
 
     latex: str
@@ -252,6 +260,7 @@ class Statement:
     note: str = ""
     undefined: str = "error"
     seed_of: str | None = None
+    sample_at_scale: Callable[[np.random.Generator, Dims, int, Any], Mapping[str, Any]] | None = None
 
     @property
     def is_identity(self) -> bool:
@@ -292,6 +301,9 @@ class Statement:
             out.append(f"{where}: a numeric stage needs dims (and sample for lhs/rhs)")
         if self.undefined not in ("error", "fails"):
             out.append(f"{where}: undefined={self.undefined!r} must be 'error' or 'fails'")
+        if self.sample_at_scale is not None and (self.lhs is None or not callable(self.sample_at_scale)):
+            out.append(f"{where}: sample_at_scale must be a callable (rng, dims, batch, scale) of an identity "
+                       "(lhs/rhs): a custom check draws its own instances")
         if self.seed_of is not None and (self.kind != "control" or self.check is None):
             out.append(f"{where}: seed_of={self.seed_of!r} is for a control of a custom check (perturb(..., "
                        "predicted=..., same_measurement=True))")

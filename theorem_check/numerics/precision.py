@@ -40,9 +40,7 @@ midpoints are kept: a residual is not a rigorous bound.
 from __future__ import annotations
 
 import contextlib
-import math
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 import mpmath
@@ -51,6 +49,7 @@ import numpy as np
 from theorem_check.errors import ShapeMismatch
 from theorem_check.numerics.arb import ARB_ENV, USE_ARB
 from theorem_check.numerics.balls import BallArray
+from theorem_check.numerics.float_watch import FLOAT_LITERAL_HINT, engine_floats, watch_floats
 from theorem_check.numerics.linalg import LinalgOps, is_complex
 
 __all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "CONTEXTS", "to_float", "USE_ARB", "ARB_ENV", "watch_floats",
@@ -136,7 +135,7 @@ class Ctx(LinalgOps):
                 return arr.astype(object)
             if arr.dtype != object:
                 arr = arr.astype(np.complex128 if np.iscomplexobj(arr) else np.float64)
-            with _engine_conversion():
+            with engine_floats():
                 return _vectorize(_mp_scalar)(arr)
         arr = np.asarray(x)
         if arr.dtype == object:
@@ -146,7 +145,7 @@ class Ctx(LinalgOps):
     def scalar(self, x):
         """A scalar constant of this context (``mpf``/``mpc`` or a NumPy real/complex scalar)."""
         if self.is_mp:
-            with _engine_conversion():
+            with engine_floats():
                 return _mp_scalar(x)
         if isinstance(x, (complex, np.complexfloating)):
             return self.complex_dtype(x)
@@ -527,53 +526,3 @@ def _real_float(v) -> float:
     return float(v)
 
 
-# -- float64-rounded constants entering mp50 arithmetic from claim code ----------------------------
-FLOAT_LITERAL_HINT = ("a float literal in the claim code ({values}) limits mp50 to float64 accuracy: write "
-                      "a fraction (A / 10, not 0.1 * A) or ctx.scalar(\"0.1\")")
-"""The evidence note of :func:`watch_floats` (a hint only: it never changes an outcome)."""
-
-_watch: dict = {"seen": None, "quiet": 0}
-
-
-def _rounded(x) -> bool:
-    """True for a finite float whose shortest decimal (``0.1``, what was typed) is not its binary value."""
-    x = float(x)
-    return math.isfinite(x) and Decimal(x) != Decimal(repr(x))
-
-
-@contextlib.contextmanager
-def _engine_conversion():
-    """The engine's own float64 -> mp50 conversions (instances, :meth:`Ctx.asarray`) are data, not literals."""
-    _watch["quiet"] += 1
-    try:
-        yield
-    finally:
-        _watch["quiet"] -= 1
-
-
-@contextlib.contextmanager
-def watch_floats():
-    """Record the floats that enter mpmath arithmetic in the block and are not the decimals they print
-    as (``0.1``, ``1/3``, ``np.pi``; not ``0.5`` or ``2.0``): float64-rounded constants of claim code,
-    which hold an mp50 side to float64 accuracy (``0.1 * A`` is ``A / 10`` only to ``5.6e-18``).
-
-    Yields the list of such floats (distinct, in order).  mpmath turns a Python or NumPy float operand
-    into an ``mpf`` through ``from_float`` of ``mpmath.ctx_mp_python``, which is wrapped for the block;
-    :meth:`Ctx.asarray` and :meth:`Ctx.scalar` (the engine converting instances) are not recorded.
-    A float already turned into ``mpf`` by claim code (``mpmath.mpf(0.1)``) is recorded too.
-    """
-    from mpmath import ctx_mp_python as cmp
-
-    seen: list = []
-    original, outer = cmp.from_float, _watch["seen"]
-
-    def from_float(x, *args, **kw):
-        if not _watch["quiet"] and _watch["seen"] is not None and _rounded(x) and float(x) not in _watch["seen"]:
-            _watch["seen"].append(float(x))
-        return original(x, *args, **kw)
-
-    cmp.from_float, _watch["seen"] = from_float, seen
-    try:
-        yield seen
-    finally:
-        cmp.from_float, _watch["seen"] = original, outer

@@ -484,19 +484,21 @@ def hermitian(rng: np.random.Generator, n: int, *, batch: Batch = ()) -> np.ndar
     return 0.5 * (g + np.conj(np.swapaxes(g, -1, -2)))
 
 
-def spd(rng: np.random.Generator, n: int, *, cond: float = 10.0, batch: Batch = ()) -> Exact:
+def spd(rng: np.random.Generator, n: int, *, cond: float = 10.0, batch: Batch = (),
+        scale: float | np.ndarray = 1.0) -> Exact:
     """Random symmetric positive-definite ``n x n`` matrices with condition number below ``cond``.
 
     Eigenvalues from :func:`_log_spectrum` (as :func:`invertible`'s singular values: distinct, no
     fixed determinant or trace at any ``n``), eigenvectors Haar.  An :class:`Exact`
     array, exactly symmetric in every context: ``M = (Q diag(lam)) Q^T`` is symmetrised as
     ``(M + M^T)/2`` (exact in binary floating point), with ``Q`` Newton-Schulz polished in mp
-    contexts so that the eigenvalues are ``lam`` to the context's precision.
+    contexts so that the eigenvalues are ``lam`` to the context's precision.  ``scale`` (a positive number,
+    or one per batch element: shape ``batch``) multiplies the eigenvalues: the condition number is kept.
     """
     n = check_positive_int("n", n)
     cond = _check_cond(cond)
     q = _haar(rng, n, n, batch)
-    lam = _log_spectrum(rng, n, cond, batch)
+    lam = _log_spectrum(rng, n, cond, batch) * np.asarray(scale, dtype=np.float64)[..., None]
     m = (q * lam[..., None, :]) @ np.swapaxes(q, -1, -2)
     value = 0.5 * (m + np.swapaxes(m, -1, -2))
     return _exact(_SPD, value, len(_bshape(batch)), q0=q, lam=lam)

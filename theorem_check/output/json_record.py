@@ -108,11 +108,14 @@ def statement_record(r: StatementResult) -> dict:
         n = r.numeric
         inst = lambda i: {"dims": dict(i.dims), "seed": i.seed, "index": i.index, "residuals": dict(i.residuals),
                           "floors": dict(i.floors), "outcome": i.outcome.value, "detail": i.detail,
-                          "predicted": i.predicted, "measured": i.measured}
+                          "predicted": i.predicted, "measured": i.measured,
+                          **({"scale": i.scale} if i.scale != 1.0 else {})}
         rec["numeric"] = {"outcome": n.outcome.value, "ill_posed": n.ill_posed, "note": n.note, "bad": n.bad,
                           "seconds": round(n.seconds, 4), "errors": list(n.errors),
                           "counterexample": inst(n.counterexample) if n.counterexample else None,
                           "instances": [inst(i) for i in n.instances]}
+        if n.far:
+            rec["numeric"]["far_instances"] = [inst(i) for i in n.far]
     if getattr(r, "exact", None) is not None:
         rec["exact_counterexample"] = {"dims": dict(r.exact.dims), "values": dict(r.exact.values),
                                        "difference": r.exact.difference}

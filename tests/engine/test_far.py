@@ -1,0 +1,116 @@
+"""Instances far from the origin (engine/far.py, design decision 131): statements false only where inputs are
+large are refuted; true ones stay verified; the stage can only refute."""
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import theorem_check as tc
+from theorem_check.authoring.spec import build_spec, scaled_sampler
+from theorem_check.engine.far import FAR_SCALES, far_stage
+from theorem_check.engine.numeric import run_numeric
+from theorem_check.model.verdicts import Outcome
+from theorem_check.output.json_record import run_record, schema
+
+
+def _claim(lhs, rhs, shapes, **kw):
+    return tc.identity("test.far", lhs, rhs, shapes=shapes, register=False, **kw)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_logm_of_expm_is_refuted_far_from_the_origin(seed):
+    """False when an eigenvalue of X has |Im| > pi: N(0, 1) draws reach that with probability < 3e-4."""
+    r = tc.run_claim(_claim("logm(expm(X))", "X", {"X": ("n", "n")}), seed=seed)
+    assert r.verdict is tc.Verdict.REFUTED, r.evidence
+    cex = r.printed.numeric.counterexample
+    assert cex.scale in FAR_SCALES and cex.dims["n"] >= 2
+    assert "inputs at scale" in r.evidence
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_scalar_statement_false_beyond_six(seed):
+    """sqrt((36 - x**2)**2) = 36 - x**2 fails for |x| > 6 (probability 2e-9 at scale 1): one configuration, so
+    the far stage draws 4 instances at each scale (FAR_INSTANCES)."""
+    r = tc.run_claim(_claim("sqrt((36 - x**2)**2)", "36 - x**2", {"x": ()}), seed=seed)
+    assert r.verdict is tc.Verdict.REFUTED, r.evidence
+    assert r.printed.numeric.counterexample.scale > 1
+
+
+@pytest.mark.parametrize("lhs, rhs, shapes, structure", [
+    ("expm(A)*expm(-A)", "eye(n)", {"A": ("n", "n")}, {}),
+    ("det(expm(A))", "exp(trace(A))", {"A": ("n", "n")}, {}),
+    ("logm(expm(S))", "S", {"S": ("n", "n")}, {"S": "symmetric"}),   # real eigenvalues: true at every scale
+    ("(A*B).T", "B.T*A.T", {"A": ("m", "k"), "B": ("k", "n")}, {}),
+    ("Q.T*Q", "eye(n)", {"Q": ("n", "n")}, {"Q": "orthogonal"}),
+    ("sqrtm(S)*sqrtm(S)", "S", {"S": ("n", "n")}, {"S": "spd"}),
+    ("log(p*q)", "log(p) + log(q)", {"p": (), "q": ()}, {"p": "positive", "q": "positive"}),
+])
+def test_true_statements_stay_verified_with_far_evidence(lhs, rhs, shapes, structure):
+    r = tc.run_claim(_claim(lhs, rhs, shapes, structure=structure), seed=0)
+    assert r.verdict in (tc.Verdict.VERIFIED, tc.Verdict.PROVED), r.evidence
+    num = r.printed.numeric
+    assert num.far and all(i.scale in FAR_SCALES for i in num.far)
+    assert not any(i.outcome is Outcome.FAILS for i in num.far)
+    assert "far from the origin" in r.evidence and "none fails" in r.evidence
+
+
+def test_the_far_stage_does_not_run_without_a_scaled_sampler_or_when_the_instances_do_not_hold():
+    claim = _claim("logm(expm(X))", "X", {"X": ("n", "n")})
+    stmt = dataclasses.replace(claim.statement, sample_at_scale=None)
+    num = run_numeric(stmt, seed=0)
+    assert far_stage(stmt, num, seed=0) is num
+    bad = _claim("A.T", "A", {"A": ("n", "n")}).statement
+    num = run_numeric(bad, seed=0)
+    assert num.outcome is Outcome.FAILS and far_stage(bad, num, seed=0) is num
+
+
+def test_a_custom_check_cannot_take_a_scaled_sampler():
+    def check(rng, dims):  # pragma: no cover - never run
+        raise AssertionError
+
+    s = tc.Statement("x", dims=tc.DimSpace({"n": (1, 2)}), sample=lambda rng, d, b: {}, check=check,
+                     sample_at_scale=lambda rng, d, b, s: {})
+    with pytest.raises(tc.ClaimDefinitionError, match="sample_at_scale"):
+        s.validate("test")
+
+
+@settings(max_examples=25, deadline=None)
+@given(scale=st.floats(0.5, 64.0), n=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
+def test_the_scaled_sampler_keeps_every_structure(scale, n, seed):
+    kinds = {"S": "symmetric", "P": "spd", "K": "antisymmetric", "D": "diagonal", "H": "hermitian",
+             "V": "invertible"}
+    shapes = {k: ("n", "n") for k in kinds} | {"G": ("n", "n"), "p": (), "x": ()}
+    spec = build_spec(("S + P + K + D + V + G + x*eye(n)", "p*eye(n)"), shapes, {**kinds, "p": "positive"},
+                      {"n": n}, "test")
+    unit = scaled_sampler(spec)(np.random.default_rng(seed), {"n": n}, 3, 1.0)
+    far = scaled_sampler(spec)(np.random.default_rng(seed), {"n": n}, 3, scale)
+    for name in ("S", "K", "D", "H", "V", "G", "x"):
+        assert np.allclose(far[name], scale * np.asarray(unit[name]), rtol=1e-12), name
+    assert np.array_equal(far["S"], np.swapaxes(far["S"], -1, -2))
+    assert np.array_equal(far["K"], -np.swapaxes(far["K"], -1, -2))
+    assert np.array_equal(far["H"], np.conj(np.swapaxes(far["H"], -1, -2)))
+    P = np.asarray(far["P"])
+    assert np.array_equal(P, np.swapaxes(P, -1, -2))
+    assert np.allclose(np.linalg.eigvalsh(P), scale * np.linalg.eigvalsh(np.asarray(unit["P"])), rtol=1e-9)
+    assert np.all(far["p"] > 0)
+
+
+def test_the_scaled_sampler_refuses_a_bad_scale():
+    spec = build_spec(("A", "A"), {"A": ("n", "n")}, {}, {"n": 2}, "test")
+    with pytest.raises(ValueError, match="scale"):
+        scaled_sampler(spec)(np.random.default_rng(0), {"n": 2}, 2, -1.0)
+
+
+def test_far_instances_are_in_the_json_record_and_valid():
+    jsonschema = pytest.importorskip("jsonschema")
+    run = tc.run_claims([_claim("logm(expm(X))", "X", {"X": ("n", "n")})], seed=0)
+    rec = json.loads(json.dumps(run_record(run)))
+    jsonschema.Draft202012Validator(schema()).validate(rec)
+    num = rec["claims"][0]["printed_result"]["numeric"]
+    assert num["far_instances"] and all(i["scale"] in FAR_SCALES for i in num["far_instances"])
+    assert num["counterexample"]["scale"] in FAR_SCALES
+    assert all("scale" not in i for i in num["instances"])

@@ -1,0 +1,107 @@
+"""Instances far from the origin: a counterexample hunt at larger input scales (design decision 131).
+
+The ordinary instances draw inputs of scale 1 (standard normal entries, positive scalars within a decade
+of 1), and a statement false only where some input is large is VERIFIED by them: ``logm(expm(X)) = X``
+fails exactly when an eigenvalue of ``X`` has ``|Im| > pi``, which standard normal ``2 x 2 .. 4 x 4`` matrices
+reach with probability 1e-5 .. 3e-4.  Once an identity's ordinary instances all hold, :func:`far_stage`
+evaluates it again, by the same code path and decision rule, on instances at each scale of
+:data:`FAR_SCALES` per configuration that was run (as many at each scale as make :data:`FAR_INSTANCES` in all, at least one: 12 far instances for 4
+configurations or for 1), drawn by the statement's ``sample_at_scale`` (every input
+multiplied by the scale, its structure kept).
+
+A far instance can only refute: one that fails (confirmed at mp50, as any failure) makes the statement
+REFUTED, its counterexample shrunk over smaller sizes at the same scale.  One that is grey, undefined or
+vacuous takes nothing away from the ordinary instances' evidence: large inputs overflow float32, and a
+true statement's cancellation can exceed what a precision resolves there; such instances are counted in
+the evidence, never turned into a verdict.  A statement without ``sample_at_scale`` (a custom sampler,
+whose inputs the engine cannot rescale without breaking their structure) has no far instances.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from theorem_check.engine.numeric import derive_seed, evaluate_instances, shrink
+from theorem_check.engine.numeric_result import InstanceResult, NumericResult
+from theorem_check.model.claims import Statement
+from theorem_check.model.verdicts import Outcome
+
+__all__ = ["FAR_INSTANCES", "FAR_SCALES", "far_stage"]
+
+FAR_INSTANCES = 12
+"""At least this many far instances, spread evenly over the scales and the configurations that were run."""
+
+FAR_SCALES = (4.0, 8.0, 16.0)
+"""Input scales of the far instances.  At 4, 8 and 16 a real ``n x n``
+Gaussian matrix has an eigenvalue with ``|Im| > pi`` with probability 0.11, 0.22, 0.27 (n = 2), 0.34, 0.53,
+0.61 (n = 3), 0.58, 0.79, 0.85 (n = 4), so the four configurations of the default sizes 1..4 miss such a
+failure set with probability below 1e-3; at 16 a degree-8 polynomial of ``4 x 4`` inputs is still far inside
+float32's range (products of up to 30 factors of 16)."""
+
+
+def _at(sample_at_scale, scale):
+    """``sample_at_scale`` with its scale fixed: a sampler ``(rng, dims, batch)`` for the engine."""
+    def sample(rng, dims, batch):
+        return sample_at_scale(rng, dims, batch, scale)
+    return sample
+
+
+def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> NumericResult:
+    """``num`` with the far instances' evidence added: FAILS with a counterexample when one of them fails.
+
+    Runs only for an identity with ``sample_at_scale`` whose ordinary instances all hold (``num.outcome`` is
+    HOLDS), at the configurations ``num.configs`` that were run; returns ``num`` unchanged otherwise.  The far
+    instances are ``num.far`` (each with its ``scale``); the note gains one line of counts.  A configuration
+    that raises (a side that cannot be evaluated at a large scale) is counted as undecided, never raised.
+    """
+    if statement.sample_at_scale is None or not statement.is_identity or num.outcome is not Outcome.HOLDS \
+            or not num.configs:
+        return num
+    scales = np.repeat(np.array(FAR_SCALES), math.ceil(FAR_INSTANCES / (len(FAR_SCALES) * len(num.configs))))
+    far_statement = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, scales), undefined="error")
+    results: list[InstanceResult] = []
+    unevaluated = 0
+    for k, cfg in enumerate(num.configs):
+        try:
+            batch = evaluate_instances(far_statement, cfg, derive_seed(seed, "far", k), len(scales), far=True)
+        except Exception:  # noqa: BLE001 - e.g. an overflow no level could evaluate: no evidence either way
+            unevaluated += len(scales)
+            continue
+        results += [dataclasses.replace(r, scale=float(scales[r.index])) for r in batch]
+        if any(r.outcome is Outcome.FAILS for r in results):
+            break
+    bad = next((r for r in results if r.outcome is Outcome.FAILS), None)
+    undecided = unevaluated + sum(r.outcome is Outcome.GREY for r in results)
+    vacuous = sum(r.vacuous for r in results)
+    text = (f"far from the origin: {len(results) + unevaluated} instances at input scales "
+            f"{', '.join(f'{s:g}' for s in FAR_SCALES)}")
+    if bad is None:
+        counts = [f"{undecided} undecided"] * bool(undecided) + [f"{vacuous} vacuous"] * bool(vacuous)
+        text += ", none fails" + (f" ({', '.join(counts)})" if counts else "")
+        return dataclasses.replace(num, far=tuple(results), note=f"{num.note}; {text}".lstrip("; "))
+    cex = _smallest(statement, bad, seed)
+    return dataclasses.replace(num, outcome=Outcome.FAILS, counterexample=cex, far=tuple(results),
+                               note=f"{num.note}; {text}, counterexample found and shrunk".lstrip("; "))
+
+
+def _smallest(statement: Statement, bad: InstanceResult, seed: int) -> InstanceResult:
+    """A smaller counterexample than the far instance ``bad``: the smallest sizes that still fail at its scale
+    (:func:`~theorem_check.engine.numeric.shrink`), then the smallest scale of :data:`FAR_SCALES` that fails at
+    those sizes (two batches of two instances each); ``bad`` itself when neither is smaller."""
+    one = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, bad.scale), undefined="error")
+    small = shrink(one, bad, derive_seed(seed, "far"), ill_posed=False)
+    cex = dataclasses.replace(small, scale=bad.scale) if small is not None else bad
+    for scale in (s for s in FAR_SCALES if s < cex.scale):
+        at = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, scale), undefined="error")
+        for rep in range(2):
+            try:
+                batch = evaluate_instances(at, cex.dims, derive_seed(seed, "far", scale, rep), 2, far=True)
+            except Exception:  # noqa: BLE001 - an instance that cannot be evaluated is no counterexample
+                continue
+            failing = next((r for r in batch if r.outcome is Outcome.FAILS), None)
+            if failing is not None:
+                return dataclasses.replace(failing, scale=scale)
+    return cex
