@@ -9,8 +9,8 @@ evaluates it again, by the same code path and decision rule, on instances at eac
 configurations or for 1), drawn by the statement's ``sample_at_scale`` (every input
 multiplied by the scale, its structure kept).
 
-A far instance can only refute: one that fails (confirmed at mp50, as any failure) makes the statement
-REFUTED, its counterexample shrunk over smaller sizes at the same scale.  One that is grey, undefined or
+A far instance can only refute: one that fails (at float64 and mp50, and again from mp50 to mp100: far out a
+side can lose digits no magnitude bound records) makes the statement REFUTED, its counterexample shrunk over smaller sizes at the same scale.  One that is grey, undefined or
 vacuous takes nothing away from the ordinary instances' evidence: large inputs overflow float32, and a
 true statement's cancellation can exceed what a precision resolves there; such instances are counted in
 the evidence, never turned into a verdict.  A statement without ``sample_at_scale`` (a custom sampler,
@@ -92,7 +92,7 @@ def _smallest(statement: Statement, bad: InstanceResult, seed: int) -> InstanceR
     (:func:`~theorem_check.engine.numeric.shrink`), then the smallest scale of :data:`FAR_SCALES` that fails at
     those sizes (two batches of two instances each); ``bad`` itself when neither is smaller."""
     one = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, bad.scale), undefined="error")
-    small = shrink(one, bad, derive_seed(seed, "far"), ill_posed=False)
+    small = shrink(one, bad, derive_seed(seed, "far"), ill_posed=False, far=True)
     cex = dataclasses.replace(small, scale=bad.scale) if small is not None else bad
     for scale in (s for s in FAR_SCALES if s < cex.scale):
         at = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, scale), undefined="error")

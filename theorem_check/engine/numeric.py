@@ -441,11 +441,13 @@ def evaluate_instances(statement: Statement, dims, seed: int, batch: int, *, far
     return [_check_instance(statement, dims, seed)]
 
 
-def shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill_posed: bool) -> InstanceResult | None:
+def shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill_posed: bool,
+           far: bool = False) -> InstanceResult | None:
     """Smallest configuration that still fails (or is ill-posed, with the shape message as detail); None if none.
 
     Configurations smaller than ``failing.dims`` (:meth:`~theorem_check.model.dims.DimSpace.smaller`) are tried in
-    order, two batches of two instances each, for at most 24 configurations and 120 s."""
+    order, two batches of two instances each (``far``: as :func:`evaluate_instances`), for at most 24
+    configurations and 120 s."""
     t0 = time.perf_counter()
     for k, dims in enumerate(statement.dims.smaller(failing.dims)):
         if k >= _SHRINK_CONFIGS or time.perf_counter() - t0 > _SHRINK_SECONDS:
@@ -453,7 +455,7 @@ def shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill
         for rep in range(2):
             seed = derive_seed(base_seed, "shrink", k, rep)
             try:
-                results = evaluate_instances(statement, dims, seed, 2)
+                results = evaluate_instances(statement, dims, seed, 2, far=far)
             except ShapeMismatch as exc:
                 if ill_posed:
                     return InstanceResult(dict(dims), seed, 0, {}, {}, Outcome.FAILS, str(exc))
