@@ -2,7 +2,8 @@
 
 For a statement whose two sides are *rational* in the entries of their matrices and scalars (sums,
 products, scalar factors, transposes, inverses, integer powers, ``trace``, ``det``, ``kron``, ``vec``,
-``eye``/``zeros``/``ones``; no elementwise or matrix functions, no float literals), :func:`exact_counterexample`
+``eye``/``zeros``/``ones``, and ``grad``/``jacobian``/``hessian`` of such expressions, computed exactly by
+forward mode; no elementwise or matrix functions, no float literals), :func:`exact_counterexample`
 draws small integer matrices (entries in ``-3..3``) with the declared structure built exactly
 (``symmetric``: ``M + M^T``; ``spd``: ``M M^T + I``; ``antisymmetric``: ``M - M^T``; ``diagonal``;
 ``orthogonal``: the Cayley transform ``(I - K)(I + K)^{-1}`` of an integer antisymmetric ``K``, a rational
@@ -24,13 +25,19 @@ from typing import Callable, Mapping
 
 import sympy as sp
 
-from theorem_check.expr.nodes import Vec
+from theorem_check.expr.nodes import Grad, Hessian, Jacobian, Vec
 
 __all__ = ["ExactCounterexample", "exact_counterexample", "is_rational", "structured_matrix"]
 
 _MATRIX_NODES = (sp.MatrixSymbol, sp.MatAdd, sp.MatMul, sp.Transpose, sp.Inverse, sp.MatPow, sp.KroneckerProduct,
                  sp.Identity, sp.ZeroMatrix, sp.OneMatrix, Vec)
 _SCALAR_NODES = (sp.Add, sp.Mul, sp.Pow, sp.Trace, sp.Determinant, sp.Symbol)
+_DERIVATIVES = (Grad, Jacobian, Hessian)   # GradXY is a Grad
+_FREE_VARIABLE = (None, "invertible")
+"""Structures of a variable whose derivative is the free one (``grad`` of a symmetric/SPD ``X`` is its symmetric
+part, :data:`_SYMMETRIC_GRAD`; of a complex one the Wirtinger derivative: no exact value here)."""
+_SYMMETRIC_GRAD = ("symmetric", "spd")
+_T1, _T2 = sp.Symbol("_exact_t1"), sp.Symbol("_exact_t2")   # the Hessian's two directions
 
 
 def is_rational(e) -> bool:
@@ -46,6 +53,8 @@ def is_rational(e) -> bool:
         return True
     if isinstance(e, sp.Inverse):
         return is_rational(e.arg)
+    if isinstance(e, _DERIVATIVES):   # the derivative of a rational function is rational
+        return is_rational(e.args[0])
     if not isinstance(e, _MATRIX_NODES + _SCALAR_NODES):
         return False
     return all(is_rational(a) for a in e.args)
@@ -102,6 +111,8 @@ def _eval(e, vals: dict):
         return sp.zeros(int(e.shape[0]), int(e.shape[1]))
     if isinstance(e, sp.OneMatrix):
         return sp.ones(int(e.shape[0]), int(e.shape[1]))
+    if isinstance(e, _DERIVATIVES):
+        return _derivative(e, vals)
     args = [_eval(a, vals) for a in (e.args[:1] if isinstance(e, (sp.Inverse, sp.MatPow, sp.Pow)) else e.args)]
     if isinstance(e, (sp.MatAdd, sp.Add)):
         out = args[0]
@@ -133,6 +144,90 @@ def _eval(e, vals: dict):
     if isinstance(e, Vec):
         return _vec(args[0])
     raise _Undefined()
+
+
+def _zero_like(v):
+    return sp.zeros(v.rows, v.cols) if isinstance(v, sp.MatrixBase) else sp.Integer(0)
+
+
+def _dual(e, vals: dict, X: str, E):
+    """``(value, derivative)`` of ``e`` at ``vals`` along ``X -> X + t E`` at ``t = 0``, exactly (forward mode on
+    the nodes :func:`_eval` knows: the product rule, ``d A^-1 = -A^-1 dA A^-1``, ``d det A = tr(adj(A) dA)``).
+    Raises _Undefined (a singular inverse, a nested derivative, an unknown node)."""
+    if isinstance(e, sp.MatrixSymbol):
+        v = vals[e.name]
+        return v, (E if e.name == X else sp.zeros(v.rows, v.cols))
+    if isinstance(e, (sp.Symbol, sp.Identity, sp.ZeroMatrix, sp.OneMatrix)) or e.is_Number:
+        v = _eval(e, vals)
+        return v, _zero_like(v)
+    pow_like = isinstance(e, (sp.Inverse, sp.MatPow, sp.Pow))
+    args = [_dual(a, vals, X, E) for a in (e.args[:1] if pow_like else e.args)]
+    if isinstance(e, (sp.MatAdd, sp.Add)):
+        return sum((a for a, _ in args[1:]), args[0][0]), sum((d for _, d in args[1:]), args[0][1])
+    if isinstance(e, (sp.MatMul, sp.Mul)):
+        v, d = args[0]
+        for a, da in args[1:]:
+            v, d = v * a, d * a + v * da
+        return v, d
+    if isinstance(e, sp.Transpose):
+        return args[0][0].T, args[0][1].T
+    if pow_like:
+        k = -1 if isinstance(e, sp.Inverse) else int(e.args[1])
+        b, db = args[0]
+        if k < 0:
+            if (b.det() if isinstance(b, sp.MatrixBase) else b) == 0:
+                raise _Undefined()
+            inv = b.inv() if isinstance(b, sp.MatrixBase) else 1 / b
+            b, db, k = inv, -inv * db * inv, -k
+        v, d = (sp.eye(b.rows), sp.zeros(b.rows, b.cols)) if isinstance(b, sp.MatrixBase) else (sp.Integer(1), 0)
+        for _ in range(k):
+            v, d = v * b, d * b + v * db
+        return v, d
+    if isinstance(e, sp.Trace):
+        return args[0][0].trace(), args[0][1].trace()
+    if isinstance(e, sp.Determinant):
+        a, da = args[0]
+        return a.det(), (a.adjugate() * da).trace()
+    if isinstance(e, sp.KroneckerProduct):
+        v, d = args[0]
+        for a, da in args[1:]:
+            v, d = sp.kronecker_product(v, a), sp.kronecker_product(d, a) + sp.kronecker_product(v, da)
+        return sp.Matrix(v), sp.Matrix(d)
+    if isinstance(e, Vec):
+        return _vec(args[0][0]), _vec(args[0][1])
+    raise _Undefined()
+
+
+def _unit(rows: int, cols: int, k: int) -> sp.Matrix:
+    """The ``rows x cols`` matrix with a 1 at flat row-major index ``k``."""
+    return sp.Matrix(rows, cols, lambda i, j: int(i * cols + j == k))
+
+
+def _derivative(e, vals: dict):
+    """``grad``/``jacobian``/``hessian`` at ``vals``, exactly: entries are derivatives along the coordinates of the
+    variable (forward mode, :func:`_dual`; the Hessian's second derivatives by SymPy in two symbols).  Layouts as
+    the oracle's (:mod:`theorem_check.expr.nodes`): ``G_ij = df/dX_ij``; ``J_ij = dF_i/dx_j`` and ``H_ij``
+    row-major.  Raises _Undefined for a variable whose derivative is not the free one (complex, orthogonal...)."""
+    f, X = e.args
+    kind = vals.get("_structure", {}).get(X.name)
+    sym = isinstance(e, Grad) and kind in _SYMMETRIC_GRAD
+    if kind not in _FREE_VARIABLE and not sym:
+        raise _Undefined()
+    x0 = vals[X.name]
+    r, c = x0.rows, x0.cols
+    n = r * c
+    if isinstance(e, Hessian):
+        def second(i, j):
+            v = _eval(f, {**vals, X.name: x0 + _T1 * _unit(r, c, i) + _T2 * _unit(r, c, j)})
+            v = v[0, 0] if isinstance(v, sp.MatrixBase) else v
+            return sp.diff(v, _T1, _T2).subs({_T1: 0, _T2: 0})
+        return sp.Matrix(n, n, second)
+    derivs = [_dual(f, vals, X.name, _unit(r, c, k))[1] for k in range(n)]
+    flat = [list(d) if isinstance(d, sp.MatrixBase) else [d] for d in derivs]   # row-major entries
+    if isinstance(e, Grad):
+        G = sp.Matrix(r, c, [d[0] for d in flat])
+        return (G + G.T) / 2 if sym else G
+    return sp.Matrix(len(flat[0]), n, lambda i, j: flat[j][i])
 
 
 def structured_matrix(rnd: random.Random, r: int, c: int, kind: str | None) -> sp.Matrix:
@@ -199,6 +294,7 @@ def exact_counterexample(lhs: Callable[[dict], object], rhs: Callable[[dict], ob
             vals[m.name] = v
         for s in scalars:
             vals[s.name] = _scalar(rnd, bool(s.is_positive) or structure.get(s.name) == "positive")
+        vals["_structure"] = structure
         try:
             d = _eval(le, vals) - _eval(re_, vals)
         except (_Undefined, ZeroDivisionError, ValueError, TypeError, KeyError):
