@@ -24,7 +24,7 @@ LAYERS = {
     "theorem_check.authoring": 6,
     "theorem_check.output": 7,
     "theorem_check.execution": 8,
-    "theorem_check.cli": 9,
+    "theorem_check.cli": 9, "theorem_check.launch": 9,
     "theorem_check.plugins": 10,
 }
 """Rank of each subpackage (or root module).  ``theorem_check/__init__``, ``__main__`` and ``_compat``

@@ -1,5 +1,5 @@
 """``python -m theorem_check`` runs the command line."""
 
-from theorem_check.cli import main
+from theorem_check.launch import main
 
 main()
