@@ -114,3 +114,4 @@ def test_far_instances_are_in_the_json_record_and_valid():
     assert num["far_instances"] and all(i["scale"] in FAR_SCALES for i in num["far_instances"])
     assert num["counterexample"]["scale"] in FAR_SCALES
     assert all("scale" not in i for i in num["instances"])
+

@@ -102,7 +102,10 @@ class NumericResult:
 
     @property
     def unevaluated(self) -> str | None:
-        """Why no instance could be evaluated (every one raised or had a NaN/inf side), else None.
+        """Why no instance could be evaluated (every one raised or had a NaN/inf side at every level), else None.
+
+        An instance with a residual at some level (NaN at float64, a complex value at mp50: ``sqrt`` of a
+        negative number) was evaluated: grey, an INCONCLUSIVE finding, not a broken definition.
 
         Such a statement is not a mathematical verdict but a broken definition: the CLI reports
         it as bad input (exit 2) after printing the results.
@@ -111,7 +114,7 @@ class NumericResult:
             return self.bad
         if self.ill_posed or not self.instances:
             return None
-        if all(i.outcome is Outcome.GREY and (not i.residuals or any(math.isnan(v) for v in i.residuals.values()))
+        if all(i.outcome is Outcome.GREY and (not i.residuals or all(math.isnan(v) for v in i.residuals.values()))
                for i in self.instances):
             return self.instances[0].detail or "no instance could be evaluated"
         return None
