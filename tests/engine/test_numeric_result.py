@@ -9,7 +9,6 @@ from theorem_check.engine.numeric import run_numeric
 from theorem_check.model.verdicts import Outcome
 
 
-
 def test_a_statement_evaluated_at_mp50_only_is_inconclusive_not_broken():
     """sqrt(x*y) = sqrt(x)*sqrt(y) with x > 0: NaN in real float arithmetic where y < 0, equal at mp50 (complex
     values): grey, an INCONCLUSIVE finding (exit 1), not 'could not be evaluated on any instance' (exit 2)."""
