@@ -240,3 +240,14 @@ def test_the_inner_product_of_complex_names_is_refused():
     with pytest.raises(ParseError, match="conjugated differs between authors"):
         parse_latex_statement(r"\langle A, B\rangle = 0", SQ, complex_names={"B"})
     assert parse_latex_statement(r"\langle A, B\rangle = 0", SQ, complex_names={"C"})[0] == "trace(A.T*B)"
+
+
+def test_powers_of_sigmoid_and_softplus_print_and_read_back():
+    """SymPy's printer passes ``exp=`` to a function's ``_latex`` for ``f(x)**2``: sigmoid and softplus crashed
+    (internal error, exit 3, on `check "sigmoid(x)**2 = ..."`, found by a fresh helper)."""
+    x = sp.Symbol("x")
+    from theorem_check.expr.nodes import sigmoid, softplus
+
+    assert expr_latex(sigmoid(x) ** 2) == r"\sigma\left(x\right)^{2}"
+    assert parse_latex_statement(r"\sigma\left(x\right)^{2} = 0", {})[0] == "sigmoid(x)**2"
+    assert "softplus" in expr_latex(softplus(x) ** 3)

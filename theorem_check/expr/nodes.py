@@ -52,8 +52,9 @@ class sigmoid(sp.Function):  # noqa: N801 - named like SymPy's own functions (si
         s = sigmoid(self.args[0])
         return s * (1 - s)
 
-    def _latex(self, printer):
-        return rf"\sigma\left({printer._print(self.args[0])}\right)"
+    def _latex(self, printer, exp=None):
+        out = rf"\sigma\left({printer._print(self.args[0])}\right)"
+        return out if exp is None else rf"{out}^{{{exp}}}"   # sigmoid(x)**2: SymPy's printer passes the power
 
 
 class softplus(sp.Function):  # noqa: N801
@@ -62,8 +63,9 @@ class softplus(sp.Function):  # noqa: N801
     def fdiff(self, argindex=1):
         return sigmoid(self.args[0])
 
-    def _latex(self, printer):
-        return rf"\operatorname{{softplus}}\left({printer._print(self.args[0])}\right)"
+    def _latex(self, printer, exp=None):
+        out = rf"\operatorname{{softplus}}\left({printer._print(self.args[0])}\right)"
+        return out if exp is None else rf"{out}^{{{exp}}}"
 
 
 class log1p(sp.Function):  # noqa: N801
