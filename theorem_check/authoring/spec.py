@@ -23,7 +23,7 @@ from theorem_check.numerics.sampling import (
 )
 
 __all__ = ["ANY_SHAPE_STRUCTURES", "DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES", "STRUCTURES", "Side", "Spec",
-           "complex_names", "make_side", "sampler", "scaled_sampler", "build_spec"]
+           "complex_names", "make_side", "sampler", "scaled_sampler", "build_spec", "statement_letters"]
 
 
 MAX_OPS = 120
@@ -94,10 +94,11 @@ def _collect(side: Side, mats: dict, scalars: dict, shapes: Mapping, which: str 
                 scalars[s.name] = scalars.get(s.name, False) or bool(s.is_positive)
 
 
-def _free_letters(sides: Sequence[Side], sizes: Mapping) -> set[str]:
-    """Size letters that need no shape: the names in the arguments of ``eye``/``ones``/``zeros``
-    (:func:`theorem_check.expr.size_names_in`; a SymPy side's ``Identity(n)``...), and the keys of
-    ``sizes`` that a side uses as a name (``sizes={"n": (1, 4)}`` for ``2**n``: a declared size letter)."""
+def statement_letters(sides: Sequence[Side]) -> tuple[set[str], set[str]]:
+    """``(size letters, names)`` of the sides: the names in the arguments of ``eye``/``ones``/``zeros``
+    (:func:`theorem_check.expr.size_names_in`; a SymPy side's ``Identity(n)``...), and every name a side uses
+    that is not called (a candidate size letter: ``2**n`` with ``sizes={"n": ...}``).  Raises ParseError for a
+    string side that does not parse.  Used by :func:`build_spec` and the command line's ``--size`` check."""
     out: set[str] = set()
     used: set[str] = set()
     for s, which in zip(sides, ("lhs", "rhs", "rhs")):
@@ -108,7 +109,14 @@ def _free_letters(sides: Sequence[Side], sizes: Mapping) -> set[str]:
             for m in s.atoms(sp.Identity, sp.ZeroMatrix, sp.OneMatrix):
                 out.update(str(v) for v in m.shape if isinstance(v, sp.Symbol))
             used.update(v.name for v in s.free_symbols if isinstance(v, sp.Symbol))
-    return out | {k for k in sizes if k in used}
+    return out, used
+
+
+def _free_letters(sides: Sequence[Side], sizes: Mapping) -> set[str]:
+    """Size letters that need no shape: those of :func:`statement_letters`, and the keys of ``sizes`` that a side
+    uses as a name (``sizes={"n": (1, 4)}`` for ``2**n``: a declared size letter)."""
+    letters, used = statement_letters(sides)
+    return letters | {k for k in sizes if k in used}
 
 
 def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> Spec:

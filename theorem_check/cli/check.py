@@ -103,12 +103,10 @@ def _size_letters(shapes: dict, statement: str = "") -> set[str]:
     """The size letters of ``--shape`` options (``X=n,k`` -> ``{"n", "k"}``) and of the statement's
     ``eye``/``ones``/``zeros`` arguments (``trace(eye(n)) = n`` -> ``{"n"}``)."""
     from theorem_check import expr as ex
+    from theorem_check.authoring.spec import statement_letters
 
     out = {v for s in shapes.values() for v in s if isinstance(v, str)}
-    if statement:
-        for side, which in zip(ex.parse_statement(statement), ("lhs", "rhs")):
-            out.update(ex.size_names_in(side, which))
-    return out
+    return out | (statement_letters(ex.parse_statement(statement))[0] if statement else set())
 
 
 def _names_used(statement: str) -> list[tuple[str, bool]]:
@@ -265,8 +263,12 @@ def check_size_letters(size, shapes: dict, where: str, statement: str = "") -> N
     """InvalidArgument naming the first ``--size`` option (its text, ``n=8:8``) whose letter is neither a
     size letter of ``shapes`` or of the statement's ``eye``/``ones``/``zeros`` nor a (non-matrix) name the
     statement uses (``--size n=1:4`` makes ``n`` of ``2**n`` a size letter); ``where`` says which shapes."""
-    letters = _size_letters(shapes, statement)
-    names = {n for n, called in _names_used(statement) if not called and n not in shapes} if statement else set()
+    from theorem_check import expr as ex
+    from theorem_check.authoring.spec import statement_letters
+
+    eye_letters, used = statement_letters(ex.parse_statement(statement)) if statement else (set(), set())
+    letters = {v for s in shapes.values() for v in s if isinstance(v, str)} | eye_letters
+    names = used - set(shapes)
     for text in size:
         name, _ = parse_size(text)
         if name not in letters and name not in names:

@@ -5,9 +5,9 @@ of 1), and a statement false only where some input is large is VERIFIED by them:
 fails exactly when an eigenvalue of ``X`` has ``|Im| > pi``, which standard normal ``2 x 2 .. 4 x 4`` matrices
 reach with probability 1e-5 .. 3e-4.  Once an identity's ordinary instances all hold, :func:`far_stage`
 evaluates it again, by the same code path and decision rule, on instances at each scale of
-:data:`FAR_SCALES` per configuration that was run (as many at each scale as make :data:`FAR_INSTANCES` in all, at least one: 12 far instances for 4
-configurations or for 1), drawn by the statement's ``sample_at_scale`` (every input
-multiplied by the scale, its structure kept).
+:data:`FAR_SCALES` per configuration that was run (as many at each scale as make :data:`FAR_INSTANCES` in all,
+at least one: 16 far instances for 4 configurations or for 1), drawn by the statement's ``sample_at_scale``
+(every input multiplied by the scale, its structure kept).
 
 A far instance can only refute: one that fails (at float64 and mp50, and again from mp50 to mp100: far out a
 side can lose digits no magnitude bound records) makes the statement REFUTED, its counterexample shrunk over smaller sizes at the same scale.  One that is grey, undefined or
@@ -31,15 +31,16 @@ from theorem_check.model.verdicts import Outcome
 
 __all__ = ["FAR_INSTANCES", "FAR_SCALES", "far_stage"]
 
-FAR_INSTANCES = 12
+FAR_INSTANCES = 16
 """At least this many far instances, spread evenly over the scales and the configurations that were run."""
 
-FAR_SCALES = (4.0, 8.0, 16.0)
+FAR_SCALES = (4.0, 8.0, 16.0, 64.0)
 """Input scales of the far instances.  At 4, 8 and 16 a real ``n x n``
 Gaussian matrix has an eigenvalue with ``|Im| > pi`` with probability 0.11, 0.22, 0.27 (n = 2), 0.34, 0.53,
 0.61 (n = 3), 0.58, 0.79, 0.85 (n = 4), so the four configurations of the default sizes 1..4 miss such a
-failure set with probability below 1e-3; at 16 a degree-8 polynomial of ``4 x 4`` inputs is still far inside
-float32's range (products of up to 30 factors of 16)."""
+failure set with probability below 1e-3.  64 is for thresholds beyond 10 (``|x - 20| = 20 - x``: a standard
+normal scalar times 16 passes 20 with probability 0.21, times 64 with 0.75); there float32 often overflows, and
+such instances are undecided, never counterexamples."""
 
 
 def _at(sample_at_scale, scale):

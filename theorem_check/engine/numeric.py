@@ -324,7 +324,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                     decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
                 if outcome is Outcome.GREY and not vacuous:   # one level more before grey (decision 120)
                     outcome, decision, vacuous = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
-                elif vacuous:     # below mp50's floor: a cancellation 50 digits cannot resolve? (decision 128)
+                elif vacuous and not far:   # below mp50's floor: a cancellation 50 digits cannot resolve? (128)
                     r_hi, fl_hi = dict(r), dict(fl)
                     esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r_hi, fl_hi)
                     if not esc[2] and esc[0] is not Outcome.GREY:   # mp100 resolves the sides: it decides
