@@ -6,7 +6,8 @@ fails exactly when an eigenvalue of ``X`` has ``|Im| > pi``, which standard norm
 reach with probability 1e-5 .. 3e-4.  Once an identity's ordinary instances all hold, :func:`far_stage`
 evaluates it again, by the same code path and decision rule, on instances at each scale of
 :data:`FAR_SCALES` per configuration that was run (as many at each scale as make :data:`FAR_INSTANCES` in all,
-at least one: 16 far instances for 4 configurations or for 1), drawn by the statement's ``sample_at_scale``
+at least one: 12 far instances for 4 configurations or for 1; a statement of scalars also at scale 64, 64
+instances), drawn by the statement's ``sample_at_scale``
 (every input multiplied by the scale, its structure kept).
 
 A far instance can only refute: one that fails (at float64 and mp50, and again from mp50 to mp100: far out a
@@ -29,19 +30,22 @@ from theorem_check.engine.numeric_result import InstanceResult, NumericResult
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 
-__all__ = ["FAR_INSTANCES", "FAR_INSTANCES_SCALAR", "FAR_SCALES", "far_stage"]
+__all__ = ["FAR_INSTANCES", "FAR_INSTANCES_SCALAR", "FAR_SCALES", "FAR_SCALES_SCALAR", "far_stage"]
 
-FAR_INSTANCES = 16
+FAR_INSTANCES = 12
 """At least this many far instances, spread evenly over the scales and the configurations that were run."""
 FAR_INSTANCES_SCALAR = 64
 """As :data:`FAR_INSTANCES` for a statement of scalars (``DimSpace(scalar=True)``), whose batch costs little: a
 helper's ``abs(x*y - 50) = 50 - x*y`` (false where ``xy > 50``) passed 16 far instances at one seed in three."""
 
-FAR_SCALES = (4.0, 8.0, 16.0, 64.0)
+FAR_SCALES = (4.0, 8.0, 16.0)
 """Input scales of the far instances.  At 4, 8 and 16 a real ``n x n``
 Gaussian matrix has an eigenvalue with ``|Im| > pi`` with probability 0.11, 0.22, 0.27 (n = 2), 0.34, 0.53,
 0.61 (n = 3), 0.58, 0.79, 0.85 (n = 4), so the four configurations of the default sizes 1..4 miss such a
-failure set with probability below 1e-3.  64 is for thresholds beyond 10 (``|x - 20| = 20 - x``: a standard
+failure set with probability below 1e-3.  Not beyond 16 for matrices: SciPy's float64 ``logm`` of
+``expm(S) expm(S)`` at scale 64 (eigenvalues ``e^+-400``) ran for minutes in its inverse scaling and squaring."""
+FAR_SCALES_SCALAR = (4.0, 8.0, 16.0, 64.0)
+"""The scales for a statement of scalars: 64 too, for thresholds beyond 10 (``|x - 20| = 20 - x``: a standard
 normal scalar times 16 passes 20 with probability 0.21, times 64 with 0.75); there float32 often overflows, and
 such instances are undecided, never counterexamples."""
 
@@ -64,8 +68,9 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
     if statement.sample_at_scale is None or not statement.is_identity or num.outcome is not Outcome.HOLDS \
             or not num.configs:
         return num
-    total = FAR_INSTANCES_SCALAR if statement.dims is not None and statement.dims.scalar else FAR_INSTANCES
-    scales = np.repeat(np.array(FAR_SCALES), math.ceil(total / (len(FAR_SCALES) * len(num.configs))))
+    scalar = statement.dims is not None and statement.dims.scalar
+    total, ladder = (FAR_INSTANCES_SCALAR, FAR_SCALES_SCALAR) if scalar else (FAR_INSTANCES, FAR_SCALES)
+    scales = np.repeat(np.array(ladder), math.ceil(total / (len(ladder) * len(num.configs))))
     far_statement = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, scales), undefined="error")
     results: list[InstanceResult] = []
     unevaluated = 0
@@ -82,24 +87,24 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
     undecided = unevaluated + sum(r.outcome is Outcome.GREY for r in results)
     vacuous = sum(r.vacuous for r in results)
     text = (f"far from the origin: {len(results) + unevaluated} instances at input scales "
-            f"{', '.join(f'{s:g}' for s in FAR_SCALES)}")
+            f"{', '.join(f'{s:g}' for s in ladder)}")
     if bad is None:
         counts = [f"{undecided} undecided"] * bool(undecided) + [f"{vacuous} vacuous"] * bool(vacuous)
         text += ", none fails" + (f" ({', '.join(counts)})" if counts else "")
         return dataclasses.replace(num, far=tuple(results), note=f"{num.note}; {text}".lstrip("; "))
-    cex = _smallest(statement, bad, seed)
+    cex = _smallest(statement, bad, seed, ladder)
     return dataclasses.replace(num, outcome=Outcome.FAILS, counterexample=cex, far=tuple(results),
                                note=f"{num.note}; {text}, counterexample found and shrunk".lstrip("; "))
 
 
-def _smallest(statement: Statement, bad: InstanceResult, seed: int) -> InstanceResult:
+def _smallest(statement: Statement, bad: InstanceResult, seed: int, ladder: tuple) -> InstanceResult:
     """A smaller counterexample than the far instance ``bad``: the smallest sizes that still fail at its scale
-    (:func:`~theorem_check.engine.numeric.shrink`), then the smallest scale of :data:`FAR_SCALES` that fails at
+    (:func:`~theorem_check.engine.numeric.shrink`), then the smallest scale of ``ladder`` that fails at
     those sizes (two batches of two instances each); ``bad`` itself when neither is smaller."""
     one = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, bad.scale), undefined="error")
     small = shrink(one, bad, derive_seed(seed, "far"), ill_posed=False, far=True)
     cex = dataclasses.replace(small, scale=bad.scale) if small is not None else bad
-    for scale in (s for s in FAR_SCALES if s < cex.scale):
+    for scale in (s for s in ladder if s < cex.scale):
         at = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, scale), undefined="error")
         for rep in range(2):
             try:
