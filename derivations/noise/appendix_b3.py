@@ -283,9 +283,16 @@ def _b5_sim_check(rng, d):
     steps = int(12.0 / k / dt)
     C = np.zeros(paths)
     Cs = np.zeros(paths)
-    for _ in range(steps):
-        C = C - k * (C - Cs) * dt
-        Cs = Cs + mu * dt + s * np.sqrt(dt) * rng.standard_normal(paths)
+    gap, noise, sd = np.empty(paths), np.empty(paths), s * np.sqrt(dt)
+    for _ in range(steps):   # in place, the same operations in the same order: C - (k (C - Cs)) dt, (Cs + mu dt) + sd z
+        np.subtract(C, Cs, out=gap)
+        gap *= k
+        gap *= dt
+        C -= gap
+        rng.standard_normal(paths, out=noise)
+        noise *= sd
+        Cs += mu * dt
+        Cs += noise
     x2 = (C - Cs) ** 2
     m, v = _ou_moments(k, mu, s, steps * dt)
     pred = m * m + v
