@@ -159,7 +159,7 @@ def _S_closed(Gs, Xc, Yc):
     D = len(Gs) - 1
     val = 0.0
     grad = [np.zeros_like(G) for G in Gs]
-    invs = [np.linalg.inv(G) for G in Gs]
+    invs = [None] + [np.linalg.inv(G) for G in Gs[1:-1]] + [Gs[-1]]   # G_0 is not inverted; G_D = I is its own inverse
     for k in range(1, D + 1):
         Gp, Gi = Gs[k - 1], invs[k]
         a = np.trace(Gp @ Xc[k - 1] @ Gp.T)
