@@ -339,3 +339,11 @@ def test_real_and_imaginary_parts_of_a_root_evaluate(statement, want):
     lhs, rhs = statement.split(" = ")
     c = tc.identity("mine.re_im_root", lhs, rhs, shapes={"A": ("n", "n")}, register=False)
     assert tc.run_claim(c, seed=0, trials=8).verdict.value in want
+
+
+def test_a_scalar_divided_by_a_matrix_is_a_shape_error_not_a_crash():
+    """SymPy raises NotImplementedError for ``1/X`` (an internal error, exit 3, before)."""
+    from theorem_check.errors import ShapeMismatch
+
+    with pytest.raises(ShapeMismatch, match="divides by a matrix"):
+        ex.parse("1/(2*X)", {"X": ("n", "n")}, {"n": 2}, what="rhs")

@@ -2,7 +2,7 @@
 
 For a statement whose two sides are *rational* in the entries of their matrices and scalars (sums,
 products, scalar factors, transposes, inverses, integer powers, ``trace``, ``det``, ``kron``, ``vec``,
-``eye``/``zeros``/``ones``, and ``grad``/``jacobian``/``hessian`` of such expressions, computed exactly by
+``eye``/``zeros``/``ones``, ``hadamard``, ``diag``, and ``grad``/``jacobian``/``hessian`` of such expressions, computed exactly by
 forward mode; no elementwise or matrix functions, no float literals), :func:`exact_counterexample`
 draws small integer matrices (entries in ``-3..3``) with the declared structure built exactly
 (``symmetric``: ``M + M^T``; ``spd``: ``M M^T + I``; ``antisymmetric``: ``M - M^T``; ``diagonal``;
@@ -24,13 +24,15 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 import sympy as sp
+from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 
 from theorem_check.expr.nodes import Grad, Hessian, Jacobian, Vec
 
 __all__ = ["ExactCounterexample", "exact_counterexample", "is_rational", "structured_matrix"]
 
 _MATRIX_NODES = (sp.MatrixSymbol, sp.MatAdd, sp.MatMul, sp.Transpose, sp.Inverse, sp.MatPow, sp.KroneckerProduct,
-                 sp.Identity, sp.ZeroMatrix, sp.OneMatrix, Vec)
+                 sp.Identity, sp.ZeroMatrix, sp.OneMatrix, Vec, sp.HadamardProduct, sp.HadamardPower, DiagMatrix,
+                 DiagonalOf)
 _SCALAR_NODES = (sp.Add, sp.Mul, sp.Pow, sp.Trace, sp.Determinant, sp.Symbol)
 _DERIVATIVES = (Grad, Jacobian, Hessian)   # GradXY is a Grad
 _FREE_VARIABLE = (None, "invertible")
@@ -47,7 +49,7 @@ def is_rational(e) -> bool:
         return False
     if e.is_Rational or isinstance(e, (sp.MatrixSymbol, sp.Symbol)):
         return True
-    if isinstance(e, (sp.Pow, sp.MatPow)) and not sp.sympify(e.args[1]).is_Integer:
+    if isinstance(e, (sp.Pow, sp.MatPow, sp.HadamardPower)) and not sp.sympify(e.args[1]).is_Integer:
         return False
     if isinstance(e, (sp.Identity, sp.ZeroMatrix, sp.OneMatrix)):
         return True
@@ -143,7 +145,31 @@ def _eval(e, vals: dict):
         return sp.Matrix(out)
     if isinstance(e, Vec):
         return _vec(args[0])
+    if isinstance(e, (sp.HadamardProduct, DiagMatrix, DiagonalOf)):
+        return _entrywise(e, args)
+    if isinstance(e, sp.HadamardPower):
+        return _hadamard_power(args[0], int(e.args[1]))
     raise _Undefined()
+
+
+def _hadamard_power(a, k: int):
+    """``a`` to the power ``k`` entrywise; _Undefined for a zero entry to a negative power."""
+    if k < 0 and any(v == 0 for v in a):
+        raise _Undefined()
+    return a.applyfunc(lambda v: v ** k)
+
+
+def _entrywise(e, args: list):
+    """The Hadamard product of ``args``, ``diag(v)`` of a vector, or the diagonal (a column) of a matrix."""
+    if isinstance(e, sp.HadamardProduct):
+        out = args[0]
+        for a in args[1:]:
+            out = out.multiply_elementwise(a)
+        return out
+    if isinstance(e, DiagMatrix):
+        return sp.diag(*list(args[0]))
+    a = args[0]
+    return sp.Matrix(min(a.shape), 1, [a[i, i] for i in range(min(a.shape))])
 
 
 def _zero_like(v):
@@ -154,13 +180,13 @@ def _dual(e, vals: dict, X: str, E):
     """``(value, derivative)`` of ``e`` at ``vals`` along ``X -> X + t E`` at ``t = 0``, exactly (forward mode on
     the nodes :func:`_eval` knows: the product rule, ``d A^-1 = -A^-1 dA A^-1``, ``d det A = tr(adj(A) dA)``).
     Raises _Undefined (a singular inverse, a nested derivative, an unknown node)."""
-    if isinstance(e, sp.MatrixSymbol):
+    if isinstance(e, (sp.MatrixSymbol, sp.Symbol)):
         v = vals[e.name]
-        return v, (E if e.name == X else sp.zeros(v.rows, v.cols))
-    if isinstance(e, (sp.Symbol, sp.Identity, sp.ZeroMatrix, sp.OneMatrix)) or e.is_Number:
+        return v, (E if e.name == X else _zero_like(v))
+    if isinstance(e, (sp.Identity, sp.ZeroMatrix, sp.OneMatrix)) or e.is_Number:
         v = _eval(e, vals)
         return v, _zero_like(v)
-    pow_like = isinstance(e, (sp.Inverse, sp.MatPow, sp.Pow))
+    pow_like = isinstance(e, (sp.Inverse, sp.MatPow, sp.Pow, sp.HadamardPower))
     args = [_dual(a, vals, X, E) for a in (e.args[:1] if pow_like else e.args)]
     if isinstance(e, (sp.MatAdd, sp.Add)):
         return sum((a for a, _ in args[1:]), args[0][0]), sum((d for _, d in args[1:]), args[0][1])
@@ -171,7 +197,7 @@ def _dual(e, vals: dict, X: str, E):
         return v, d
     if isinstance(e, sp.Transpose):
         return args[0][0].T, args[0][1].T
-    if pow_like:
+    if pow_like and not isinstance(e, sp.HadamardPower):
         k = -1 if isinstance(e, sp.Inverse) else int(e.args[1])
         b, db = args[0]
         if k < 0:
@@ -185,9 +211,10 @@ def _dual(e, vals: dict, X: str, E):
         return v, d
     if isinstance(e, sp.Trace):
         return args[0][0].trace(), args[0][1].trace()
-    if isinstance(e, sp.Determinant):
+    if isinstance(e, sp.Determinant):   # d det A = det(A) tr(A^-1 dA), by one solve; tr(adj(A) dA) if singular
         a, da = args[0]
-        return a.det(), (a.adjugate() * da).trace()
+        det = a.det()
+        return det, (det * a.LUsolve(da).trace() if det != 0 else (a.adjugate() * da).trace())
     if isinstance(e, sp.KroneckerProduct):
         v, d = args[0]
         for a, da in args[1:]:
@@ -195,6 +222,16 @@ def _dual(e, vals: dict, X: str, E):
         return sp.Matrix(v), sp.Matrix(d)
     if isinstance(e, Vec):
         return _vec(args[0][0]), _vec(args[0][1])
+    if isinstance(e, sp.HadamardProduct):
+        v, d = args[0]
+        for a, da in args[1:]:
+            v, d = v.multiply_elementwise(a), d.multiply_elementwise(a) + v.multiply_elementwise(da)
+        return v, d
+    if isinstance(e, sp.HadamardPower):   # d (a^k) = k a^(k-1) da, entrywise
+        (a, da), k = args[0], int(e.args[1])
+        return _hadamard_power(a, k), (k * _hadamard_power(a, k - 1)).multiply_elementwise(da)
+    if isinstance(e, (DiagMatrix, DiagonalOf)):   # linear: the same map on the value and the derivative
+        return _entrywise(e, [args[0][0]]), _entrywise(e, [args[0][1]])
     raise _Undefined()
 
 
@@ -214,6 +251,10 @@ def _derivative(e, vals: dict):
     if kind not in _FREE_VARIABLE and not sym:
         raise _Undefined()
     x0 = vals[X.name]
+    if not isinstance(x0, sp.MatrixBase):     # a scalar variable: d/dt f(a + t)
+        if isinstance(e, Hessian):
+            raise _Undefined()
+        return _dual(f, vals, X.name, sp.Integer(1))[1]
     r, c = x0.rows, x0.cols
     n = r * c
     if isinstance(e, Hessian):
@@ -297,7 +338,7 @@ def exact_counterexample(lhs: Callable[[dict], object], rhs: Callable[[dict], ob
         vals["_structure"] = structure
         try:
             d = _eval(le, vals) - _eval(re_, vals)
-        except (_Undefined, ZeroDivisionError, ValueError, TypeError, KeyError):
+        except Exception:  # noqa: BLE001 - a point (or a node) exact arithmetic cannot evaluate: no counterexample
             continue
         if sp.sympify(d).has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             continue

@@ -423,6 +423,9 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
             raise ShapeMismatch(f"{text!r} adds a matrix to a scalar (a 1x1 product x.T*x is a matrix to "
                                 "SymPy: wrap it in trace(...) to add it to a scalar)") from None
         raise ParseError(f"{text!r}: cannot interpret: {msg.splitlines()[0]}") from None
+    except NotImplementedError:   # SymPy's MatrixExpr.__rtruediv__: a scalar divided by a matrix
+        raise ShapeMismatch(f"{text!r} divides by a matrix (write the inverse: X**-1, or an entrywise "
+                            "function of the entries)") from None
     except NonInvertibleMatrixError as exc:   # SymPy inverts a constant (ones(1,1) - eye(1) at n = 1) while building
         raise ParseError(f"{text!r}: a matrix it inverts is singular at these sizes ({exc})") from None
     except (AttributeError, ValueError, IndexError, KeyError, NameError, ZeroDivisionError) as exc:
