@@ -32,10 +32,11 @@ def test_the_same_statements_without_the_slip_hold(lhs, rhs):
 
 
 def test_a_slip_below_mp50_resolution_is_not_escalated():
-    """A gap of 10**-60 is below what 50 digits resolve: mp50 holds, and no level is added (the resolution
-    limit is documented, docs/verdicts.md)."""
+    """A gap of 10**-60 is below what 50 digits resolve: mp50 holds, and no level is added; the exact stage
+    (rational arithmetic, derivatives by forward mode: design decision 132) refutes it instead."""
     r = _run("grad(trace(A*X), X)", "A.T + X/10**60")
-    assert r.verdict is tc.Verdict.VERIFIED and "mp100" not in r.evidence
+    assert r.verdict is tc.Verdict.REFUTED and "mp100" not in r.evidence
+    assert "below the numeric stages' resolution: exact counterexample" in r.evidence
 
 
 V = {"x": ("n", 1), "A": ("n", "n"), "B": ("n", "n")}
