@@ -34,7 +34,7 @@ def test_logm_of_expm_is_refuted_far_from_the_origin(seed):
 @pytest.mark.parametrize("seed", range(3))
 def test_a_scalar_statement_false_beyond_six(seed):
     """sqrt((36 - x**2)**2) = 36 - x**2 fails for |x| > 6 (probability 2e-9 at scale 1): one configuration, so
-    the far stage draws 4 instances at each scale (FAR_INSTANCES)."""
+    the far stage draws 16 instances at each scale (FAR_PER_INSTANCE_SCALAR)."""
     r = tc.run_claim(_claim("sqrt((36 - x**2)**2)", "36 - x**2", {"x": ()}), seed=seed)
     assert r.verdict is tc.Verdict.REFUTED, r.evidence
     assert r.printed.numeric.counterexample.scale > 1

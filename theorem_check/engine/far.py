@@ -5,9 +5,8 @@ of 1), and a statement false only where some input is large is VERIFIED by them:
 fails exactly when an eigenvalue of ``X`` has ``|Im| > pi``, which standard normal ``2 x 2 .. 4 x 4`` matrices
 reach with probability 1e-5 .. 3e-4.  Once an identity's ordinary instances all hold, :func:`far_stage`
 evaluates it again, by the same code path and decision rule, on instances at each scale of
-:data:`FAR_SCALES` per configuration that was run (as many at each scale as make :data:`FAR_INSTANCES` in all,
-at least one: 12 far instances for 4 configurations or for 1; a statement of scalars also at scale 64, 64
-instances), drawn by the statement's ``sample_at_scale``
+:data:`FAR_SCALES` (:data:`FAR_PER_INSTANCE` per ordinary instance, dealt to the configurations that were run:
+12 far instances for the default 16 trials; a statement of scalars also at scale 64, 64 instances), drawn by the statement's ``sample_at_scale``
 (every input multiplied by the scale, its structure kept).
 
 A far instance can only refute: one that fails (at float64 and mp50, and again from mp50 to mp100: far out a
@@ -30,13 +29,16 @@ from theorem_check.engine.numeric_result import InstanceResult, NumericResult
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 
-__all__ = ["FAR_INSTANCES", "FAR_INSTANCES_SCALAR", "FAR_SCALES", "FAR_SCALES_SCALAR", "far_stage"]
+__all__ = ["FAR_PER_INSTANCE", "FAR_PER_INSTANCE_SCALAR", "FAR_SCALES", "FAR_SCALES_SCALAR", "far_stage"]
 
-FAR_INSTANCES = 12
-"""At least this many far instances, spread evenly over the scales and the configurations that were run."""
-FAR_INSTANCES_SCALAR = 64
-"""As :data:`FAR_INSTANCES` for a statement of scalars (``DimSpace(scalar=True)``), whose batch costs little: a
-helper's ``abs(x*y - 50) = 50 - x*y`` (false where ``xy > 50``) passed 16 far instances at one seed in three."""
+FAR_PER_INSTANCE = 0.75
+"""Far instances per ordinary instance (at least one per scale): 12 for the default 16 trials, 3 for 4.  The
+sequence of scales 4, 8, 16, 4, 8, ... is dealt to the configurations that were run in turn, so that with 4
+configurations each gets one instance at each scale."""
+FAR_PER_INSTANCE_SCALAR = 16
+"""As :data:`FAR_PER_INSTANCE` for a statement of scalars (``DimSpace(scalar=True)``), whose batch costs little:
+64 for its 4 ordinary instances.  A helper's ``abs(x*y - 50) = 50 - x*y`` (false where ``xy > 50``) passed 16
+far instances at one seed in three."""
 
 FAR_SCALES = (4.0, 8.0, 16.0)
 """Input scales of the far instances.  At 4, 8 and 16 a real ``n x n``
@@ -69,12 +71,17 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
             or not num.configs:
         return num
     scalar = statement.dims is not None and statement.dims.scalar
-    total, ladder = (FAR_INSTANCES_SCALAR, FAR_SCALES_SCALAR) if scalar else (FAR_INSTANCES, FAR_SCALES)
-    scales = np.repeat(np.array(ladder), math.ceil(total / (len(ladder) * len(num.configs))))
-    far_statement = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, scales), undefined="error")
+    per, ladder = (FAR_PER_INSTANCE_SCALAR, FAR_SCALES_SCALAR) if scalar else (FAR_PER_INSTANCE, FAR_SCALES)
+    total = max(len(ladder), math.ceil(per * len(num.instances)))
+    sequence = [ladder[j % len(ladder)] for j in range(total)]   # dealt to the configurations in turn
     results: list[InstanceResult] = []
     unevaluated = 0
     for k, cfg in enumerate(num.configs):
+        scales = np.array(sequence[k::len(num.configs)])
+        if not len(scales):
+            continue
+        far_statement = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, scales),
+                                            undefined="error")
         try:
             batch = evaluate_instances(far_statement, cfg, derive_seed(seed, "far", k), len(scales), far=True)
         except Exception:  # noqa: BLE001 - e.g. an overflow no level could evaluate: no evidence either way
