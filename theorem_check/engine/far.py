@@ -32,9 +32,9 @@ from theorem_check.model.verdicts import Outcome
 __all__ = ["FAR_PER_INSTANCE", "FAR_PER_INSTANCE_SCALAR", "FAR_SCALES", "FAR_SCALES_SCALAR", "far_stage"]
 
 FAR_PER_INSTANCE = 0.75
-"""Far instances per ordinary instance (at least one per scale): 12 for the default 16 trials, 3 for 4.  The
-sequence of scales 4, 8, 16, 4, 8, ... is dealt to the configurations that were run in turn, so that with 4
-configurations each gets one instance at each scale."""
+"""Far instances per ordinary instance, rounded up to whole ladders of :data:`FAR_SCALES` (one instance at each
+scale): 12 for the default 16 trials, 3 for 4.  The ladders are dealt to the configurations that were run in
+turn (the generic one first), one batch per configuration: with 4 configurations and 4 ladders each gets one."""
 FAR_PER_INSTANCE_SCALAR = 16
 """As :data:`FAR_PER_INSTANCE` for a statement of scalars (``DimSpace(scalar=True)``), whose batch costs little:
 64 for its 4 ordinary instances.  A helper's ``abs(x*y - 50) = 50 - x*y`` (false where ``xy > 50``) passed 16
@@ -73,11 +73,11 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
     scalar = statement.dims is not None and statement.dims.scalar
     per, ladder = (FAR_PER_INSTANCE_SCALAR, FAR_SCALES_SCALAR) if scalar else (FAR_PER_INSTANCE, FAR_SCALES)
     total = max(len(ladder), math.ceil(per * len(num.instances)))
-    sequence = [ladder[j % len(ladder)] for j in range(total)]   # dealt to the configurations in turn
+    rounds = math.ceil(total / len(ladder))      # whole ladders, dealt to the configurations in turn
     results: list[InstanceResult] = []
     unevaluated = 0
     for k, cfg in enumerate(num.configs):
-        scales = np.array(sequence[k::len(num.configs)])
+        scales = np.array([s for j in range(k, rounds, len(num.configs)) for s in ladder])
         if not len(scales):
             continue
         far_statement = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, scales),
