@@ -266,9 +266,8 @@ def check_size_letters(size, shapes: dict, where: str, statement: str = "") -> N
     from theorem_check import expr as ex
     from theorem_check.authoring.spec import statement_letters
 
-    eye_letters, used = statement_letters(ex.parse_statement(statement)) if statement else (set(), set())
-    letters = {v for s in shapes.values() for v in s if isinstance(v, str)} | eye_letters
-    names = used - set(shapes)
+    letters = _size_letters(shapes, statement)
+    names = statement_letters(ex.parse_statement(statement))[1] - set(shapes) if statement else set()
     for text in size:
         name, _ = parse_size(text)
         if name not in letters and name not in names:

@@ -2,8 +2,9 @@
 
 For a statement whose two sides are *rational* in the entries of their matrices and scalars (sums,
 products, scalar factors, transposes, inverses, integer powers, ``trace``, ``det``, ``kron``, ``vec``,
-``eye``/``zeros``/``ones``, ``hadamard``, ``diag``, and ``grad``/``jacobian``/``hessian`` of such expressions, computed exactly by
-forward mode; no elementwise or matrix functions, no float literals), :func:`exact_counterexample`
+``eye``/``zeros``/``ones``, ``hadamard``, ``diag``, and ``grad``/``jacobian``/``hessian`` of such expressions,
+computed exactly by forward mode; no other elementwise or matrix functions, no float literals),
+:func:`exact_counterexample`
 draws small integer matrices (entries in ``-3..3``) with the declared structure built exactly
 (``symmetric``: ``M + M^T``; ``spd``: ``M M^T + I``; ``antisymmetric``: ``M - M^T``; ``diagonal``;
 ``orthogonal``: the Cayley transform ``(I - K)(I + K)^{-1}`` of an integer antisymmetric ``K``, a rational
@@ -178,7 +179,7 @@ def _zero_like(v):
 
 def _dual(e, vals: dict, X: str, E):
     """``(value, derivative)`` of ``e`` at ``vals`` along ``X -> X + t E`` at ``t = 0``, exactly (forward mode on
-    the nodes :func:`_eval` knows: the product rule, ``d A^-1 = -A^-1 dA A^-1``, ``d det A = tr(adj(A) dA)``).
+    the nodes :func:`_eval` knows: the product rule, ``d A^-1 = -A^-1 dA A^-1``, ``d det A = det(A) tr(A^-1 dA)``).
     Raises _Undefined (a singular inverse, a nested derivative, an unknown node)."""
     if isinstance(e, (sp.MatrixSymbol, sp.Symbol)):
         v = vals[e.name]

@@ -6,11 +6,12 @@ fails exactly when an eigenvalue of ``X`` has ``|Im| > pi``, which standard norm
 reach with probability 1e-5 .. 3e-4.  Once an identity's ordinary instances all hold, :func:`far_stage`
 evaluates it again, by the same code path and decision rule, on instances at each scale of
 :data:`FAR_SCALES` (:data:`FAR_PER_INSTANCE` per ordinary instance, dealt to the configurations that were run:
-12 far instances for the default 16 trials; a statement of scalars also at scale 64, 64 instances), drawn by the statement's ``sample_at_scale``
-(every input multiplied by the scale, its structure kept).
+12 far instances for the default 16 trials; a statement of scalars also at scale 64, 64 instances), drawn by
+the statement's ``sample_at_scale`` (every input multiplied by the scale, its structure kept).
 
 A far instance can only refute: one that fails (at float64 and mp50, and again from mp50 to mp100: far out a
-side can lose digits no magnitude bound records) makes the statement REFUTED, its counterexample shrunk over smaller sizes at the same scale.  One that is grey, undefined or
+side can lose digits no magnitude bound records) makes the statement REFUTED, its counterexample shrunk over
+smaller sizes at the same scale, then over smaller scales.  One that is grey, undefined or
 vacuous takes nothing away from the ordinary instances' evidence: large inputs overflow float32, and a
 true statement's cancellation can exceed what a precision resolves there; such instances are counted in
 the evidence, never turned into a verdict.  A statement without ``sample_at_scale`` (a custom sampler,
@@ -52,11 +53,12 @@ normal scalar times 16 passes 20 with probability 0.21, times 64 with 0.75); the
 such instances are undecided, never counterexamples."""
 
 
-def _at(sample_at_scale, scale):
-    """``sample_at_scale`` with its scale fixed: a sampler ``(rng, dims, batch)`` for the engine."""
+def _at_scale(statement: Statement, scale) -> Statement:
+    """``statement`` drawing its instances at ``scale`` (a number, or one per batch element) through its
+    ``sample_at_scale``; ``undefined="error"``: a far instance undefined in floating point is no counterexample."""
     def sample(rng, dims, batch):
-        return sample_at_scale(rng, dims, batch, scale)
-    return sample
+        return statement.sample_at_scale(rng, dims, batch, scale)
+    return dataclasses.replace(statement, sample=sample, undefined="error")
 
 
 def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> NumericResult:
@@ -80,10 +82,9 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
         scales = np.array([s for j in range(k, rounds, len(num.configs)) for s in ladder])
         if not len(scales):
             continue
-        far_statement = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, scales),
-                                            undefined="error")
         try:
-            batch = evaluate_instances(far_statement, cfg, derive_seed(seed, "far", k), len(scales), far=True)
+            batch = evaluate_instances(_at_scale(statement, scales), cfg, derive_seed(seed, "far", k), len(scales),
+                                       far=True)
         except Exception:  # noqa: BLE001 - e.g. an overflow no level could evaluate: no evidence either way
             unevaluated += len(scales)
             continue
@@ -108,14 +109,13 @@ def _smallest(statement: Statement, bad: InstanceResult, seed: int, ladder: tupl
     """A smaller counterexample than the far instance ``bad``: the smallest sizes that still fail at its scale
     (:func:`~theorem_check.engine.numeric.shrink`), then the smallest scale of ``ladder`` that fails at
     those sizes (two batches of two instances each); ``bad`` itself when neither is smaller."""
-    one = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, bad.scale), undefined="error")
-    small = shrink(one, bad, derive_seed(seed, "far"), ill_posed=False, far=True)
+    small = shrink(_at_scale(statement, bad.scale), bad, derive_seed(seed, "far"), ill_posed=False, far=True)
     cex = dataclasses.replace(small, scale=bad.scale) if small is not None else bad
     for scale in (s for s in ladder if s < cex.scale):
-        at = dataclasses.replace(statement, sample=_at(statement.sample_at_scale, scale), undefined="error")
         for rep in range(2):
             try:
-                batch = evaluate_instances(at, cex.dims, derive_seed(seed, "far", scale, rep), 2, far=True)
+                batch = evaluate_instances(_at_scale(statement, scale), cex.dims, derive_seed(seed, "far", scale, rep), 2,
+                                           far=True)
             except Exception:  # noqa: BLE001 - an instance that cannot be evaluated is no counterexample
                 continue
             failing = next((r for r in batch if r.outcome is Outcome.FAILS), None)

@@ -300,7 +300,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
             vacuous = vanishes(levels[-1][1], levels[-1][2], mags, levels[-1][0], b)
             outcome = Outcome.HOLDS if vacuous else \
                 decide_refinement([stats_residual(e) for _, e, _ in levels], [f for _, _, f in levels])
-        need_mp = (b == 0 and not far) or (far and vacuous) or outcome is Outcome.GREY or len(fast) < 2 or (outcome is Outcome.FAILS and not confirmed)
+        need_mp = (b == 0 and not far) or (far and vacuous) or outcome is Outcome.GREY or len(fast) < 2 \
+            or (outcome is Outcome.FAILS and not confirmed)
         if far and need_mp and outcome is not Outcome.FAILS:   # one grey or vacuous far instance per batch
             need_mp, far_mp = far_mp > 0, far_mp - 1
         rounded: list = []
