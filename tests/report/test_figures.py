@@ -112,3 +112,27 @@ def test_residual_figure_draws_each_series_as_one_line_collection(tmp_path, monk
     assert f.pdf.stat().st_size > 1000 and f.png.stat().st_size > 1000
     cols = [c for c in seen[0].axes[0].collections if isinstance(c, LineCollection)]
     assert [len(c.get_segments()) for c in cols] == [5, 1]   # one line per instance, one artist per series
+
+
+@pytest.mark.parametrize("label", ["corrected 12", "a reading with a long name (transpose convention)"])
+def test_residual_legend_stays_inside_the_figure(tmp_path, monkeypatch, label):
+    """The short labels the report writes get fixed margins (no constrained layout, RESIDUAL_MARGINS); a longer
+    one gets the constrained layout: either way the legend lies inside the saved figure."""
+    from theorem_check.output.report import figures as F
+
+    insts = [{"float32": 1e-6, "float64": 1e-15, "mp50": 1e-50}]
+    series = [F.ResidualSeries("as printed", "printed", insts, {"float64": 1e-15}),
+              F.ResidualSeries(label, "corrected", insts, {})]
+    seen = []
+    real = F._save
+    monkeypatch.setattr(F, "_save", lambda fig, stem: (seen.append(fig), real(fig, stem))[1])
+    F.residual_figure(series, tmp_path / "r")
+    fig = seen[0]
+    assert (fig.get_layout_engine() is None) == (len(label) <= F.RESIDUAL_LABEL_FITS)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    box = fig.axes[0].get_legend().get_window_extent(renderer)
+    width, height = fig.bbox.width, fig.bbox.height
+    assert 0 <= box.x0 and box.x1 <= width + 0.5 and 0 <= box.y0 and box.y1 <= height + 0.5, (box, width)
