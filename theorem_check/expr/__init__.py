@@ -55,6 +55,10 @@ Conventions
 
 from __future__ import annotations
 
+from theorem_check.expr import sympy_shapes
+
+sympy_shapes.install()   # before any SymPy simplification runs: MatMul.shape remembered per node (decision 137)
+
 from theorem_check.expr.compile import COMPLEX_KINDS, Env, Recipe, compile_expr, evaluate, side, with_balls  # noqa: F401
 from theorem_check.expr.nodes import (  # noqa: F401
     Cholesky,
