@@ -90,3 +90,32 @@ def test_exactly_zero_sides_are_not_escalated():
                                  structure={"X": "antisymmetric"}, sizes={"n": (1, 3)}, register=False),
                      seed=0, trials=4)
     assert r.verdict in (tc.Verdict.VERIFIED, tc.Verdict.PROVED), r.evidence
+
+
+@pytest.mark.parametrize("extra, want", [("", "holds"), (" + X/10**30", "REFUTED"), (" + 2*X.T*X", "REFUTED")])
+def test_the_oracle_floor_counts_the_stencil_not_only_the_point(extra, want):
+    """Decision 138.  At n = 1 (antisymmetric X = 0) mp50's difference quotient (1 x 1 powers have no forward
+    rule) returned -7.8e-110 for an exact 0: f = 2 tr(X^2) + tr(X^3) vanishes at X to second order, so its
+    magnitude at X is 0 and the oracle's floor was 0, while the stencil's values are O(h^2).  The floor now
+    takes f's magnitude as far out as the stencil reaches: the n = 1 instance is vacuous, the statement holds
+    (it was REFUTED, found by the metamorphic tests), and slightly wrong right sides are still REFUTED."""
+    rhs = "2*(X.T + X.T) + (X*X).T + (X*X).T + (X*X).T" + extra
+    r = tc.run_claim(tc.identity("demo.stencil_floor", "grad(2*trace(X*X) + trace(X*X*X), X)", rhs,
+                                 shapes={"X": ("n", "n")}, structure={"X": "antisymmetric"}, sizes={"n": (1, 3)},
+                                 register=False, derive=False), seed=0, trials=4)
+    if want == "holds":
+        assert r.verdict in (tc.Verdict.VERIFIED, tc.Verdict.PROVED), r.evidence
+    else:
+        assert r.verdict is tc.Verdict.REFUTED, r.evidence
+
+
+def test_oracle_step_is_the_steppers():
+    """The step the magnitude inflates by is the one the quotient takes (float levels: a power of two)."""
+    import numpy as np
+
+    from theorem_check.numerics.derivatives import oracle_step
+    from theorem_check.numerics.precision import CONTEXTS
+
+    h = oracle_step(CONTEXTS["float64"], 1, np.array([0.5, 3.0]))
+    assert np.all(np.log2(h) == np.round(np.log2(h))) and h[1] > h[0]
+    assert float(oracle_step(CONTEXTS["mp50"], 1, np.array([1.0]))[0]) < 1e-15

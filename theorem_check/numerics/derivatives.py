@@ -100,7 +100,7 @@ from theorem_check.errors import InvalidArgument, ShapeMismatch
 from theorem_check.numerics.balls import BallArray
 
 __all__ = ["grad", "jacobian", "hessian", "directional", "second_directional", "sym_grad", "wirtinger_grad", "MP_EXTRA_DIGITS",
-           "rounding_gain", "at_oracle_precision"]
+           "rounding_gain", "oracle_step", "at_oracle_precision"]
 
 MP_EXTRA_DIGITS = 40
 """Extra decimal digits with which ``f`` is evaluated at mp50 (``mpmath.workdps(dps + 40)``)."""
@@ -148,15 +148,22 @@ def rounding_gain(ctx, deriv: int, xmax) -> np.ndarray:
     element), with the oracle's own step ``h``: an entry of the derivative is resolved to
     ``ctx.eps * M_f * rounding_gain``.
     """
+    h = oracle_step(ctx, deriv, xmax)
+    eps_work = 10.0 ** (1 - ctx.dps - MP_EXTRA_DIGITS) if ctx.is_mp else ctx.eps
+    return _STENCIL_WEIGHT[deriv] * (eps_work / ctx.eps) / h ** deriv
+
+
+def oracle_step(ctx, deriv: int, xmax) -> np.ndarray:
+    """The difference quotient's step ``h`` per batch element (floats; ``xmax = max|X|`` per element), as the
+    oracle takes it along a unit direction: ``max(1, xmax) * c * eps_work^(1/(4 + deriv))`` (a power of two at
+    the float levels).  Its stencil evaluates ``f`` at ``X +- h V`` and ``X +- 2h V`` (``max|V| = 1``), so no
+    entry of an evaluation point is farther than ``2h`` from ``X``'s."""
     xmax = np.atleast_1d(np.asarray(xmax, dtype=float))
     c = _STEP_FACTOR[deriv]
     if ctx.is_mp:
         eps_work = 10.0 ** (1 - ctx.dps - MP_EXTRA_DIGITS)
-        h = np.maximum(1.0, xmax) * c * eps_work ** (1.0 / (4 + deriv))
-    else:
-        eps_work = ctx.eps
-        h = 2.0 ** np.round(np.log2(np.maximum(1.0, xmax) * c * ctx.eps ** (1.0 / (4 + deriv))))
-    return _STENCIL_WEIGHT[deriv] * (eps_work / ctx.eps) / h ** deriv
+        return np.maximum(1.0, xmax) * c * eps_work ** (1.0 / (4 + deriv))
+    return 2.0 ** np.round(np.log2(np.maximum(1.0, xmax) * c * ctx.eps ** (1.0 / (4 + deriv))))
 
 
 def _abs_max(ctx, V, shape) -> np.ndarray:
