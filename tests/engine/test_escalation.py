@@ -119,3 +119,25 @@ def test_oracle_step_is_the_steppers():
     h = oracle_step(CONTEXTS["float64"], 1, np.array([0.5, 3.0]))
     assert np.all(np.log2(h) == np.round(np.log2(h))) and h[1] > h[0]
     assert float(oracle_step(CONTEXTS["mp50"], 1, np.array([1.0]))[0]) < 1e-15
+
+
+@pytest.mark.parametrize("lhs, rhs, structure", [
+    ("grad(trace(logm(X)), X)", "X**-1", "spd"),
+    ("grad(trace(sqrtm(X)), X)", "sqrtm(X)**-1/2", "spd"),
+    ("grad(trace(expm(X)), X)", "expm(X).T", None),
+    ("grad(trace(expm(X)), X)", "expm(X)", "symmetric"),
+])
+@pytest.mark.parametrize("extra", ["", " + X/10**40", " + eye(n)/10**38"])
+def test_a_gap_between_the_mp50_floor_and_the_half_rate_allowance_goes_to_mp100(lhs, rhs, structure, extra):
+    """Decision 139 (an outside probe): the float64 -> mp50 rule lets a residual fall at half the predicted rate
+    (HOLDS up to sqrt(f64 f50), ~5e-31), so a gap of 1e-40 that mp50 measures (float64 1e-12 -> mp50 4.7e-40)
+    was VERIFIED for these gradients of matrix functions.  An mp50 residual above mp50's floor now holds only if
+    mp100 sees it fall: the perturbed statements are REFUTED (mp50 and mp100 both 1e-40), the true ones hold."""
+    claim = tc.identity("demo.half_rate", lhs, rhs + extra, shapes={"X": ("n", "n")},
+                        structure={"X": structure} if structure else None, sizes={"n": (1, 3)}, register=False,
+                        derive=False)
+    r = tc.run_claim(claim, seed=0, trials=8)
+    if extra:
+        assert r.verdict is tc.Verdict.REFUTED, r.evidence
+    else:
+        assert r.verdict in (tc.Verdict.VERIFIED, tc.Verdict.PROVED), r.evidence

@@ -325,6 +325,11 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                     decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
                 if outcome is Outcome.GREY and not vacuous:   # one level more before grey (decision 120)
                     outcome, decision, vacuous = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
+                elif outcome is Outcome.HOLDS and not vacuous and not far and r[mp.name] > f_mp:
+                    # above mp50's floor, held only by the half-rate allowance: mp100 confirms (decision 139)
+                    esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
+                    if len(esc[1]) > 1:     # mp100 evaluated the sides: it decides
+                        outcome, decision, vacuous = esc
                 elif vacuous and not far and not _exactly_zero(e_mp):   # a cancellation 50 digits miss? (128)
                     r_hi, fl_hi = dict(r), dict(fl)
                     esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r_hi, fl_hi)
