@@ -141,3 +141,19 @@ def test_a_gap_between_the_mp50_floor_and_the_half_rate_allowance_goes_to_mp100(
         assert r.verdict is tc.Verdict.REFUTED, r.evidence
     else:
         assert r.verdict in (tc.Verdict.VERIFIED, tc.Verdict.PROVED), r.evidence
+
+
+@pytest.mark.parametrize("extra, want", [("", "not refuted"), ("*(1 + 1/10**30)", "REFUTED")])
+def test_a_residual_that_rises_to_mp50_is_confirmed_at_mp100(extra, want):
+    """Decision 140 (an outside probe): the push-through identity X (X^T X + c I)^-1 = (X X^T + c I)^-1 X with
+    c = 1e-40 and k < n is true, but X X^T + c I has condition ~1e40: float64 left 1e-33, mp50 2e-14 (50 digits
+    minus 40), a residual that *rose* and so read as a stall: REFUTED at every seed.  A residual more than twice
+    float64's at mp50 is decided again at mp100, where the true statement falls (3e-62: not at the floor either,
+    INCONCLUSIVE) and a false one's gap stays."""
+    claim = tc.identity("demo.push_through", "X*(X.T*X + eye(k)/10**40)**-1", "(X*X.T + eye(n)/10**40)**-1*X" + extra,
+                        shapes={"X": ("n", "k")}, register=False, derive=False)
+    r = tc.run_claim(claim, seed=0, trials=8)
+    if want == "REFUTED":
+        assert r.verdict is tc.Verdict.REFUTED, r.evidence
+    else:
+        assert r.verdict is not tc.Verdict.REFUTED, r.evidence

@@ -330,6 +330,12 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                     esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
                     if len(esc[1]) > 1:     # mp100 evaluated the sides: it decides
                         outcome, decision, vacuous = esc
+                elif outcome is Outcome.FAILS and not far and r[mp.name] > 2 * stats_residual(last[1]):
+                    # the residual rose from float64 to mp50 (more than the factor 2 of a stall): conditioning beyond
+                    # 50 digits, or a gap float64 rounded away; mp100 tells them apart (decision 140)
+                    esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
+                    if len(esc[1]) > 1:
+                        outcome, decision, vacuous = esc
                 elif vacuous and not far and not _exactly_zero(e_mp):   # a cancellation 50 digits miss? (128)
                     r_hi, fl_hi = dict(r), dict(fl)
                     esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r_hi, fl_hi)
