@@ -332,7 +332,8 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     """Check one identity "LHS = RHS" given in SymPy syntax (or, with --latex, as the paper prints it).
 
     \b
-    `*` is the matrix product, `.T` the transpose, `**-1` the inverse; trace, det, log(det(X)),
+    `*` is the matrix product, `.T` the transpose, `**-1` the inverse (Python's precedence: the
+    transpose of an inverse is (X**-1).T; X**-1.T does not parse); trace, det, log(det(X)),
     grad(f, X), jacobian(F, x), hessian(f, x), softmax, logsumexp, sigmoid, softplus, vec, kron,
     diag, hadamard, expm, logm, sqrtm, sin, cos, exp, log, sqrt, abs (elementwise on matrices).
     Names without --shape are scalars (size letters are integers).  grad with respect to a
