@@ -325,16 +325,13 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                     decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
                 if outcome is Outcome.GREY and not vacuous:   # one level more before grey (decision 120)
                     outcome, decision, vacuous = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
-                elif outcome is Outcome.HOLDS and not vacuous and not far and r[mp.name] > f_mp:
-                    # above mp50's floor, held only by the half-rate allowance: mp100 confirms (decision 139)
+                elif not vacuous and not far and (
+                        (outcome is Outcome.HOLDS and r[mp.name] > f_mp)   # held by the half-rate allowance (139)
+                        or (outcome is Outcome.FAILS and r[mp.name] > 2 * stats_residual(last[1]))):   # rose (140)
+                    # above mp50's floor, or risen from float64 more than a stall's factor 2 (conditioning beyond
+                    # 50 digits, or a gap float64 rounded away): mp100 confirms or tells them apart
                     esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
                     if len(esc[1]) > 1:     # mp100 evaluated the sides: it decides
-                        outcome, decision, vacuous = esc
-                elif outcome is Outcome.FAILS and not far and r[mp.name] > 2 * stats_residual(last[1]):
-                    # the residual rose from float64 to mp50 (more than the factor 2 of a stall): conditioning beyond
-                    # 50 digits, or a gap float64 rounded away; mp100 tells them apart (decision 140)
-                    esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
-                    if len(esc[1]) > 1:
                         outcome, decision, vacuous = esc
                 elif vacuous and not far and not _exactly_zero(e_mp):   # a cancellation 50 digits miss? (128)
                     r_hi, fl_hi = dict(r), dict(fl)
