@@ -420,8 +420,9 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
     except TypeError as exc:
         msg = str(exc)
         if "Mix of Matrix and Scalar" in msg:
-            raise ShapeMismatch(f"{text!r} adds a matrix to a scalar (a 1x1 product x.T*x is a matrix to "
-                                "SymPy: wrap it in trace(...) to add it to a scalar)") from None
+            raise ShapeMismatch(f"{text!r} adds a matrix to a scalar (a number and a vector: write ones(n, 1) "
+                                "for the vector of ones; a 1x1 product x.T*x is a matrix to SymPy: wrap it in "
+                                "trace(...) to add it to a scalar)") from None
         raise ParseError(f"{text!r}: cannot interpret: {msg.splitlines()[0]}") from None
     except NotImplementedError:   # SymPy's MatrixExpr.__rtruediv__: a scalar divided by a matrix
         raise ShapeMismatch(f"{text!r} divides by a matrix (write the inverse: X**-1, or an entrywise "
