@@ -266,8 +266,8 @@ def check_size_letters(size, shapes: dict, where: str, statement: str = "") -> N
     from theorem_check import expr as ex
     from theorem_check.authoring.spec import statement_letters
 
-    letters = _size_letters(shapes, statement)
-    names = statement_letters(ex.parse_statement(statement))[1] - set(shapes) if statement else set()
+    eye_letters, used = statement_letters(ex.parse_statement(statement)) if statement else (set(), set())
+    letters, names = _size_letters(shapes) | eye_letters, used - set(shapes)   # the statement parsed once
     for text in size:
         name, _ = parse_size(text)
         if name not in letters and name not in names:
