@@ -81,10 +81,12 @@ def test_a_magnitude_beyond_1e154_is_not_lost_to_overflow():
     assert tc.run_claim(claim, seed=0, controls=False).verdict is not tc.Verdict.REFUTED
 
 
-def test_exactly_zero_sides_are_not_escalated():
+def test_exactly_zero_sides_stay_vacuous_at_mp100():
     """At n = 1 an antisymmetric X is 0: both sides are exactly 0 at mp50 and the computation's magnitude is 0.
-    mp100's derivative oracle rounds at its stencil (5.6e-170, which the magnitude at X = 0 does not record) and
-    read as a relative gap of 1: this true statement was REFUTED (found by the metamorphic tests)."""
+    mp100's derivative oracle rounds at its stencil (5.6e-170) and, with a floor taken from the magnitude at
+    X = 0 alone, read that as a relative gap of 1: this true statement was REFUTED (found by the metamorphic
+    tests).  Decision 135 skipped the escalation; decision 138 gives the oracle's floor the stencil's reach, so
+    mp100 sees the instance vacuous as mp50 does."""
     r = tc.run_claim(tc.identity("demo.zero_sides", "grad(trace(X*X) + 3*trace(X*X*X), X)",
                                  "X.T + X.T + 3*((X*X).T + (X*X).T + (X*X).T)", shapes={"X": ("n", "n")},
                                  structure={"X": "antisymmetric"}, sizes={"n": (1, 3)}, register=False),

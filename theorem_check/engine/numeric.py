@@ -333,7 +333,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                     esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
                     if len(esc[1]) > 1:     # mp100 evaluated the sides: it decides
                         outcome, decision, vacuous = esc
-                elif vacuous and not far and not _exactly_zero(e_mp):   # a cancellation 50 digits miss? (128)
+                elif vacuous and not far:   # a cancellation 50 digits miss? (128)
                     r_hi, fl_hi = dict(r), dict(fl)
                     esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r_hi, fl_hi)
                     if not esc[2] and esc[0] is not Outcome.GREY:   # mp100 resolves the sides: it decides
@@ -397,14 +397,6 @@ def _escalate(statement: Statement, inst_b: Mapping[str, Any], size: int, level,
     if vanishes(e_hi, f_hi, mags, MP100.name, 0):
         return Outcome.HOLDS, decision, True
     return decide_refinement([stats_residual(e_mp), r[MP100.name]], [f_mp, f_hi]), decision, False
-
-
-def _exactly_zero(stats) -> bool:
-    """Both sides exactly 0 with a computation of magnitude 0 (``X = 0``: an antisymmetric ``1 x 1``): nothing
-    that 50 digits could have missed, so no mp100 level (decision 128) is asked: a derivative oracle's stencil at
-    ``X +- h`` rounds at ``h^2``, which the magnitude at ``X`` does not record, and mp100 read ``5.6e-170`` vs
-    ``0`` as a relative gap of 1 (a true gradient statement REFUTED, from the metamorphic tests)."""
-    return isinstance(stats, SideStats) and stats.L == 0 and stats.R == 0 and not stats.mag
 
 
 def _far_confirmed(statement: Statement, inst_b, size: int, level, decision, r: dict, fl: dict):
