@@ -67,7 +67,7 @@ def claim_result(claim, *, seed: int = 0, trials: int = 16, controls: bool = Fal
         key = (claim.id, seed, trials, ctl)
         if key in _RESULTS:
             return _RESULTS[key]
-    if not controls and claim.paper in _builtin_papers():
+    if not controls and claim.paper in builtin_papers():
         # the registry test runs every built-in claim with its controls: computing them now, not a second run of
         # the claim then (126 of 135 claims were run twice, ~30 s of CPU), and the result a test sees no longer
         # depends on which test asked first
@@ -97,7 +97,7 @@ def claim_result(claim, *, seed: int = 0, trials: int = 16, controls: bool = Fal
     return result
 
 
-def _builtin_papers() -> frozenset:
+def builtin_papers() -> frozenset:
     """The catalogue's paper names (derivations.PAPERS)."""
     import derivations
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import claim_result
+from tests.conftest import builtin_papers, claim_result
 from theorem_check import REGISTRY, load_builtin, load_pack, run_claim
 
 HERE = Path(__file__).resolve().parent
@@ -47,7 +47,7 @@ def cached_results(claims, *, seed=0, trials=16):
     for c in claims:
         key = (c.id, seed, trials)
         if key not in _CACHE:   # built-in claims: one run per test run, shared with the other tests (tests/conftest.py)
-            _CACHE[key] = claim_result(c, seed=seed, trials=trials) if c.paper in _builtin_papers() \
+            _CACHE[key] = claim_result(c, seed=seed, trials=trials) if c.paper in builtin_papers() \
                 else run_claim(c, seed=seed, trials=trials)
         out.append(_CACHE[key])
     return out
@@ -56,10 +56,4 @@ def cached_results(claims, *, seed=0, trials=16):
 def builtin_claims():
     """Every built-in claim (loads the papers)."""
     load_builtin()
-    return [c for c in REGISTRY if c.paper in _builtin_papers()]
-
-
-def _builtin_papers():
-    import derivations
-
-    return set(derivations.PAPERS)
+    return [c for c in REGISTRY if c.paper in builtin_papers()]
