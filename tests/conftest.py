@@ -34,6 +34,22 @@ if "THEOREM_CHECK_CACHE_DIR" not in os.environ:
 _RESULTS: dict = {}
 
 
+def pytest_configure(config):
+    """One BLAS thread in every test process (unless the environment chose a number), as the command line
+    gives a claim it runs in process (``execution.tasks.blas_threads``): pytest-xdist already runs one test
+    process per core, and each process's BLAS threads spinning on the other's core made the simulations'
+    tests 1.5-3x slower (``noise.fig8_sweep_sim`` 34 s against 11 s; the six slowest simulations 133 against
+    92 s of CPU, one run).  NumPy has loaded BLAS before this file (the package's pytest plugin imports it),
+    so only threadpoolctl can still change it; the tests of ``blas_threads`` set their own limits."""
+    from theorem_check.execution.tasks import BLAS_VARS
+
+    if not any(os.environ.get(k) for k in BLAS_VARS):
+        import scipy.linalg  # noqa: F401 - SciPy's own OpenBLAS, loaded on first import: limited too
+        from threadpoolctl import threadpool_limits
+
+        config._tc_blas_limit = threadpool_limits(limits=1, user_api="blas")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_pyfunc_call(pyfuncitem):
     """Each test runs from a fresh frame-stack chunk (:mod:`theorem_check.engine.frame_chunk`): some 60 frames of

@@ -268,14 +268,34 @@ def test_claims_run_in_process_use_one_blas_thread(monkeypatch):
     busy cores made a 256 x 256 check 4x slower), unless the user chose a number."""
     import contextlib
 
-    from threadpoolctl import threadpool_info
+    from threadpoolctl import threadpool_info, threadpool_limits
 
     from theorem_check.execution.tasks import BLAS_VARS, blas_threads
 
     for k in BLAS_VARS:
         monkeypatch.delenv(k, raising=False)
-    with blas_threads():
-        blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
-        assert all(p["num_threads"] == 1 for p in blas)
+    with threadpool_limits(limits=2, user_api="blas"):   # tests/conftest.py sets 1 for the whole test run
+        with blas_threads():
+            blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+            assert blas and all(p["num_threads"] == 1 for p in blas)
+        assert all(p["num_threads"] == 2 for p in threadpool_info() if p.get("user_api") == "blas")
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
     assert isinstance(blas_threads(), contextlib.nullcontext)
+
+
+def test_blas_threads_limits_scipys_own_blas_too():
+    """SciPy's wheels bring a second OpenBLAS, loaded when scipy.linalg is first imported (the engine imports
+    it lazily, inside a claim): ``blas_threads`` entered before that must limit it as well."""
+    import subprocess
+    import sys
+
+    from theorem_check.execution.tasks import BLAS_VARS
+
+    code = ("import threadpoolctl\nfrom theorem_check.execution.tasks import blas_threads\n"
+            "with blas_threads():\n    import scipy.linalg\n"
+            "    print(sorted((p['filepath'], p['num_threads']) for p in threadpoolctl.threadpool_info()"
+            " if p['user_api'] == 'blas'))")
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_VARS}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    libs = eval(out.stdout)   # noqa: S307 - our own repr of a list of tuples
+    assert libs and all(n == 1 for _, n in libs), libs

@@ -260,6 +260,14 @@ def side_text(side) -> str:
                 return f"hadamard({', '.join([self._print(e.base)] * int(k))})"
             return super()._print_Basic(e)
 
+        def _print_MatMul(self, e):  # noqa: N802 - 2*(A + B)*A would read back as (2*A + 2*B)*A
+            coeff, mats = e.as_coeff_mmul()
+            factors = mats.args if isinstance(mats, sp.MatMul) else (mats,)
+            if coeff != 1 and len(factors) > 1 and isinstance(factors[0], sp.MatAdd):
+                inner = sp.MatMul(*factors)   # SymPy distributes a number over a sum it multiplies alone
+                return f"{self.parenthesize(coeff, 50)}*({super()._print_MatMul(inner)})"
+            return super()._print_MatMul(e)
+
         def _print_Identity(self, e):  # noqa: N802
             return f"eye({self._print(e.rows)})"
 

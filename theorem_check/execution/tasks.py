@@ -122,12 +122,15 @@ def blas_threads():
     cores made a ``256 x 256`` log-det gradient check 4x slower (50 s against 13 s, measured under a
     running sweep).  Worker processes get the same setting from the environment of the fork server;
     this covers ``check`` and ``--jobs 1``, which run in the calling process after NumPy loaded BLAS
-    (so only ``threadpoolctl`` can still change it).  A no-op context when the user set a variable.
+    (so only ``threadpoolctl`` can still change it).  SciPy's wheels bring a second OpenBLAS, which the engine
+    loads lazily (``scipy.linalg``): it is imported first, so that both are limited.  A no-op context when the
+    user set a variable.
     """
     import contextlib
 
     if any(os.environ.get(k) for k in BLAS_VARS):
         return contextlib.nullcontext()
+    import scipy.linalg  # noqa: F401 - SciPy ships its own OpenBLAS, loaded on first import: limit that one too
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="blas")
