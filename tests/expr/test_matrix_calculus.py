@@ -118,6 +118,31 @@ def test_negative_controls_are_internal_errors(f_text, wrt, wrong):
         mc.verify(f, X, ex.parse(wrong, SHAPES))
 
 
+@pytest.mark.parametrize("right,wrong,kw", [
+    ("diag(softmax(x)) - softmax(x)*softmax(x).T", "diag(softmax(x)) + softmax(x)*softmax(x).T", {"order": 2}),
+    ("diag(softmax(x)) - softmax(x)*softmax(x).T", "diag(softmax(x)) - softmax(x)*softmax(x).T/2", {"jac": True}),
+], ids=["hessian", "jacobian"])
+def test_transcendental_hessian_and_jacobian_checks_can_fail(right, wrong, kw):
+    """The 60-digit path of verify (an mpmath function of the explicit entries, sympy.lambdify) for the Hessian
+    of logsumexp and the Jacobian of softmax: the right forms pass, a sign or a factor 2 is an InternalError."""
+    f, x = _setup("logsumexp(x)" if "order" in kw else "softmax(x)", "x")
+    mc.verify(f, x, ex.parse(right, SHAPES), **kw)
+    with pytest.raises(InternalError):
+        mc.verify(f, x, ex.parse(wrong, SHAPES), **kw)
+
+
+def test_where_lambdify_fails_sympy_evaluates(monkeypatch):
+    """verify's fallback (SymPy's own evaluation at each point) decides the same: right passes, wrong fails."""
+    def broken(*args, **kwargs):
+        raise NameError("a node lambdify cannot print")
+
+    monkeypatch.setattr(sp, "lambdify", broken)
+    f, X = _setup("trace(A*exp(X))", "X")
+    mc.verify(f, X, ex.parse("hadamard(A.T, exp(X))", SHAPES))
+    with pytest.raises(InternalError):
+        mc.verify(f, X, ex.parse("hadamard(A, exp(X))", SHAPES))
+
+
 @pytest.mark.parametrize("f_text,wrt", [("trace(expm(X))", "X"), ("x.T*x", "a")])
 def test_not_differentiable_is_one_line(f_text, wrt):
     shapes = {**SHAPES, "Y": ("n", "n")}

@@ -109,10 +109,10 @@ def _close(a, b) -> bool:
     d = sp.sympify(a - b)
     if d.is_Rational:
         return d == 0
-    try:
-        dv = abs(sp.N(d, 60))
-        scale = max(abs(sp.N(a, 60)), abs(sp.N(b, 60)), 1)
-        return bool(dv <= sp.Float("1e-40", 60) * scale)
+    try:   # each side to 60 digits once (the difference's own evalf is a third evaluation of both)
+        av, bv = sp.N(a, 60), sp.N(b, 60)
+        scale = max(abs(av), abs(bv), 1)
+        return bool(abs(av - bv) <= sp.Float("1e-40", 60) * scale)
     except (TypeError, ValueError):
         return False
 
@@ -145,30 +145,49 @@ def _unit(shape, k):
 
 def _numeric_want(along, point, N, s, t, *, jac: bool, order: int):
     """The entrywise derivatives at ``point`` to 60 digits: ``mpmath.diff`` of ``f`` evaluated numerically along
-    each direction (the explicit expression at a numeric ``t``, never differentiated symbolically: SymPy's exact
-    derivative of an expression full of ``exp`` swells)."""
+    each direction (the explicit expression in ``s``, ``t`` compiled once for mpmath by ``sympy.lambdify``, never
+    differentiated symbolically: SymPy's exact derivative of an expression full of ``exp`` swells)."""
     import mpmath
 
+    def entry(dirs, i=0):
+        """f (its entry ``i``) at ``point`` + the numbers ``hs`` along ``dirs``, SymPy's own evaluation."""
+        def fn(*hs):
+            e = along(*[(sp.Float(h, mpmath.mp.dps + 5), k) for h, k in zip(hs, dirs)])
+            return _mp(list(sp.Matrix([e]))[i])
+        return fn
+
     with mpmath.workdps(60):
-        def at(*vals):
-            def fn(*hs):
-                e = along(*[(sp.Float(h, mpmath.mp.dps + 5), k) for h, k in zip(hs, vals)])
-                return e
-            return fn
         if jac:
             rows = None
             cols = []
             for j in range(N):
-                n_out = len(sp.Matrix([along((sp.S.Zero, j))]))
-                col = [mpmath.diff(lambda h, i=i: _mp(sp.Matrix([at(j)(h)])[i]), 0) for i in range(n_out)]
-                cols.append(col)
-                rows = n_out
+                out = list(sp.Matrix([along((t, j))]))
+                cols.append([mpmath.diff(_numeric(e, (t,), entry((j,), i)), 0) for i, e in enumerate(out)])
+                rows = len(out)
             return sp.Matrix(rows, N, lambda i, j: sp.Float(mpmath.re(cols[j][i]), 60))
         if order == 2:
             return sp.Matrix(N, N, lambda i, j: sp.Float(mpmath.re(
-                mpmath.diff(lambda a, b: _mp(at(i, j)(a, b)), (0, 0), (1, 1))), 60))
-        vals = [sp.Float(mpmath.re(mpmath.diff(lambda h: _mp(at(k)(h)), 0)), 60) for k in range(N)]
+                mpmath.diff(_numeric(along((s, i), (t, j)), (s, t), entry((i, j))), (0, 0), (1, 1))), 60))
+        vals = [sp.Float(mpmath.re(mpmath.diff(_numeric(along((t, k)), (t,), entry((k,))), 0)), 60)
+                for k in range(N)]
         return sp.Matrix(*point.shape, vals)
+
+
+def _numeric(expr, syms: tuple, fallback):
+    """``expr`` (a scalar, or a 1 x 1 matrix, in the symbols ``syms``) as an mpmath function compiled by
+    ``sympy.lambdify`` (it evaluates at the working precision of each call, which ``mpmath.diff`` raises);
+    ``fallback`` (SymPy's evaluation of the explicit expression at each point: 10-100x slower) where lambdify
+    cannot print a node or mpmath cannot evaluate it."""
+    import mpmath
+
+    if isinstance(expr, sp.MatrixBase):
+        expr = expr[0, 0]
+    try:
+        fn = sp.lambdify(syms, expr, modules="mpmath", docstring_limit=0)   # no str(expr) for a docstring
+        fn(*[mpmath.mpf(0)] * len(syms))   # a node mpmath lacks fails here, not inside mpmath.diff
+        return fn
+    except Exception:  # noqa: BLE001 - any failure: SymPy's own evaluation, as before
+        return fallback
 
 
 def verify(f, X, D, *, order: int = 1, symmetric: bool = False, jac: bool = False) -> None:
