@@ -53,6 +53,7 @@ relative could be called HOLDS.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 from dataclasses import dataclass
 from typing import Sequence
@@ -254,8 +255,14 @@ def combine_outcomes(outcomes: Sequence[Outcome]) -> Outcome:
 
 def z_critical(alpha: float = 1e-6) -> float:
     """The two-sided normal quantile ``z`` with ``P(|Z| > z) = alpha`` (4.89 for ``alpha = 1e-6``)."""
-    from scipy.stats import norm
-
     if not 0 < alpha < 1:
         raise InvalidArgument(f"alpha={alpha!r} must lie in (0, 1)")
+    return _z_critical(float(alpha))
+
+
+@functools.lru_cache(maxsize=64)
+def _z_critical(alpha: float) -> float:
+    """scipy.stats' quantile, once per ``alpha`` (a Monte Carlo verdict asks for the same few thousands of times)."""
+    from scipy.stats import norm
+
     return float(norm.isf(alpha / 2))
