@@ -299,3 +299,19 @@ def test_blas_threads_limits_scipys_own_blas_too():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     libs = eval(out.stdout)   # noqa: S307 - our own repr of a list of tuples
     assert libs and all(n == 1 for _, n in libs), libs
+
+
+def test_the_pack_probe_forks_a_single_threaded_process_and_uses_the_fork_server_otherwise():
+    """Decision 141: a command run in process (one thread, no fork server) forks itself for the pack probe instead
+    of starting a fork server that imports everything again; with a running fork server (``--jobs`` above 1) or
+    other threads it uses the fork server."""
+    import subprocess
+    import sys
+
+    code = ("import threading, time\nfrom theorem_check.execution import pool\n"
+            "print(pool.probe_context().get_start_method())\n"
+            "t = threading.Thread(target=time.sleep, args=(2,)); t.start()\n"
+            "print(pool.probe_context().get_start_method())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == (["fork", "forkserver"] if sys.platform != "darwin" else ["forkserver"] * 2), \
+        out.stdout + out.stderr

@@ -53,6 +53,10 @@ def plan(statement: Statement, inst: Mapping[str, Any], seed: int) -> Projection
     one).  ``seed`` seeds the directions only."""
     if not statement.is_identity:
         return None
+    if not any(isinstance(v, np.ndarray) and v.ndim >= 2 and projects("hessian", int(np.prod(v.shape[1:])))
+               for k, v in inst.items() if not k.startswith("_")):
+        return None   # no input large enough for any kind to project (the hessian's count grows fastest): no need
+        # to find the derivative side, which parses and compiles the sides at these sizes (a tenth of a small check)
     found = derivative_side(statement, inst)
     if found is None:
         return None

@@ -4,11 +4,12 @@ or ``os._exit`` at import is a one-line :class:`~theorem_check.errors.PackError`
 from __future__ import annotations
 
 import signal
+import sys
 import time
 from typing import Callable, Sequence
 
 from theorem_check.errors import PackError
-from theorem_check.execution.pool import context
+from theorem_check.execution.pool import probe_context
 from theorem_check.execution.tasks import CATALOGUE_TIMEOUT, DEFAULT_IMPORT_TIMEOUT, died, pack_files
 
 __all__ = ["check_packs"]
@@ -37,7 +38,12 @@ class _PackProbe:
         self.packs = tuple(packs)
         self.timeout = timeout
         self.t0 = time.monotonic()
-        ctx = context()
+        ctx = probe_context()
+        for stream in (sys.stdout, sys.stderr):   # a forked probe must not write this process's buffers again
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
         self.conn, child = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_probe_main, args=(child, self.packs), daemon=True,
                                 name="theorem-check-pack-probe")

@@ -26,7 +26,7 @@ from theorem_check.execution.tasks import (
     run_capturing,
 )
 
-__all__ = ["WorkerPool", "context", "start_method_ready"]
+__all__ = ["WorkerPool", "context", "probe_context", "start_method_ready"]
 
 
 def _watch_parent(ppid: int) -> None:
@@ -114,6 +114,22 @@ def context():
                 if v is None:
                     os.environ.pop(k, None)
     return ctx
+
+
+def probe_context():
+    """The context of a short-lived helper process (the pack probe, :mod:`theorem_check.execution.packs`).
+
+    ``"fork"`` where the platform has it (not macOS, whose system libraries are not fork-safe), this process
+    runs one thread and has not started the fork server: the probe is then this warm process forked, in
+    milliseconds.  Otherwise :func:`context`: a fork server first imports the catalogue, SymPy and SciPy
+    (about 1 s of CPU), worth it only for the workers that a run with ``--jobs`` above 1 starts from it anyway.
+    Design decision 141."""
+    import sys
+
+    if _preload_done or sys.platform == "darwin" or threading.active_count() > 1 \
+            or "fork" not in mp.get_all_start_methods():
+        return context()
+    return mp.get_context("fork")
 
 
 def start_method_ready() -> None:
