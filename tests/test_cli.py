@@ -188,3 +188,16 @@ def test_list_columns_align():
 def test_one_claim_is_singular():
     code, out, _ = tc("run", "--pack", PACK, "demo.transpose_right")
     assert code == 0 and "\n1 claim: 1 PROVED" in "\n" + out
+
+
+def test_clicks_broken_pipe_wrapper_is_found_without_a_deprecation_warning():
+    """Click 8.5 renamed ``PacifyFlushWrapper`` (the stdout wrapper after EPIPE) to ``_PacifyFlushWrapper`` and
+    warns on the old name, which Click 9 removes: the exit-code path must find it either way, silently."""
+    import warnings
+
+    from theorem_check.cli.main import _pacify_wrapper
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = _pacify_wrapper()
+    assert len(found) == 1 and isinstance(found[0], type) and "PacifyFlushWrapper" in found[0].__name__

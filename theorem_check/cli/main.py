@@ -64,6 +64,20 @@ def main(argv=None) -> None:
     sys.exit(_flush_stdout(code))
 
 
+def _pacify_wrapper() -> tuple:
+    """Click's wrapper of stdout after a broken pipe, as a class tuple for ``isinstance`` (empty if none):
+    ``click.utils.PacifyFlushWrapper`` up to Click 8.4; Click 8.5 renamed it ``_PacifyFlushWrapper`` and warns
+    (DeprecationWarning) on the old name, which Click 9 removes."""
+    import warnings
+
+    cls = getattr(click.utils, "_PacifyFlushWrapper", None)
+    if cls is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            cls = getattr(click.utils, "PacifyFlushWrapper", None)
+    return (cls,) if isinstance(cls, type) else ()
+
+
 def _error(message: str, args) -> None:
     try:
         click.echo(f"theorem-check: error: {terminal.shorten_args(message, args)}", err=True)
@@ -94,7 +108,7 @@ def _run_main(argv, args) -> int:
         _error(str(exc), args)
         return 2
     except SystemExit as exc:
-        if isinstance(sys.stdout, click.utils.PacifyFlushWrapper):  # Click met EPIPE (`| head`) and exits 1
+        if isinstance(sys.stdout, _pacify_wrapper()):  # Click met EPIPE (`| head`) and exits 1
             return 2
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BrokenPipeError:  # the reader of stdout left (`| head`): exit quietly
