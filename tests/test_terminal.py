@@ -318,6 +318,13 @@ def test_closed_pipe_is_quiet_exit_2():
     assert p.wait() == 2 and "Traceback" not in err and "Exception ignored" not in err
 
 
+def test_closed_stdout_is_one_line_exit_2():
+    """``theorem-check list >&-``: Python's sys.stdout is None; one line on stderr, exit 2 (was a traceback)."""
+    p = subprocess.run([sys.executable, "-m", "theorem_check", "list"], cwd=ROOT, stderr=subprocess.PIPE,
+                       preexec_fn=lambda: os.close(1), text=True, timeout=120)
+    assert p.returncode == 2 and "Traceback" not in p.stderr and "stdout is closed" in p.stderr, p.stderr
+
+
 def test_environment_error_text():
     import errno
 

@@ -315,3 +315,76 @@ def test_the_pack_probe_forks_a_single_threaded_process_and_uses_the_fork_server
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == (["fork", "forkserver"] if sys.platform != "darwin" else ["forkserver"] * 2), \
         out.stdout + out.stderr
+
+
+def test_the_probe_prints_whole_and_dies_with_its_command(tmp_path):
+    """A helper's finds (decision 141): the probe was killed as soon as it reported, before its stdout buffer was
+    written (3 of a pack's 6 printed lines lost, with ``--jobs 1``); a probe whose command was killed while the
+    pack looped at import ran on forever (and, from the fork server, kept that alive too)."""
+    import signal as _signal
+    import time as _time
+
+    noisy = make_pack(tmp_path, name="noisy_pack.py", prefix="print('NOISY 1')\nprint('NOISY 2')\n", paper="noisy")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}   # block-buffered, as in a pipe
+    for _ in range(2):
+        code, out, err = tc_cli("run", "--pack", noisy, "--jobs", "1", "-q", env=env)
+        assert out.count("NOISY 1") == out.count("NOISY 2") == 2, out + err   # the probe's import and the command's
+    loop = make_pack(tmp_path, name="loop_pack.py", prefix="while True:\n    pass\n", paper="loop")
+    for jobs in ("1", "2"):   # the probe: a fork of the command (jobs 1), a child of the fork server (jobs 2)
+        main = subprocess.Popen([sys.executable, "-m", "theorem_check", "run", "--pack", loop, "--jobs", jobs],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+        try:
+            deadline = _time.monotonic() + 60
+            family: set = set()
+            while _time.monotonic() < deadline and not any(_cpu_bound(p) for p in family):
+                _time.sleep(0.5)
+                family = _descendants(main.pid)
+            assert any(_cpu_bound(p) for p in family), f"jobs {jobs}: no probe looping at import"
+        finally:
+            main.kill()     # SIGKILL: no clean-up in the command; not reaped until its pipes close
+        deadline = _time.monotonic() + 15
+        while _time.monotonic() < deadline and any(_alive(p) for p in family):
+            _time.sleep(0.5)
+        left = [p for p in family if _alive(p)]
+        for pid in left:
+            os.kill(pid, _signal.SIGKILL)
+        main.communicate(timeout=30)
+        assert not left, f"jobs {jobs}: processes {left} outlived their command"
+
+
+def _children() -> dict:
+    out: dict = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out.setdefault(int(fields[1]), []).append(int(d))
+    return out
+
+
+def _descendants(pid: int) -> set:
+    kids, out, todo = _children(), set(), [pid]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            out.add(c)
+            todo.append(c)
+    return out
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+def _alive(pid: int) -> bool:
+    return _state(pid) not in ("gone", "Z", "X")
+
+
+def _cpu_bound(pid: int) -> bool:
+    return _state(pid) == "R"

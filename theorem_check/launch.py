@@ -40,7 +40,10 @@ def workers_wanted(args: list[str]) -> bool:
         return False
     jobs = _jobs_text(args) or os.environ.get("THEOREM_CHECK_JOBS")
     if jobs is not None:
-        return jobs.strip() != "1"
+        try:
+            return int(jobs.strip()) != 1   # "01" is one job too
+        except ValueError:
+            return True   # the command reports the bad value; starting the fork server early costs nothing then
     from theorem_check.execution.tasks import default_jobs
 
     return default_jobs() > 1

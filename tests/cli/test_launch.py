@@ -24,6 +24,9 @@ def test_workers_are_wanted_only_by_pool_commands(args, wanted, monkeypatch):
 def test_the_environment_and_one_core_keep_the_run_in_process(monkeypatch):
     monkeypatch.setenv("THEOREM_CHECK_JOBS", "1")
     assert not workers_wanted(["run", "--all"])
+    monkeypatch.setenv("THEOREM_CHECK_JOBS", "01")        # one job, however written
+    assert not workers_wanted(["run", "--all"])
+    assert not workers_wanted(["run", "--all", "--jobs", " 1"])
     monkeypatch.delenv("THEOREM_CHECK_JOBS")
     monkeypatch.setattr("theorem_check.execution.tasks.default_jobs", lambda: 1)
     assert not workers_wanted(["run", "--all"])

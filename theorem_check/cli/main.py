@@ -132,7 +132,11 @@ def _run_main(argv, args) -> int:
 
 
 def _flush_stdout(code: int) -> int:
-    """Flush stdout; a write error (ENOSPC) becomes one line on stderr and exit code 2 (EPIPE: no line)."""
+    """Flush stdout; a write error (ENOSPC) becomes one line on stderr and exit code 2 (EPIPE: no line); a closed
+    stdout (``>&-``: Python's ``sys.stdout`` is None, and nothing was written) is one line and exit code 2."""
+    if sys.stdout is None:
+        _error("stdout is closed: the output had nowhere to go", [])
+        return 2
     try:
         sys.stdout.flush()
     except BrokenPipeError:  # the reader left (`| head`): nothing to tell it

@@ -3,8 +3,10 @@ or ``os._exit`` at import is a one-line :class:`~theorem_check.errors.PackError`
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import threading
 import time
 from typing import Callable, Sequence
 
@@ -15,8 +17,45 @@ from theorem_check.execution.tasks import CATALOGUE_TIMEOUT, DEFAULT_IMPORT_TIME
 __all__ = ["check_packs"]
 
 
-def _probe_main(conn, packs: tuple[str, ...]) -> None:
+def _watch_main(pid: int) -> None:
+    """Exit when the process that started the probe is gone (killed while a pack loops at import): a probe
+    must never outlive its command, nor keep the fork server's pipe open so that it outlives it too.  Gone: this
+    process was reparented (a forked probe's parent exited), or ``pid`` no longer exists or is a zombie (its own
+    parent has not reaped it yet: waiting, perhaps, for the pipes this probe still holds)."""
+    ppid = os.getppid()
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != ppid or _gone(pid):
+            os._exit(1)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:   # ESRCH, or EPERM: a process of another user took the pid, so ours is gone
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):   # no /proc (macOS): kill(pid, 0) alone decides
+        return False
+
+
+def _finish(conn, message) -> None:
+    """Flush what the packs printed, then send the probe's last message: the parent kills the probe once it has
+    read it, and a buffer not yet written would be lost (or cut mid-line) with it."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+    conn.send(message)
+
+
+def _probe_main(conn, packs: tuple[str, ...], main_pid: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if main_pid is not None:
+        threading.Thread(target=_watch_main, args=(main_pid,), daemon=True).start()
     from theorem_check.authoring.registry import load_builtin, load_pack
 
     load_builtin()
@@ -25,12 +64,13 @@ def _probe_main(conn, packs: tuple[str, ...]) -> None:
         try:
             load_pack(p)
         except SystemExit as exc:
-            conn.send(("error", f"pack={p!r} called sys.exit({exc.code!r}) at import"))
+            _finish(conn, ("error", f"pack={p!r} called sys.exit({exc.code!r}) at import"))
             return
         except BaseException as exc:  # noqa: BLE001
-            conn.send(("error", str(exc) if isinstance(exc, PackError) else f"pack={p!r}: {type(exc).__name__}: {exc}"))
+            _finish(conn, ("error", str(exc) if isinstance(exc, PackError) else
+                           f"pack={p!r}: {type(exc).__name__}: {exc}"))
             return
-    conn.send(("ok", None))
+    _finish(conn, ("ok", None))
 
 
 class _PackProbe:
@@ -45,13 +85,13 @@ class _PackProbe:
             except (OSError, ValueError, AttributeError):
                 pass
         self.conn, child = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_probe_main, args=(child, self.packs), daemon=True,
+        self.proc = ctx.Process(target=_probe_main, args=(child, self.packs, os.getpid()), daemon=True,
                                 name="theorem-check-pack-probe")
         self.proc.start()
         child.close()
 
     def wait(self) -> None:
-        current, t_pack = None, None
+        current, t_pack, told = None, None, False
         try:
             while True:
                 if current is None:
@@ -75,10 +115,14 @@ class _PackProbe:
                 if kind == "start":
                     current, t_pack = value, time.monotonic()
                 elif kind == "error":
+                    told = True
                     raise PackError(value)
                 else:
+                    told = True
                     return
         finally:
+            if told:   # the probe's last message came: it is returning, let it exit on its own (a second at most)
+                self.proc.join(1.0)
             if self.proc.is_alive():
                 self.proc.kill()
             self.proc.join(5)
