@@ -41,13 +41,9 @@ def pytest_configure(config):
     tests 1.5-3x slower (``noise.fig8_sweep_sim`` 34 s against 11 s; the six slowest simulations 133 against
     92 s of CPU, one run).  NumPy has loaded BLAS before this file (the package's pytest plugin imports it),
     so only threadpoolctl can still change it; the tests of ``blas_threads`` set their own limits."""
-    from theorem_check.execution.tasks import BLAS_VARS
+    from theorem_check.execution.tasks import blas_threads
 
-    if not any(os.environ.get(k) for k in BLAS_VARS):
-        import scipy.linalg  # noqa: F401 - SciPy's own OpenBLAS, loaded on first import: limited too
-        from threadpoolctl import threadpool_limits
-
-        config._tc_blas_limit = threadpool_limits(limits=1, user_api="blas")
+    config._tc_blas_limit = blas_threads()   # applied now, kept for the session (a no-op if the environment chose)
 
 
 @pytest.hookimpl(hookwrapper=True)

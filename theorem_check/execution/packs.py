@@ -11,51 +11,32 @@ import time
 from typing import Callable, Sequence
 
 from theorem_check.errors import PackError
-from theorem_check.execution.pool import probe_context
+from theorem_check.execution.pool import exit_when_gone, probe_context
 from theorem_check.execution.tasks import CATALOGUE_TIMEOUT, DEFAULT_IMPORT_TIMEOUT, died, pack_files
 
 __all__ = ["check_packs"]
 
 
-def _watch_main(pid: int) -> None:
-    """Exit when the process that started the probe is gone (killed while a pack loops at import): a probe
-    must never outlive its command, nor keep the fork server's pipe open so that it outlives it too.  Gone: this
-    process was reparented (a forked probe's parent exited), or ``pid`` no longer exists or is a zombie (its own
-    parent has not reaped it yet: waiting, perhaps, for the pipes this probe still holds)."""
-    ppid = os.getppid()
-    while True:
-        time.sleep(0.5)
-        if os.getppid() != ppid or _gone(pid):
-            os._exit(1)
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError:   # ESRCH, or EPERM: a process of another user took the pid, so ours is gone
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except (OSError, IndexError):   # no /proc (macOS): kill(pid, 0) alone decides
-        return False
-
-
-def _finish(conn, message) -> None:
-    """Flush what the packs printed, then send the probe's last message: the parent kills the probe once it has
-    read it, and a buffer not yet written would be lost (or cut mid-line) with it."""
+def _flush_streams() -> None:
+    """Write out what sits in stdout's and stderr's buffers (closed or missing streams are skipped)."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError, AttributeError):
             pass
+
+
+def _finish(conn, message) -> None:
+    """Flush what the packs printed, then send the probe's last message: the parent kills the probe once it has
+    read it, and a buffer not yet written would be lost (or cut mid-line) with it."""
+    _flush_streams()
     conn.send(message)
 
 
 def _probe_main(conn, packs: tuple[str, ...], main_pid: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if main_pid is not None:
-        threading.Thread(target=_watch_main, args=(main_pid,), daemon=True).start()
+        threading.Thread(target=exit_when_gone, args=(main_pid,), daemon=True).start()
     from theorem_check.authoring.registry import load_builtin, load_pack
 
     load_builtin()
@@ -79,11 +60,7 @@ class _PackProbe:
         self.timeout = timeout
         self.t0 = time.monotonic()
         ctx = probe_context()
-        for stream in (sys.stdout, sys.stderr):   # a forked probe must not write this process's buffers again
-            try:
-                stream.flush()
-            except (OSError, ValueError, AttributeError):
-                pass
+        _flush_streams()   # a forked probe must not write this process's buffers again
         self.conn, child = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_probe_main, args=(child, self.packs, os.getpid()), daemon=True,
                                 name="theorem-check-pack-probe")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -26,15 +27,33 @@ from theorem_check.execution.tasks import (
     run_capturing,
 )
 
-__all__ = ["WorkerPool", "context", "probe_context", "start_method_ready"]
+__all__ = ["WorkerPool", "context", "exit_when_gone", "probe_context", "start_method_ready"]
 
 
-def _watch_parent(ppid: int) -> None:
-    """Exit when the parent goes away (the fork server exits with the main process)."""
+def exit_when_gone(pid: int) -> None:
+    """Loop until the process ``pid`` is gone, then exit this one (``os._exit(1)``): run in a daemon thread of a
+    worker (``pid``: its parent, the fork server or the main process, which exits with the main process) and of
+    the pack probe (``pid``: the command), so that none outlives the command, nor keeps the fork server's pipe
+    open so that it outlives it too.  Gone: this process was reparented (its parent exited), or ``pid`` no
+    longer exists or is a zombie (its own parent has not reaped it yet: waiting, perhaps, for the pipes this
+    process still holds).  Checked every half second."""
+    ppid = os.getppid()
     while True:
-        time.sleep(1.0)
-        if os.getppid() != ppid:
+        time.sleep(0.5)
+        if os.getppid() != ppid or _gone(pid):
             os._exit(1)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:   # ESRCH, or EPERM: a process of another user took the pid, so ours is gone
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):   # no /proc (macOS): kill(pid, 0) alone decides
+        return False
 
 
 def _load_everything(packs: Sequence[str], conn) -> None:
@@ -49,7 +68,7 @@ def _load_everything(packs: Sequence[str], conn) -> None:
 def _worker_main(conn, packs: tuple[str, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how a Ctrl-C ends the run
     # the parent is the fork server (or the main process), which exits with the main process
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=exit_when_gone, args=(os.getppid(),), daemon=True).start()
     try:
         _load_everything(packs, conn)
     except SystemExit as exc:
@@ -124,8 +143,6 @@ def probe_context():
     milliseconds.  Otherwise :func:`context`: a fork server first imports the catalogue, SymPy and SciPy
     (about 1 s of CPU), worth it only for the workers that a run with ``--jobs`` above 1 starts from it anyway.
     Design decision 141."""
-    import sys
-
     if _preload_done or sys.platform == "darwin" or threading.active_count() > 1 \
             or "fork" not in mp.get_all_start_methods():
         return context()
