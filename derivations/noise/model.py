@@ -414,6 +414,12 @@ def mf(inst, ctx, U=None, W=None):
     return SimpleNamespace(U=U, W=W, Q=Q, B=B, A=A, th=th, G=G, dy=dy, d=d, dx=dx, n=inst.X.shape[-1])
 
 
+def mf_moved(inst, p, U, W):
+    """:func:`mf` at other weights ``U, W`` of the same instance: ``Q, B, A`` (weight-independent) taken from ``p``."""
+    return SimpleNamespace(U=U, W=W, Q=p.Q, B=p.B, A=p.A, th=mf_flat(U, W), G=mf_grads(U, W, inst.X, inst.Y),
+                           dy=p.dy, d=p.d, dx=p.dx, n=p.n)
+
+
 def mf_absA(inst, p, ctx):
     """``|A| = diag(I (x) |B|, |B| (x) I)``: the magnitudes of both eigen-directions (for scales)."""
     b = p.Q.shape[0]
@@ -546,7 +552,7 @@ def _orbit(inst, ctx, lam):
     p = mf(inst, ctx)
     lam = _lam_arr(lam, ctx, p.U.shape[0])
     U, W = mf_orbit(p.U, p.W, p.Q, inst.mu, lam, ctx)
-    return mf(inst, ctx, U, W)
+    return mf_moved(inst, p, U, W)
 
 
 F64 = tc.FLOAT64
@@ -565,7 +571,7 @@ def _orbit_point(inst, lam):
         _BASE[:] = [inst, mf(inst, F64)]
     p = _BASE[1]
     U, W = mf_orbit(p.U, p.W, p.Q, inst.mu, np.array([lam]), F64)
-    return mf(inst, F64, U, W)
+    return mf_moved(inst, p, U, W)
 
 
 def _drift_at(inst, lam, gamma):
