@@ -162,9 +162,9 @@ def _S_closed(Gs, Xc, Yc):
     invs = [None] + [np.linalg.inv(G) for G in Gs[1:-1]] + [Gs[-1]]   # G_0 is not inverted; G_D = I is its own inverse
     for k in range(1, D + 1):
         Gp, Gi = Gs[k - 1], invs[k]
-        a = np.trace(Gp @ Xc[k - 1] @ Gp.T)
+        a = (Gp @ Xc[k - 1] @ Gp.T).trace()   # the method np.trace calls, without its wrapper
         M = Gi.T @ Yc[k] @ Gi
-        b = np.trace(M)
+        b = M.trace()
         val += a * b
         grad[k - 1] += 2.0 * b * Gp @ Xc[k - 1]
         grad[k] -= 2.0 * a * M @ Gi.T
@@ -180,23 +180,28 @@ def _round(net: Net, gtol: float, maxiter: int = 3000, polish: bool = False):
     hid = net.widths[1:D]
     iu = [np.triu_indices(d) for d in hid]
     sizes = [len(r) for r, _ in iu]
-    S0 = _S_closed([np.eye(net.widths[0])] + [np.eye(d) for d in hid] + [np.eye(net.widths[-1])], Xc, Yc)[0]
+    off = [np.triu_indices(d, 1) for d in hid]          # strictly upper: mirrored into the lower triangle
+    diag = [(np.arange(d), np.arange(d)) for d in hid]
+    ends = np.eye(net.widths[0]), np.eye(net.widths[-1])   # G_0 = G_D = I, never written to
+    S0 = _S_closed([ends[0]] + [np.eye(d) for d in hid] + [ends[1]], Xc, Yc)[0]
 
     def unpack(t):
+        # I + M + triu(M, 1)^T with M[iu] = t, entry by entry the same sums: 1 + t on the diagonal, 0 + t off it
         out, o = [], 0
-        for d, (r, c), m in zip(hid, iu, sizes):
-            M = np.zeros((d, d))
-            M[r, c] = t[o:o + m]
-            out.append(np.eye(d) + M + np.triu(M, 1).T)
+        for d, (r, c), (ru, cu), m in zip(hid, iu, off, sizes):
+            G = np.eye(d)
+            G[r, c] += t[o:o + m]
+            G[cu, ru] = G[ru, cu]
+            out.append(G)
             o += m
-        return [np.eye(net.widths[0])] + out + [np.eye(net.widths[-1])]
+        return [ends[0]] + out + [ends[1]]
 
     def f(t):
         val, g = _S_closed(unpack(t), Xc, Yc)
         gv = []
-        for gk, (r, c) in zip(g[1:-1], iu):
+        for gk, (r, c), dg in zip(g[1:-1], iu, diag):
             gg = gk + gk.T
-            gg[np.diag_indices_from(gg)] *= 0.5
+            gg[dg] *= 0.5
             gv.append(gg[r, c])
         return val / S0, np.concatenate(gv) / S0
 
