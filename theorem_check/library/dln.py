@@ -33,7 +33,7 @@ __all__ = ["dln_dims", "T", "product", "prefix_products", "suffix_products", "en
 
 def T(a: np.ndarray) -> np.ndarray:
     """Transpose of the last two axes."""
-    return np.swapaxes(a, -1, -2)
+    return a.swapaxes(-1, -2) if isinstance(a, np.ndarray) else np.swapaxes(a, -1, -2)   # the method: no wrapper
 
 
 def product(Ws: Sequence[np.ndarray], lo: int = 0, hi: int | None = None) -> np.ndarray | None:
@@ -111,9 +111,9 @@ def population_gradients(Ws, Sigma_xx, Sigma_yx, *, M_O=None, M_I=None, beta=0.0
     ``dL/dW_i = 2 A_i^T (P Sigma_xx - Sigma_yx) B_i^T + 2 beta W_i`` with
     ``A_i = M_O W_D ... W_{i+1}`` and ``B_i = W_{i-1} ... W_1 M_I``.
     """
-    P = end_to_end(Ws, M_O, M_I)
-    E = P @ Sigma_xx - Sigma_yx
     pre, suf = prefix_products(Ws), suffix_products(Ws)
+    P = _mul(_mul(M_O, pre[-1]), M_I)                  # end_to_end: pre[-1] is product(Ws), the same products
+    E = P @ Sigma_xx - Sigma_yx
     grads = []
     for i, W in enumerate(Ws):
         A = _mul(M_O, suf[i + 1])
@@ -130,9 +130,9 @@ def per_sample_gradients(Ws, X, Y, *, M_O=None, M_I=None) -> list[np.ndarray]:
     Returns, for each layer, an array ``(b, n, d_i, d_{i-1})``: ``2 A_i^T r_k (B_i x_k)^T`` with
     residual ``r_k = P x_k - y_k``.
     """
-    P = end_to_end(Ws, M_O, M_I)
-    R = P @ X - Y                                  # (b, dy, n)
     pre, suf = prefix_products(Ws), suffix_products(Ws)
+    P = _mul(_mul(M_O, pre[-1]), M_I)              # end_to_end, from the same products
+    R = P @ X - Y                                  # (b, dy, n)
     out = []
     for i in range(len(Ws)):
         A = _mul(M_O, suf[i + 1])
@@ -167,9 +167,9 @@ def population_hvp(Ws, Vs, Sigma_xx, Sigma_yx, *, M_O=None, M_I=None, beta=0.0) 
     Source: second derivative of the loss of every paper's deep linear network (no factor 1/2).
     """
     D = len(Ws)
-    P = end_to_end(Ws, M_O, M_I)
-    E = P @ Sigma_xx - Sigma_yx
     pre, suf = prefix_products(Ws), suffix_products(Ws)
+    P = _mul(_mul(M_O, pre[-1]), M_I)                  # end_to_end: pre[-1] is product(Ws), the same products
+    E = P @ Sigma_xx - Sigma_yx
     A = [_mul(M_O, suf[i + 1]) for i in range(D)]       # map from layer i+1's output to the output
     B = [_mul(pre[i], M_I) for i in range(D)]           # map from the input to layer i+1's input
     terms = [_mul(_mul(A[k], Vs[k]), B[k]) for k in range(D)]
@@ -330,10 +330,13 @@ def gradient_flow(Ws0, Sigma_xx, Sigma_yx, *, beta=0.0, t_eval, method: str = "D
     from scipy.integrate import solve_ivp
 
     dims = [Ws0[0].shape[-1]] + [W.shape[-2] for W in Ws0]
+    cuts = np.cumsum([0] + [dims[i + 1] * dims[i] for i in range(len(dims) - 1)]).tolist()
+    shapes = [(dims[i + 1], dims[i]) for i in range(len(dims) - 1)]
 
-    def rhs(_t, th):
-        return -flatten_weights(population_gradients(unflatten_weights(th, dims), Sigma_xx, Sigma_yx,
-                                                     M_O=M_O, M_I=M_I, beta=beta))
+    def rhs(_t, th):   # unflatten_weights / flatten_weights without the checks: the solver keeps th's shape
+        g = population_gradients([th[a:b].reshape(sh) for a, b, sh in zip(cuts, cuts[1:], shapes)], Sigma_xx,
+                                 Sigma_yx, M_O=M_O, M_I=M_I, beta=beta)
+        return -np.concatenate([x.reshape(-1) for x in g])
 
     jac = None
     if method in ("Radau", "BDF", "LSODA"):
