@@ -34,6 +34,7 @@ theta`` and the root finding of its fixed points.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from types import SimpleNamespace
 
@@ -61,8 +62,16 @@ def pos(v):
 
 
 def eye(n, ctx):
-    """Identity ``(1, n, n)`` in ``ctx``."""
-    return ctx.asarray(np.eye(n))[None]
+    """Identity ``(1, n, n)`` in ``ctx``: one read-only array per ``(n, ctx)`` (built once: at mp50 every entry is
+    converted to an mpf), so combine it into new arrays, never write to it."""
+    return _eye(int(n), ctx)
+
+
+@functools.lru_cache(maxsize=256)
+def _eye(n, ctx):
+    out = ctx.asarray(np.eye(n))[None]
+    out.flags.writeable = False
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
