@@ -326,9 +326,10 @@ def test_the_probe_prints_whole_and_dies_with_its_command(tmp_path):
 
     noisy = make_pack(tmp_path, name="noisy_pack.py", prefix="print('NOISY 1')\nprint('NOISY 2')\n", paper="noisy")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}   # block-buffered, as in a pipe
-    for _ in range(2):
-        code, out, err = tc_cli("run", "--pack", noisy, "--jobs", "1", "-q", env=env)
-        assert out.count("NOISY 1") == out.count("NOISY 2") == 2, out + err   # the probe's import and the command's
+    for jobs in ("1", "1", "2"):
+        code, out, err = tc_cli("run", "--pack", noisy, "--jobs", jobs, "-q", env=env)
+        # once, whole, on stderr: from the probe (the command's own import and the workers' are quiet)
+        assert err.count("NOISY 1") == err.count("NOISY 2") == 1 and "NOISY" not in out, out + err
     loop = make_pack(tmp_path, name="loop_pack.py", prefix="while True:\n    pass\n", paper="loop")
     for jobs in ("1", "2"):   # the probe: a fork of the command (jobs 1), a child of the fork server (jobs 2)
         main = subprocess.Popen([sys.executable, "-m", "theorem_check", "run", "--pack", loop, "--jobs", jobs],
@@ -350,6 +351,24 @@ def test_the_probe_prints_whole_and_dies_with_its_command(tmp_path):
             os.kill(pid, _signal.SIGKILL)
         main.communicate(timeout=30)
         assert not left, f"jobs {jobs}: processes {left} outlived their command"
+
+
+def test_what_a_pack_prints_at_import_goes_to_stderr_once_and_json_stays_json(tmp_path):
+    """A helper's find: a pack that prints at import put its lines on stdout before ``--json``'s record (once per
+    import: the probe's and the command's), so the record did not parse; a pack raising KeyboardInterrupt at
+    import was "KeyboardInterrupt: " with nothing after, and a malformed claim's error named the pack twice."""
+    noisy = make_pack(tmp_path, name="chatty_pack.py", prefix="print('CHATTY')\n", paper="chatty")
+    for jobs in ("1", "2"):
+        code, out, err = tc_cli("run", "--pack", noisy, "--jobs", jobs, "-q", "--json", "--paper", "chatty")
+        assert json.loads(out)["claims"] and err.count("CHATTY") == 1, out + err
+    ki = tmp_path / "ki_pack.py"
+    ki.write_text("raise KeyboardInterrupt\n")
+    code, out, err = tc_cli("run", "--pack", str(ki), "--all")
+    assert code == 2 and err.strip().endswith(f"pack={str(ki)!r}: KeyboardInterrupt"), err
+    bad = tmp_path / "bad_pack.py"
+    bad.write_text(PACK.format(body="pass", paper="bad").replace('tc.Source("bad"', 'tc.Source("other"'))
+    code, out, err = tc_cli("run", "--pack", str(bad), "--all")
+    assert code == 2 and "definition problem" in err and err.count(f"pack={str(bad)!r}") == 1, err
 
 
 def _children() -> dict:

@@ -75,11 +75,13 @@ def load_claims(packs: tuple[str, ...], timeout: float | None = None) -> list:
     from pathlib import Path
 
     from theorem_check.errors import PackError
+    from theorem_check.execution.tasks import pack_files, quietly
     from theorem_check.execution.workers import DEFAULT_IMPORT_TIMEOUT, check_packs
 
     # packs are imported first in a probe process with a time limit: a pack that hangs, exits or
     # crashes at import is a one-line error (exit 2), never the run's exit status
     probed = check_packs(packs, DEFAULT_IMPORT_TIMEOUT if timeout is None else (timeout or None))
+    probed_files = {Path(f) for f in pack_files(packs)}
     load_builtin()
     probed()
     new, seen = [], set()
@@ -92,7 +94,9 @@ def load_claims(packs: tuple[str, ...], timeout: float | None = None) -> list:
             continue
         seen.add(key)
         try:
-            new.extend(load_pack(p))
+            # a file pack was imported by the probe first, which showed what it prints at import (on stderr)
+            with quietly() if key in probed_files else contextlib.nullcontext():
+                new.extend(load_pack(p))
         except SystemExit as exc:
             raise PackError(f"pack={p!r} called sys.exit({exc.code!r}) at import") from None
     return new

@@ -3,6 +3,7 @@ or ``os._exit`` at import is a one-line :class:`~theorem_check.errors.PackError`
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -12,7 +13,7 @@ from typing import Callable, Sequence
 
 from theorem_check.errors import PackError
 from theorem_check.execution.pool import exit_when_gone, probe_context
-from theorem_check.execution.tasks import CATALOGUE_TIMEOUT, DEFAULT_IMPORT_TIMEOUT, died, pack_files
+from theorem_check.execution.tasks import CATALOGUE_TIMEOUT, DEFAULT_IMPORT_TIMEOUT, died, pack_error_text, pack_files
 
 __all__ = ["check_packs"]
 
@@ -43,13 +44,13 @@ def _probe_main(conn, packs: tuple[str, ...], main_pid: int | None = None) -> No
     for p in packs:
         conn.send(("start", p))  # the parent's clock for this pack starts now
         try:
-            load_pack(p)
+            with contextlib.redirect_stdout(sys.stderr):   # stdout is the command's (a table, --json): not a pack's
+                load_pack(p)
         except SystemExit as exc:
             _finish(conn, ("error", f"pack={p!r} called sys.exit({exc.code!r}) at import"))
             return
         except BaseException as exc:  # noqa: BLE001
-            _finish(conn, ("error", str(exc) if isinstance(exc, PackError) else
-                           f"pack={p!r}: {type(exc).__name__}: {exc}"))
+            _finish(conn, ("error", pack_error_text(p, exc)))
             return
     _finish(conn, ("ok", None))
 

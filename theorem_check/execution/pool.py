@@ -24,6 +24,7 @@ from theorem_check.execution.tasks import (
     died,
     fmt_seconds,
     pack_files,
+    quietly,
     run_capturing,
 )
 
@@ -62,7 +63,8 @@ def _load_everything(packs: Sequence[str], conn) -> None:
     load_builtin()
     conn.send(("packs", None))  # the parent's import clock for the packs starts now
     for p in packs:
-        load_pack(p)
+        with quietly():   # the probe showed what the pack prints at import (on stderr), once
+            load_pack(p)
 
 
 def _worker_main(conn, packs: tuple[str, ...]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
@@ -12,7 +13,7 @@ from typing import Iterable
 
 from theorem_check.model.options import RunOptions
 
-__all__ = ["BLAS_VARS", "blas_threads", "CATALOGUE_TIMEOUT", "ClaimTimeout", "DEFAULT_IMPORT_TIMEOUT", "DEFAULT_TIMEOUT", "TaskOutcome", "SLOW_TIMEOUT_FACTOR", "START_METHOD", "Task", "default_jobs", "died", "failed_result", "fmt_seconds", "pack_files", "reissue_warnings", "run_capturing", "run_task", "timeout_for"]
+__all__ = ["BLAS_VARS", "blas_threads", "CATALOGUE_TIMEOUT", "ClaimTimeout", "DEFAULT_IMPORT_TIMEOUT", "DEFAULT_TIMEOUT", "TaskOutcome", "SLOW_TIMEOUT_FACTOR", "START_METHOD", "Task", "default_jobs", "died", "failed_result", "fmt_seconds", "pack_error_text", "pack_files", "quietly", "reissue_warnings", "run_capturing", "run_task", "timeout_for"]
 
 
 DEFAULT_TIMEOUT = 120.0
@@ -88,6 +89,27 @@ def pack_files(packs: Iterable[str]) -> tuple[str, ...]:
     """Absolute paths of the packs that are files, each once, in order (a pack named twice is
     loaded once, as the command line does)."""
     return tuple(dict.fromkeys(str(Path(p).resolve()) for p in packs if Path(p).is_file()))
+
+
+def pack_error_text(pack: str, exc: BaseException) -> str:
+    """One line for an exception a pack raised at import: a PackError's or a ClaimDefinitionError's own message
+    (they name the pack already), else ``pack='...': Type: message`` (``: message`` left out when empty, as
+    for a KeyboardInterrupt)."""
+    from theorem_check.errors import PackError
+
+    text = str(exc)
+    if isinstance(exc, PackError) or text.startswith(f"pack={pack!r}"):
+        return text
+    return f"pack={pack!r}: {type(exc).__name__}" + (f": {text}" if text else "")
+
+
+@contextlib.contextmanager
+def quietly():
+    """Discard what is printed to stdout and stderr inside the block: a pack imported again (by the command after
+    its probe, by each worker) printed what it prints at import once already, from the probe (on stderr)."""
+    with open(os.devnull, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink), \
+            contextlib.redirect_stderr(sink):
+        yield
 
 
 def timeout_for(claim, timeout: float | None) -> float | None:
