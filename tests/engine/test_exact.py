@@ -167,3 +167,32 @@ def test_a_false_gradient_with_respect_to_a_scalar_is_refuted(rhs):
     finding), so every false statement of the kind was INCONCLUSIVE with 'claim raised'."""
     r = tc.run_claim(tc.identity("demo.scalar_grad", "grad(a**3, a)", rhs, register=False), seed=0)
     assert r.verdict is tc.Verdict.REFUTED, r.evidence
+
+
+def test_exact_cost_follows_the_arithmetic_and_grows_with_the_size():
+    """The estimate of decision 142 (units of a small-integer multiply-add): a product r k c, a derivative one
+    forward pass per entry; monotone in the size, and a wrong gradient at n = 64 is over the budget."""
+    from theorem_check.engine.exact import EXACT_BUDGET, exact_cost
+
+    g = lambda n: exact_cost(ex.parse("grad(trace(X.T*A*X), X)", {"X": ("n", "n"), "A": ("n", "n")}, {"n": n},
+                                      what="side"))
+    assert exact_cost(ex.parse("A*B", SQ, {"n": 3}, what="side")) == 27 + 9
+    assert g(2) < g(8) < g(16) < EXACT_BUDGET < g(24) < g(64)
+    inv = lambda n: exact_cost(ex.parse("A**-1", SQ, {"n": n}, what="side"))
+    assert inv(4) < inv(32) < EXACT_BUDGET < inv(64)
+
+
+def test_a_wrong_gradient_at_training_sizes_is_refuted_without_an_exact_search():
+    """A helper's find: at n = 64 the exact search (one rational forward pass per entry of X) ran past the claim's
+    120 s limit and a wrong gradient came back INCONCLUSIVE; over the budget it is not attempted, the numerics
+    refute, and the same statement at n = 3 still carries its exact certificate."""
+    import time
+
+    for n, certified in ((64, False), (3, True)):
+        t0 = time.perf_counter()
+        c = tc.identity("demo.wrong_gradient", "grad(trace(X.T*A*X), X)", "2*A*X",
+                        shapes={"X": ("n", "m"), "A": ("n", "n")}, sizes={"n": (n, n), "m": (n, n)}, register=False)
+        r = tc.run_claim(c, seed=0, controls=False)
+        assert r.verdict is tc.Verdict.REFUTED, r.evidence
+        assert (r.printed.exact is not None) is certified, r.evidence
+        assert time.perf_counter() - t0 < 60   # a bound far above the 1-2 s it takes, far below the old time-out
