@@ -102,6 +102,9 @@ READINGS = [
     (r"W_1 x", {"W_1": ("n", "n"), "x": ("n", 1)}, "W_1*x"),
     (r"W_{12} x", {"W_12": ("n", "n"), "x": ("n", 1)}, "W_12*x"),
     (r"W^{(l)} x", {"W__l": ("n", "n"), "x": ("n", 1)}, "W__l*x"),
+    # a label and a transpose in one superscript (a helper's find: '\top' was read as '\to', a relation)
+    (r"W^{(1)\top} W^{(2)\top} x", {"W__1": ("n", "n"), "W__2": ("n", "n"), "x": ("n", 1)}, "W__1.T*W__2.T*x"),
+    (r"W^{(l) T} x", {"W__l": ("n", "n"), "x": ("n", 1)}, "W__l.T*x"),
     (r"\Sigma^{-1}", {"Sigma": ("n", "n")}, "Sigma**-1"),
     (r"\lambda A", SQ, "lamda*A"),
     (r"\left( A + B \right)\, C \; \! \quad", SQ, "(A + B)*C"),
@@ -155,6 +158,7 @@ def test_statement_sides_and_conventions():
     (r"\foo{A} = B", r"unexpected '\\foo' at column 1"),
     (r"A B = C \cdot", "unexpected end of input"),
     (r"A ) = B", "unexpected ')' at column 3"),
+    (r"A \top B = A", r"unexpected '\\top' at column 3"),   # not \to (a relation) followed by p
     (r"a := b", "not an identity (relation ':=')"),
     (r"a \approx b", r"not an identity (relation '\\approx')"),
     (r"a \le b", "not an identity"),

@@ -61,7 +61,7 @@ What is read
   multiplies), ``\mathbf{1}``, ``\mathbf{1}_n`` the column of ones; ``e^{x}`` is ``exp(x)`` unless
   ``e`` is declared.
 * names: one Latin letter, a Greek letter (``\lambda`` is ``lamda``), with subscripts (``W_1``,
-  ``W_{l+1}`` -> ``W_lp1``) and labels (``W^{(l)}`` -> ``W__l``), in ``\mathbf``, ``\boldsymbol``,
+  ``W_{l+1}`` -> ``W_lp1``) and labels (``W^{(l)}`` -> ``W__l``; ``W^{(l)\top}`` is its transpose), in ``\mathbf``, ``\boldsymbol``,
   ``\bm`` (the same name), ``\hat``, ``\tilde`` (``xhat``, ``Wtilde``), ``\mathcal`` (``Lcal``).
 * ignored: ``\left``, ``\right``, ``\big``..., ``\,``, ``\;``, ``\!``, ``\quad``, ``~``, ``&``,
   ``\label``, a final ``.`` or ``,``.

@@ -411,6 +411,10 @@ class _Build:
         label = _name_part(re.sub(r"^\^\s*", "", str(tok)), self.text, self.what)
         return ("name", base[1], base[2], label, base[4])
 
+    def n_label_transpose(self, a, tok):         # W^{(l)\top}: (W^{(l)})^\top
+        label = re.match(r"\^\s*\{\s*(\([^()]*\))", str(tok)).group(1)
+        return ("T", self.n_label(a, "^{" + label + "}"))
+
     def n_subscript(self, a, tok):
         base = self.node(a)
         sub = _sub_text(str(tok))
