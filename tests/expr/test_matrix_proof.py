@@ -99,3 +99,25 @@ def test_symmetric_domain_gradient_gets_no_normal_form_proof():
                         sizes={"n": (1, 3)}, register=False)
     assert wrong.statement.derivation is None
     assert tc.run_claim(wrong, seed=0, trials=4).verdict.value == "REFUTED"
+
+
+@pytest.mark.parametrize("lhs, rhs, shapes, structure, proved", [
+    ("x.T*K*x", "0", {"K": ("n", "n"), "x": ("n", 1)}, {"K": "antisymmetric"}, True),
+    ("trace(S*K)", "0", {"S": ("n", "n"), "K": ("n", "n")}, {"S": "symmetric", "K": "antisymmetric"}, True),
+    ("trace(A.T*K*A)", "0", {"A": ("n", "m"), "K": ("n", "n")}, {"K": "antisymmetric"}, True),
+    ("x.T*K*y", "0", {"K": ("n", "n"), "x": ("n", 1), "y": ("n", 1)}, {"K": "antisymmetric"}, False),
+    ("x.T*A*x", "0", {"A": ("n", "n"), "x": ("n", 1)}, {}, False),
+    ("trace(A*K)", "0", {"A": ("n", "n"), "K": ("n", "n")}, {"K": "antisymmetric"}, False),
+    ("trace(K*K)", "0", {"K": ("n", "n")}, {"K": "antisymmetric"}, False),
+    ("x.T*S*x", "0", {"S": ("n", "n"), "x": ("n", 1)}, {"S": "symmetric"}, False),
+])
+def test_a_scalar_equal_to_minus_its_transpose_is_zero(lhs, rhs, shapes, structure, proved):
+    """A helper's find: x^T K x = 0 and tr(S K) = 0 (K antisymmetric, S symmetric) were INCONCLUSIVE ('= 0' is
+    vacuous numerically) for want of the rule s = s^T = -s; a 1 x 1 side against the scalar 0 was no proof at
+    all.  PROVED now, and the neighbours where the transpose is not the negative never are."""
+    claim = tc.identity("nf.antisym_zero", lhs, rhs, shapes=shapes, structure=structure, register=False)
+    assert (claim.statement.derivation is not None) is proved
+    res = tc.run_claim(claim, seed=0, trials=4, controls=False)
+    assert res.verdict.value == ("PROVED" if proved else "REFUTED"), res.evidence
+    if proved:
+        assert "K antisymmetric" in claim.statement.derivation().steps[0].why

@@ -183,8 +183,12 @@ def _derivation_within(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadli
     if diffed and any(k not in (None, "invertible", "symmetric", "spd") for k in kinds.values()):
         return None   # closed-form derivatives know the free and the symmetric domain only
     l, r = _replace_grads(l, sym), _replace_grads(r, sym)
-    if l is None or r is None or ex.is_matrix(l) != ex.is_matrix(r):
+    if l is None or r is None:
         return None
+    if ex.is_matrix(l) != ex.is_matrix(r):   # a 1 x 1 matrix against a scalar (x^T K x = 0): its one entry, tr
+        l, r = (sp.Trace(x) if ex.is_matrix(x) and tuple(x.shape) == (1, 1) else x for x in (l, r))
+        if ex.is_matrix(l) != ex.is_matrix(r):
+            return None
     if sym:
         l, r = _symmetric_sides(l, sym), _symmetric_sides(r, sym)
         if l is None or r is None:

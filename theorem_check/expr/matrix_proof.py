@@ -181,8 +181,10 @@ def prove_identity(lhs, rhs, structure: Mapping[str, str] | None = None, *, roun
     used = tuple(sorted(f"{k} {v}" for k, v in nz.structure.items()
                         if v in ("symmetric", "spd", "diagonal", "antisymmetric", "orthogonal")))
     try:
-        if is_matrix(lhs) != is_matrix(rhs):
-            return None
+        if is_matrix(lhs) != is_matrix(rhs):   # a 1 x 1 matrix against a scalar: its one entry, tr(M)
+            lhs, rhs = _entry(lhs), _entry(rhs)
+            if lhs is None or rhs is None:
+                return None
         if not is_matrix(lhs):
             diff = sp.cancel(sp.together(nz.scalar(lhs) - nz.scalar(rhs)))
             if diff != 0:
@@ -199,6 +201,13 @@ def prove_identity(lhs, rhs, structure: Mapping[str, str] | None = None, *, roun
         return MatrixProof(ROUTES[1], tuple(nz.rules), tuple(multipliers), _ASSUMPTION, _used(nz, used))
     except (NormalFormError, RecursionError, TypeError, ValueError, AttributeError):
         return None
+
+
+def _entry(x):
+    """A scalar as is, a ``1 x 1`` matrix expression as its trace (its one entry), else None."""
+    if not is_matrix(x):
+        return x
+    return sp.Trace(x) if tuple(x.shape) == (1, 1) else None
 
 
 def over_symbolic_sizes(x) -> bool:

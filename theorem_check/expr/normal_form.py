@@ -29,7 +29,9 @@ size at which both sides are defined (names as recorded in :attr:`Normalizer.rul
   valid for every complex ``P``); bases equal only by a branch rule (``sqrt(1/t)``, ``1/sqrt(t)``) stay
   different atoms: no proof, never a wrong one;
 - structure (``structure={name: kind}``): ``symmetric``/``spd``/``diagonal``: ``X^T = X``;
-  ``antisymmetric``: ``X^T = -X``; ``orthogonal``: ``Q^{-1} = Q^T``, ``Q^T Q = Q Q^T = I``.
+  ``antisymmetric``: ``X^T = -X``; ``orthogonal``: ``Q^{-1} = Q^T``, ``Q^T Q = Q Q^T = I``;
+- a ``1 x 1`` product or a trace whose transpose is its own negative (``x^T K x``, ``tr(S K)``, ``K``
+  antisymmetric and ``S`` symmetric) is 0 (``s = s^T = -s``).
 
 Canonical keys are strings built from the names (``A``, ``A.T``, ``A^-1``, ``inv(...)``, ``kron(...)``);
 equal keys mean equal objects, so an equal normal form is a proof; an unequal one proves nothing (the
@@ -440,8 +442,18 @@ class Normalizer:
         best = (_word_key(word, 1), sp.S.One)
         tr = self._raw_transpose(word)
         if tr is not None:
+            if _word_key(tr[1], 1) == best[0] and tr[0] != 1:   # x^T K x with K^T = -K: s = s^T = -s
+                self._note_antisymmetric(word)
+                self.note("a 1x1 product equals its transpose, here its negative: it is 0")
+                return sp.S.Zero
             best = min(best, (_word_key(tr[1], 1), tr[0]), key=lambda t: t[0])
         return best[1] * self._atom(f"[{best[0]}]")
+
+    def _note_antisymmetric(self, word: tuple) -> None:
+        """Record the rule ``X^T = -X`` of each antisymmetric matrix in ``word`` (a transpose taken quietly)."""
+        for name in dict.fromkeys(leaf.data[0] for leaf in word if leaf.kind == "sym"):
+            if self.structure.get(name) == "antisymmetric":
+                self.note(f"{name} antisymmetric: {name}^T = -{name}")
 
     def _atom(self, key: str) -> sp.Symbol:
         if key not in self.atoms:
@@ -475,6 +487,12 @@ class Normalizer:
         if tr is not None:
             c2, w2 = tr
             cands += [(_word_key(w2[k:] + w2[:k], n), c2) for k in range(len(w2))]
+        first: dict = {}
+        for key, c in cands:   # every candidate equals the trace: one word with two coefficients means tr = -tr
+            if first.setdefault(key, c) != c:
+                self._note_antisymmetric(w)
+                self.note("tr(X^T) = tr(X) and the transpose is the negative (antisymmetric factors): the trace is 0")
+                return sp.S.Zero
         best = min(cands, key=lambda t: t[0])
         if best != cands[0]:
             self.note("tr(AB) = tr(BA) (cyclic), tr(X^T) = tr(X): canonical rotation")
