@@ -62,8 +62,7 @@ def pos(v):
 
 
 def eye(n, ctx):
-    """Identity ``(1, n, n)`` in ``ctx``: one read-only array per ``(n, ctx)`` (built once: at mp50 every entry is
-    converted to an mpf), so combine it into new arrays, never write to it."""
+    """Identity ``(1, n, n)`` in ``ctx``, read-only: built once per ``(n, ctx)`` (at mp50 each entry an mpf)."""
     return _eye(int(n), ctx)
 
 
@@ -278,13 +277,6 @@ def scale_inv_grads(theta, X, y, ctx):
     return 2 * r[:, :, None] * dx
 
 
-def scale_inv_losses(theta, X, y, ctx):
-    """Per-sample losses of the scale-invariant model: (b, n)."""
-    nrm = ctx.sqrt(np.sum(theta * theta, axis=1))
-    r = np.sum(X * theta[:, :, None], axis=1) / nrm[:, None] - y
-    return r * r
-
-
 def relu_grads(a, w, X, Y):
     """Per-sample gradients of ``l = ||a relu(w^T x) - y||^2`` w.r.t. ``(a, w)``: (b, n, d_y + d_x)."""
     z = np.sum(X * w[:, :, None], axis=1)                     # (b, n)
@@ -385,11 +377,6 @@ def control(statement, name, **changes):
     return dataclasses.replace(statement, name=f"control: {name}", kind="control", derivation=None,
                                latex=changes.pop("latex", statement.latex + rf"\quad\text{{[control: {name}]}}"),
                                **changes)
-
-
-def zero_rhs(inst, ctx, like):
-    """A zero array shaped like ``like`` (for statements ``expr = 0``)."""
-    return like * 0
 
 
 # ----------------------------------------------------------------------------------------------

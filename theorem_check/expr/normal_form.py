@@ -50,12 +50,12 @@ Magnus & Neudecker, *Matrix Differential Calculus* (3rd ed., 2019), chapter 2.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping
 
 import sympy as sp
 
 from theorem_check.expr.det_lemma import det_lemma
+from theorem_check.expr.nf_terms import Leaf, NormalForm, word_key
 from theorem_check.expr.nodes import ExprError, Vec, is_matrix
 
 __all__ = ["Leaf", "NormalForm", "Normalizer", "NormalFormError", "SYMMETRIC_KINDS"]
@@ -72,65 +72,6 @@ class NormalFormError(ExprError):
     """The expression is outside the normal form's grammar (no proof from it; not a user error)."""
 
 
-@dataclass(frozen=True, eq=False)
-class Leaf:
-    """One factor of a word: a matrix symbol (``kind="sym"``, ``data=(name, transposed, inverted)``), the
-    inverse of a sum or of a rectangular product (``"inv"``, ``data=(NormalForm,)``), a Kronecker product
-    of two monic words (``"kron"``, ``data=(NormalForm, NormalForm)``), ``vec`` of a word (``"vec"``,
-    ``data=(NormalForm, transposed)``), or ``ones(rows, cols)`` (``"ones"``).  ``rows``/``cols`` are
-    SymPy sizes; equality and hashing are by the canonical string ``key``."""
-
-    key: str
-    rows: object
-    cols: object
-    kind: str
-    data: tuple = ()
-
-    def __eq__(self, other):
-        return isinstance(other, Leaf) and other.key == self.key
-
-    def __hash__(self):
-        return hash(self.key)
-
-    @property
-    def square(self) -> bool:
-        """True when rows and cols are the same SymPy size (so for every instantiation)."""
-        return self.rows == self.cols
-
-
-def _word_key(word: tuple, rows) -> str:
-    return "*".join(w.key for w in word) if word else f"I({rows})"
-
-
-@dataclass(frozen=True)
-class NormalForm:
-    """A canonical sum ``sum c_k word_k`` of shape ``(rows, cols)``; ``terms`` maps a word (tuple of
-    :class:`Leaf`) to its nonzero coefficient (a SymPy expression); the empty word is the identity."""
-
-    rows: object
-    cols: object
-    terms: tuple
-
-    @property
-    def is_zero(self) -> bool:
-        """True when there is no term left (every coefficient cancelled)."""
-        return not self.terms
-
-    @property
-    def key(self) -> str:
-        """The canonical string of the sum (terms sorted by word)."""
-        return " + ".join(f"({c})*{_word_key(w, self.rows)}" for w, c in self.terms) or f"0({self.rows},{self.cols})"
-
-    @property
-    def text(self) -> str:
-        """A short readable form (``A*B + I(n)``, ``-2*A.T``) for evidence."""
-        parts = []
-        for w, c in self.terms:
-            word = _word_key(w, self.rows)
-            parts.append(word if c == 1 else f"-{word}" if c == -1 else f"({c})*{word}")
-        return " + ".join(parts).replace("+ -", "- ") or "0"
-
-
 def _simp(c):
     return sp.cancel(sp.together(c)) if c.free_symbols else c
 
@@ -141,7 +82,7 @@ def _make(rows, cols, acc: dict) -> NormalForm:
         c = _simp(c)
         if c != 0:
             terms.append((w, c))
-    terms.sort(key=lambda t: _word_key(t[0], rows))
+    terms.sort(key=lambda t: word_key(t[0], rows))
     return NormalForm(rows, cols, tuple(terms))
 
 
@@ -439,14 +380,14 @@ class Normalizer:
         if len(word) == 2 and word[0].kind == "vec" and word[1].kind == "vec":
             self.note("vec(X)^T vec(Y) = tr(X^T Y)")
             return self.trace(self.mul(self.transpose(word[0].data[0]), word[1].data[0]))
-        best = (_word_key(word, 1), sp.S.One)
+        best = (word_key(word, 1), sp.S.One)
         tr = self._raw_transpose(word)
         if tr is not None:
-            if _word_key(tr[1], 1) == best[0] and tr[0] != 1:   # x^T K x with K^T = -K: s = s^T = -s
+            if word_key(tr[1], 1) == best[0] and tr[0] != 1:   # x^T K x with K^T = -K: s = s^T = -s
                 self._note_antisymmetric(word)
                 self.note("a 1x1 product equals its transpose, here its negative: it is 0")
                 return sp.S.Zero
-            best = min(best, (_word_key(tr[1], 1), tr[0]), key=lambda t: t[0])
+            best = min(best, (word_key(tr[1], 1), tr[0]), key=lambda t: t[0])
         return best[1] * self._atom(f"[{best[0]}]")
 
     def _note_antisymmetric(self, word: tuple) -> None:
@@ -482,11 +423,11 @@ class Normalizer:
                 if red.terms != ((rot, sp.S.One),) and depth < 50:
                     self.note("tr(AB) = tr(BA) (cyclic)")
                     return self.trace(red, depth + 1)
-            cands.append((_word_key(rot, n), sp.S.One))
+            cands.append((word_key(rot, n), sp.S.One))
         tr = self._raw_transpose(w)
         if tr is not None:
             c2, w2 = tr
-            cands += [(_word_key(w2[k:] + w2[:k], n), c2) for k in range(len(w2))]
+            cands += [(word_key(w2[k:] + w2[:k], n), c2) for k in range(len(w2))]
         first: dict = {}
         for key, c in cands:   # every candidate equals the trace: one word with two coefficients means tr = -tr
             if first.setdefault(key, c) != c:
