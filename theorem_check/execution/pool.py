@@ -104,7 +104,7 @@ def _worker_main(conn, packs: tuple[str, ...]) -> None:
 
 _preload_done = False
 
-RUN_MODULES = ("scipy.optimize", "scipy.stats", "scipy.integrate", "scipy.linalg")
+RUN_MODULES = ("scipy.optimize", "scipy.special", "scipy.integrate", "scipy.linalg")
 """Modules the papers' checks import when they run (not at import, so that ``list`` and ``show`` start without
 them): the fork server imports them once for every worker, instead of each worker on its first claim."""
 

@@ -262,7 +262,8 @@ def z_critical(alpha: float = 1e-6) -> float:
 
 @functools.lru_cache(maxsize=64)
 def _z_critical(alpha: float) -> float:
-    """scipy.stats' quantile, once per ``alpha`` (a Monte Carlo verdict asks for the same few thousands of times)."""
-    from scipy.stats import norm
+    """The quantile once per ``alpha`` (a Monte Carlo verdict asks for the same few thousands of times):
+    ``-ndtri(alpha / 2)``, what ``scipy.stats.norm.isf`` computes, without importing scipy.stats (0.4 s)."""
+    from scipy.special import ndtri
 
-    return float(norm.isf(alpha / 2))
+    return float(-ndtri(alpha / 2))
