@@ -1,6 +1,8 @@
 """The LaTeX reader (theorem_check.expr.latex): the string syntax it writes, one-line errors with the
 token and its column, and the round trip SymPy's LaTeX printer -> reader -> the same tree."""
 
+import re
+
 import pytest
 import sympy as sp
 from hypothesis import assume, given
@@ -255,3 +257,27 @@ def test_powers_of_sigmoid_and_softplus_print_and_read_back():
     assert expr_latex(sigmoid(x) ** 2) == r"\sigma\left(x\right)^{2}"
     assert parse_latex_statement(r"\sigma\left(x\right)^{2} = 0", {})[0] == "sigmoid(x)**2"
     assert "softplus" in expr_latex(softplus(x) ** 3)
+
+
+@pytest.mark.parametrize("tex, scalars, message", [
+    (r"\phi(x + y) = \phi(x) + \phi(y)", (), r"'\phi(...)' reads as a function applied or as a product"),
+    (r"\phi(W x) = W \phi(x)", (), r"'\phi(...)' reads as a function"),
+    (r"\mathrm{ReLU}(x + y) = \mathrm{ReLU}(x) + \mathrm{ReLU}(y)", (), r"'\mathrm{ReLU}(...)' reads as a function"),
+    (r"\lambda (A + B) = \lambda A + \lambda B", (), r"'\lambda(...)' reads as a function"),
+    (r"\sigma (x + y) = \sigma x + \sigma y", (), r"is read as the sigmoid, but \sigma is also declared or used"),
+    (r"\sigma (a + b) = \sigma a + \sigma b", ("sigma",), r"is read as the sigmoid"),
+])
+def test_a_name_before_a_parenthesis_is_a_product_only_when_declared(tex, scalars, message):
+    """A helper's find: '\\phi(x + y) = \\phi(x) + \\phi(y)' (a feature map, false) was read as a scalar times
+    (x + y) and PROVED, and '\\sigma (x + y) = \\sigma x + \\sigma y' with sigma declared a scalar was read with
+    the sigmoid on the left and REFUTED.  Undeclared, such a name is refused (one line), never guessed."""
+    with pytest.raises(ParseError, match=re.escape(message)):
+        parse_latex_statement(tex, convention_shapes(latex_names(tex)), scalars=scalars)
+
+
+def test_a_declared_name_before_a_parenthesis_is_a_factor():
+    tex = r"\lambda (A + B) = \lambda A + \lambda B"
+    assert parse_latex_statement(tex, convention_shapes(latex_names(tex)), scalars=("lamda",)) == \
+        ("lamda*(A + B)", "lamda*A + lamda*B")
+    tex = r"W (x + y) = W x + W y"      # W is a matrix (convention or declaration): a product, as before
+    assert parse_latex_statement(tex, convention_shapes(latex_names(tex))) == ("W*(x + y)", "W*x + W*y")

@@ -286,7 +286,7 @@ def read_latex(statement: str, shapes: dict, declared=None, complex_names=()) ->
     scalars = {k: () for k, v in (declared.shapes.items() if declared is not None else ()) if v == ()}
     conv = convention_shapes(names, {**shapes, **scalars})
     full = {**shapes, **conv}
-    lhs, rhs = parse_latex_statement(statement, full, complex_names)
+    lhs, rhs = parse_latex_statement(statement, full, complex_names, scalars=tuple(scalars))
     return f"{lhs} = {rhs}", full, conv
 
 

@@ -89,7 +89,7 @@ from typing import Iterable, Mapping
 import sympy as sp
 
 from theorem_check.errors import ExprError, ParseError, ShapeMismatch
-from theorem_check.expr.latex_tree import name_text, names_of, read, walk
+from theorem_check.expr.latex_tree import applied_names, name_text, names_of, read, walk
 from theorem_check.expr.parse import parse
 
 __all__ = ["parse_latex", "parse_latex_statement", "latex_names", "convention_shapes", "latex_side",
@@ -136,7 +136,7 @@ def convention_shapes(names: Mapping[str, str], declared: Mapping[str, tuple] | 
 
 
 def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
-                          complex_names: Iterable[str] = ()) -> tuple[str, str]:
+                          complex_names: Iterable[str] = (), scalars: Iterable[str] = ()) -> tuple[str, str]:
     """``"LHS = RHS"`` in LaTeX -> its two sides in the string syntax (see the module docstring).
 
     Parameters
@@ -148,6 +148,11 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
     complex_names : iterable of str
         Names with complex values: ``\\langle A, B\\rangle`` of one is refused (which slot is conjugated
         differs between authors: ``tr(A^H B)`` or ``tr(A B^H)``; write the trace).
+    scalars : iterable of str
+        Names declared scalars (``--where '\\sigma > 0'``).  A name written directly before a parenthesis
+        (``\\phi(x + y)``, ``\\mathrm{ReLU}(x)``) is a product only when declared (here or in ``shapes``);
+        otherwise it is refused, as a function applied would be read as a product (a false linearity PROVED).
+        ``\\sigma(...)`` is the sigmoid, refused when ``\\sigma`` is declared or also used as a name.
 
     Raises
     ------
@@ -164,8 +169,24 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
         raise ParseError(f"statement={text!r} is not an identity ({what}): give one 'LHS = RHS'")
     if shapes is None:
         shapes = convention_shapes(latex_names(text))
+    _check_applied(text, sides, shapes, frozenset(scalars))
     frozen, cplx = _freeze(shapes), frozenset(complex_names)
     return _Emit(text, frozen, cplx).side(sides[0]), _Emit(text, frozen, cplx).side(sides[1])
+
+
+def _check_applied(text: str, sides, shapes: Mapping, scalars: frozenset) -> None:
+    """Refuse a name before a parenthesis that no declaration makes a factor, and an ambiguous ``\\sigma(``
+    (see :func:`parse_latex_statement`; a helper's find: ``\\phi(x + y) = \\phi(x) + \\phi(y)`` was PROVED)."""
+    applied, sigmoid = applied_names(text)
+    for name, tex in applied:
+        if name not in shapes and name not in scalars:
+            raise ParseError(f"statement={text!r}: '{tex}(...)' reads as a function applied or as a product: a "
+                             f"name before a parenthesis is a factor only when declared (--where "
+                             f"'{tex} \\in \\mathbb{{R}}'), or write '\\cdot' between them")
+    if sigmoid and ("sigma" in scalars or "sigma" in shapes or "sigma" in names_of(sides)):
+        raise ParseError(f"statement={text!r}: '\\sigma(...)' is read as the sigmoid, but \\sigma is also "
+                         "declared or used as a name: write '\\sigma \\cdot (...)' for a product, or "
+                         "'\\operatorname{sigmoid}(...)'")
 
 
 def latex_side(text: str, shapes: Mapping[str, tuple]) -> str:

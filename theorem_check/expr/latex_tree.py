@@ -34,7 +34,8 @@ from pathlib import Path
 
 from theorem_check.errors import ParseError
 
-__all__ = ["GREEK", "FUNCTION_NAMES", "REFUSED", "prepass", "read", "name_text", "names_of", "walk"]
+__all__ = ["GREEK", "FUNCTION_NAMES", "REFUSED", "applied_names", "prepass", "read", "name_text", "names_of",
+           "walk"]
 
 GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi "
          "rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma "
@@ -437,6 +438,41 @@ def _is_punct(t) -> bool:
     import lark
 
     return isinstance(t, lark.Token)
+
+
+@functools.lru_cache(maxsize=1024)
+def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
+    """``(names, sigmoid)``: the ``(string-syntax name, LaTeX as written)`` of each name directly before a parenthesis (``\\phi(x + y)``,
+    ``\\mathrm{ReLU}(x)``, ``W (x + y)``), which the grammar reads as products, and whether ``\\sigma(...)`` is
+    read as the sigmoid.  :func:`theorem_check.expr.latex.parse_latex_statement` refuses such a name that no
+    declaration makes a product: a paper's ``\\phi(x + y)`` is a function applied (decision 142)."""
+    import lark
+
+    src, _ = prepass(text)
+    try:
+        tree = _parser().parse(src)
+    except lark.exceptions.UnexpectedInput:
+        return (), False
+    build, names, sigmoid = _Build(text, "statement"), [], False
+    for t in tree.iter_subtrees():
+        if t.data == "call" and isinstance(t.children[0], lark.Token) and t.children[0].type == "SIGMA_FN":
+            sigmoid = True
+        if t.data != "mul" or len(t.children) != 2:          # juxtaposition only: 'a \\cdot (b)' is a product
+            continue
+        left, right = t.children
+        if not (isinstance(right, lark.Tree) and right.data == "group" and isinstance(right.children[0], lark.Token)
+                and right.children[0].type == "LPAR"):
+            continue
+        while isinstance(left, lark.Tree) and left.data == "mul" and len(left.children) == 2:
+            left = left.children[-1]                        # the factor just before the parenthesis
+        if isinstance(left, lark.Tree) and left.data in ("name", "styled"):
+            try:
+                node = build.node(left)
+            except ParseError:
+                continue
+            if node[0] == "name":
+                names.append((name_text(node), " ".join(str(c) for c in left.children)))
+    return tuple(dict.fromkeys(names)), sigmoid
 
 
 def name_text(node) -> str:
