@@ -281,3 +281,14 @@ def test_a_declared_name_before_a_parenthesis_is_a_factor():
         ("lamda*(A + B)", "lamda*A + lamda*B")
     tex = r"W (x + y) = W x + W y"      # W is a matrix (convention or declaration): a product, as before
     assert parse_latex_statement(tex, convention_shapes(latex_names(tex))) == ("W*(x + y)", "W*x + W*y")
+
+
+@pytest.mark.parametrize("tex", [r"\frac{d}{dx} x^2 = 2 x", r"\frac{\mathrm{d}}{\mathrm{d}t} t^3 = 3 t^2",
+                                 r"\frac{d x^2}{dx} = 2 x"])
+def test_a_total_derivative_is_refused_not_read_as_a_quotient(tex):
+    """A helper's find: '\\frac{d}{dx}' was read as d / (d x) (with d and x scalars, a true derivative statement
+    became another statement; with the conventions a misleading 'division by the matrix d*x')."""
+    shapes = {}   # d, x, t scalars: the reading that turned a true statement into a false one
+    with pytest.raises(ParseError, match=re.escape(r"'\frac{d}{dx}' (a total derivative) is not read")):
+        parse_latex_statement(tex, shapes)
+    assert parse_latex_statement(r"\frac{d}{n} = d n^{-1}", {}) == ("d/n", "d*n**-1")   # d over no d: a quotient

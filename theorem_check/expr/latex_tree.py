@@ -276,7 +276,11 @@ class _Build:
         return ("div", ("num", a), ("num", b))
 
     def n_frac(self, _tok, a, b):
-        return ("div", self.node(a), self.node(b))
+        num, den = self.node(a), self.node(b)
+        if _leftmost_d(num) and _leftmost_d(den) and den[0] == "mul":   # \frac{d}{dx}, \frac{d f}{d x}
+            self.fail(r"'\frac{d}{dx}' (a total derivative) is not read: write \frac{\partial}{\partial x} or "
+                      r"\nabla_x (read as d divided by d x it would be a different statement)")
+        return ("div", num, den)
 
     def n_sqrt(self, _tok, a):
         return ("call", "sqrt", [self.node(a)])
@@ -473,6 +477,13 @@ def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
             if node[0] == "name":
                 names.append((name_text(node), " ".join(str(c) for c in left.children)))
     return tuple(dict.fromkeys(names)), sigmoid
+
+
+def _leftmost_d(node) -> bool:
+    """True when the leftmost factor of ``node`` is the name ``d`` (``d``, ``\\mathrm{d}``): a derivative's d."""
+    while node[0] == "mul":
+        node = node[1]
+    return node[0] == "name" and node[1] == "d" and not node[2] and not node[3]
 
 
 def name_text(node) -> str:
