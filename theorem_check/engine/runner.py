@@ -266,8 +266,9 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
                 parts.append("dims " + " | ".join(_dims_text(c) for c in num.configs))
             if num.vacuous:
                 parts.append("vacuous: both sides vanish on every instance (below the floor of their "
-                             "computation's magnitude; docs/verdicts.md: an identity '= 0' is decided by "
-                             "tc.identity(..., scale=) or by a nonzero equivalent form)")
+                             "computation's magnitude, so the numbers cannot tell 0 from a small gap; "
+                             "docs/verdicts.md: a proof decides it, or a nonzero equivalent form, or in a pack "
+                             "tc.identity(..., scale=))")
             elif any(i.vacuous for i in inst):
                 parts.append(f"{sum(i.vacuous for i in inst)} of {len(inst)} instances vacuous")
             if num.bad:
