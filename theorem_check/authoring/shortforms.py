@@ -56,7 +56,7 @@ from theorem_check.authoring.spec import (
 from theorem_check.engine.symbolic import Derivation, Step, has_fractional_matpow, simplifies_to_zero
 from theorem_check.engine.time_limit import StepTimeout, run_limited
 from theorem_check.errors import ClaimDefinitionError, InternalError, ShapeMismatch
-from theorem_check.expr.matrix_proof import over_symbolic_sizes, prove_identity
+from theorem_check.expr.matrix_proof import one_entry, over_symbolic_sizes, prove_identity
 from theorem_check.model.claims import Claim, Instance, Source, Statement, double, negate, perturb
 from theorem_check.model.dims import DimSpace
 
@@ -186,8 +186,8 @@ def _derivation_within(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadli
     if l is None or r is None:
         return None
     if ex.is_matrix(l) != ex.is_matrix(r):   # a 1 x 1 matrix against a scalar (x^T K x = 0): its one entry, tr
-        l, r = (sp.Trace(x) if ex.is_matrix(x) and tuple(x.shape) == (1, 1) else x for x in (l, r))
-        if ex.is_matrix(l) != ex.is_matrix(r):
+        l, r = one_entry(l), one_entry(r)
+        if l is None or r is None:
             return None
     if sym:
         l, r = _symmetric_sides(l, sym), _symmetric_sides(r, sym)

@@ -41,7 +41,7 @@ import sympy as sp
 from theorem_check.expr.nodes import is_matrix
 from theorem_check.expr.normal_form import NormalForm, NormalFormError, Normalizer
 
-__all__ = ["MatrixProof", "prove_identity", "over_symbolic_sizes", "ROUTES"]
+__all__ = ["MatrixProof", "prove_identity", "one_entry", "over_symbolic_sizes", "ROUTES"]
 
 ROUTES = ("normal form", "normal form, inverses cleared")
 """The routes :func:`prove_identity` names in a :class:`MatrixProof`."""
@@ -182,7 +182,7 @@ def prove_identity(lhs, rhs, structure: Mapping[str, str] | None = None, *, roun
                         if v in ("symmetric", "spd", "diagonal", "antisymmetric", "orthogonal")))
     try:
         if is_matrix(lhs) != is_matrix(rhs):   # a 1 x 1 matrix against a scalar: its one entry, tr(M)
-            lhs, rhs = _entry(lhs), _entry(rhs)
+            lhs, rhs = one_entry(lhs), one_entry(rhs)
             if lhs is None or rhs is None:
                 return None
         if not is_matrix(lhs):
@@ -203,8 +203,9 @@ def prove_identity(lhs, rhs, structure: Mapping[str, str] | None = None, *, roun
         return None
 
 
-def _entry(x):
-    """A scalar as is, a ``1 x 1`` matrix expression as its trace (its one entry), else None."""
+def one_entry(x):
+    """A scalar as is, a ``1 x 1`` matrix expression as its trace (its one entry), else None: how a ``1 x 1``
+    side is compared with a scalar one (``x^T K x = 0``)."""
     if not is_matrix(x):
         return x
     return sp.Trace(x) if tuple(x.shape) == (1, 1) else None
