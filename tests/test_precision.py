@@ -484,3 +484,26 @@ def test_watch_floats_records_rounded_literals_only():
         assert seen == []
         _ = 0.1 * A + np.float64(1 / 3) * A
     assert seen == [0.1, 1 / 3]
+
+
+@pytest.mark.parametrize("ctx", [FLOAT32, FLOAT64, MP50], ids=lambda c: c.name)
+def test_logdet_is_log_of_det_and_finite_where_det_overflows(ctx):
+    """``ctx.logdet`` is ``log(det(a))``: equal to it where both are finite, NaN where the determinant is negative
+    (as ``log`` of it), and finite where the float determinant overflows (an SPD ``256 x 256`` at scale 16, whose
+    ``log det`` is about 700: the far instances of ``grad(log(det(X)), X)`` were undecided at float precision)."""
+    rng = np.random.default_rng(3)
+    q, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+    spd = (q * rng.uniform(0.5, 2, 5)) @ q.T
+    a = ctx.asarray(np.stack([spd, -spd]))          # det(-spd) < 0 for an odd size
+    with np.errstate(invalid="ignore"):
+        got, want = ctx.logdet(a), ctx.log(ctx.det(a))
+    assert abs(float(got[0]) - float(want[0])) <= 1e-5 * abs(float(want[0])) + 1e-6
+    assert not np.isfinite(complex(got[1])) or complex(got[1]).imag != 0      # NaN (float) or complex (mp50)
+    if not ctx.is_mp:
+        q, _ = np.linalg.qr(rng.standard_normal((256, 256)))
+        lam = rng.uniform(0.5, 2, 256)
+        big = ctx.asarray(16 * (q * lam) @ q.T)[None]
+        with np.errstate(over="ignore"):
+            assert not np.isfinite(ctx.det(big)[0])
+        want = 256 * np.log(16) + np.sum(np.log(lam))
+        assert abs(float(ctx.logdet(big)[0]) - want) <= 1e-3 * want

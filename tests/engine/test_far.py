@@ -126,3 +126,15 @@ def test_far_instances_are_in_the_json_record_and_valid():
     assert num["counterexample"]["scale"] in FAR_SCALES
     assert all("scale" not in i for i in num["instances"])
 
+
+
+def test_far_instances_of_a_log_det_gradient_are_decided_where_det_overflows():
+    """At scale 16 a 100 x 100 SPD matrix's determinant (about 16^100 = 2^400) overflows float32, so forward mode's
+    check that ``log(det(X))`` is defined failed there and the far instances were undecided; ``log det`` now
+    comes from ``slogdet`` at float precision, and every far instance decides (the slip is still REFUTED)."""
+    kw = dict(shapes={"X": ("n", "n")}, sizes={"n": (100, 100)}, structure={"X": "spd"}, register=False, derive=False)
+    true = tc.run_claim(tc.identity("t.far_logdet", "grad(log(det(X)), X)", "X**-1", **kw), seed=0, trials=4)
+    assert true.verdict is tc.Verdict.VERIFIED, true.evidence
+    assert "far from the origin: 3 instances" in true.evidence and "undecided" not in true.evidence, true.evidence
+    slip = tc.run_claim(tc.identity("t.far_logdet", "grad(log(det(X)), X)", "2*X**-1", **kw), seed=0, trials=4)
+    assert slip.verdict is tc.Verdict.REFUTED

@@ -404,7 +404,7 @@ class _Forward:
         def run(fe):    # d log det A = tr(A^-1 dA): the determinant itself is never formed
             ctx = fe.env.ctx
             mv, mt = m(fe)
-            value = fe.memo(k, lambda: ctx.log(ctx.det(mv())))
+            value = fe.memo(k, lambda: ctx.logdet(mv()))   # finite where det overflows
             return value, (None if mt is None else trace_product(ctx, fe.memo(ki, lambda: ctx.inv(mv()))(), mt))
         return run
 
