@@ -293,13 +293,14 @@ def test_chain_product_refuses_non_conforming_neighbours():
         chain_product([np.ones((1, 2, 3)), np.ones((1, 4, 2)), np.ones((1, 2, 2))])
 
 
-def test_a_matrix_of_ones_in_a_product_is_split_into_a_column_and_a_row():
+def test_a_matrix_of_ones_in_a_product_is_split_into_a_column_and_a_row(monkeypatch):
     """``ones(n, n) @ x`` is evaluated as ``ones(n, 1) (ones(1, n) x)``: the same value (exactly, for ones), and
     the n x n matrix of ones is never formed (at mp50 and n = 256 its conversion to balls on every evaluation
     made the layer-norm gradient check take 3-4 s, now 0.3 s)."""
     import sympy as sp
 
-    from theorem_check.expr.compile import _COMPILER, compile_expr, evaluate
+    from theorem_check.expr import compile as compile_module
+    from theorem_check.expr.compile import compile_expr, evaluate
     from theorem_check.numerics.precision import FLOAT64
 
     e = ex.parse("ones(n,n)*x + 2*ones(n,n)*ones(n,n)*x", {"x": ("n", 1)}, what="side", dims={"n": 5})
@@ -308,13 +309,13 @@ def test_a_matrix_of_ones_in_a_product_is_split_into_a_column_and_a_row():
     want = np.ones((5, 5)) @ x + 2 * np.ones((5, 5)) @ np.ones((5, 5)) @ x
     assert np.allclose(got, want, rtol=1e-13)
     seen = []
-    orig = _COMPILER._c_OneMatrix
+    cls = compile_module._Compiler
+    orig = cls._c_OneMatrix
+    monkeypatch.setattr(cls, "_c_OneMatrix", lambda self, m: seen.append(tuple(m.shape)) or orig(self, m))
     try:
-        _COMPILER._c_OneMatrix = lambda m: seen.append(tuple(m.shape)) or orig(m)
         compile_expr.cache_clear()
         compile_expr(sp.OneMatrix(4, 4) * sp.MatrixSymbol("y", 4, 1))
     finally:
-        del _COMPILER._c_OneMatrix
         compile_expr.cache_clear()
     assert (4, 4) not in seen and {(4, 1), (1, 4)} <= set(seen)
 

@@ -66,12 +66,45 @@ class _Lazy:
     __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
 
 
+def _repeated(expr) -> dict:
+    """``{subexpression: key}`` for each compound subexpression that occurs more than once in ``expr`` (equal
+    subtrees share one key): the recipe computes each of them once per environment (``Env.memo``)."""
+    counts: dict = {}
+    for node in sp.preorder_traversal(expr):
+        if node.args and not isinstance(node, (sp.Number, sp.MatrixSymbol)):
+            counts[node] = counts.get(node, 0) + 1
+    return {node: k for k, node in enumerate(n for n, c in counts.items() if c > 1)}
+
+
+def _memoised(key: int, rec: Recipe) -> Recipe:
+    """``rec``, its value kept in the environment's memo under ``key`` (a repeated subexpression: the second
+    occurrence reads the first one's value, the same array)."""
+    def run(env):
+        memo = env.memo
+        if key in memo:
+            return memo[key]
+        out = memo[key] = rec(env)
+        return out
+    return run
+
+
 class _Compiler:
-    """Turns a SymPy tree into a recipe; one ``_c_<ClassName>`` method per supported node class."""
+    """Turns a SymPy tree into a recipe; one ``_c_<ClassName>`` method per supported node class.
+
+    ``repeated`` (:func:`_repeated`): the subexpressions computed once per environment.  A derivative node's
+    recipe (which carries ``along``) is never memoised."""
+
+    def __init__(self, repeated: dict | None = None):
+        self.repeated = repeated or {}
 
     def compile(self, e) -> Recipe:
         if isinstance(e, (int, float)) and not isinstance(e, bool):
             e = sp.sympify(e)
+        rec = self._compile(e)
+        key = self.repeated.get(e)
+        return rec if key is None or hasattr(rec, "along") else _memoised(key, rec)
+
+    def _compile(self, e) -> Recipe:
         for cls in type(e).__mro__:
             meth = getattr(self, f"_c_{cls.__name__}", None)
             if meth is not None:
@@ -387,16 +420,16 @@ class _Compiler:
         return self._derivative(e, "hessian")
 
 
-_COMPILER = _Compiler()
-
-
 @functools.lru_cache(maxsize=4096)
 def compile_expr(expr) -> Recipe:
-    """The recipe of a SymPy expression (cached by expression).
+    """The recipe of a SymPy expression (cached by expression).  A compound subexpression that occurs more
+    than once (``P`` in ``hadamard(P, G - hadamard(P, G)*ones(n,1)*ones(1,n))``) is computed once per evaluation
+    (the same operations on the same values: the result is the same to the bit).
 
     Raises ExprError naming the first unsupported node (e.g. ``cannot evaluate a Max node``).
     """
-    return _COMPILER.compile(sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr)
+    expr = sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr
+    return _Compiler(_repeated(expr)).compile(expr)
 
 
 def _batch_of(values: Mapping[str, Any]) -> int | None:

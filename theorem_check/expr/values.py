@@ -27,13 +27,18 @@ __all__ = ["Env", "Recipe", "ELEMENTWISE", "is_mat_value", "as_scalar", "lift", 
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class Env:
-    """What a recipe is applied to: the context, the instance's values, its sizes, structures, bound dummies."""
+    """What a recipe is applied to: the context, the instance's values, its sizes, structures, bound dummies,
+    and the values of repeated subexpressions computed so far (``memo``)."""
 
     ctx: Any
     values: Mapping[str, Any]
     dims: Mapping[str, int] = field(default_factory=dict)
     structure: Mapping[str, str] = field(default_factory=dict)
     bound: Mapping[Any, Any] = field(default_factory=dict)
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
+    """Values of the subexpressions that occur more than once in the expression, computed once for this
+    environment (:func:`theorem_check.expr.compile.compile_expr`); a copy (:meth:`bind`, :meth:`with_bound`)
+    starts empty, since its values differ."""
 
     def bind(self, name: str, value) -> "Env":
         """A copy with ``values[name] = value`` (other values are broadcast if the oracle stacked a
