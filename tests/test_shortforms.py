@@ -409,6 +409,22 @@ def test_a_statement_false_at_a_generic_instance_gets_no_derivation_search(lhs, 
     assert tc.run_claim(claim, seed=0, trials=4).verdict.value.upper() == verdict
 
 
+@pytest.mark.parametrize("rhs, false", [("2*trace(c.T*x)*c", False), ("trace(c.T*x)*c", True),
+                                        ("2*trace(c.T*x)*x", True)])
+def test_the_probe_of_a_large_gradient_goes_along_random_directions(rhs, false, monkeypatch):
+    """A gradient by a 40-vector (more than 16 entries): the probe compares the sides along the engine's random
+    directions (a few forward passes, not one per entry) and still tells a false statement from a true one."""
+    from theorem_check.engine import projection
+
+    seen = []
+    real = projection.projected_sides
+    monkeypatch.setattr(projection, "projected_sides", lambda *a, **k: seen.append(1) or real(*a, **k))
+    st = tc.identity("t.probe_dir", "grad(trace(c.T*x)**2, x)", rhs, shapes={"c": ("n", 1), "x": ("n", 1)},
+                     sizes={"n": (40, 40)}, register=False, derive=False).statements()[0]
+    assert sf._false_at_a_generic_instance(st) is false
+    assert seen
+
+
 def test_a_scalar_derivative_sympy_cannot_take_is_no_proof_not_a_crash():
     """A new user's report: ``sympy.diff`` raises NotImplementedError for ``tr(A expm(t B))`` by the scalar ``t``;
     the short form's derivation search let it escape (internal error, exit 3, for a true statement).  Now that
