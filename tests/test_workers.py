@@ -168,8 +168,11 @@ def test_same_json_verdicts_for_jobs_1_and_2(capsys):
 def test_ctrl_c_stops_workers_and_exits_130(tmp_path):
     pidfile = tmp_path / "pids"
     pack = make_pack(tmp_path, body=f"open({str(pidfile)!r}, 'a').write(str(os.getpid()) + '\\n'); time.sleep(1000)")
+    # preexec_fn: Ctrl-C's default action, even where pytest itself runs as a shell's background job (`cmd &`), which
+    # starts with SIGINT ignored; Python then installs no KeyboardInterrupt handler and the run would never stop
     p = subprocess.Popen([sys.executable, "-m", "theorem_check", "run", "--pack", pack, "--jobs", "2"], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # liveness bounds, not speed targets: on a loaded machine the probe and the fork server's catalogue
     # import can take over a minute before the claim starts (this test once timed out at 60 s there)
     deadline = time.monotonic() + 300

@@ -37,8 +37,9 @@ def test_sigint_during_latex_removes_aux_files(tmp_path):
     code = ("import sys; from theorem_check.output.report.compile import compile_pdf; "
             f"compile_pdf({str(work / 'report.tex')!r})")
     proc = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=Path(__file__).resolve().parents[2],
-                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
+                            start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))   # as in a terminal,
+    try:                            # also where pytest runs as a background job (SIGINT ignored, and inherited)
         deadline = time.monotonic() + 20
         while not all((work / f"report{e}").exists() for e in _AUX):
             assert time.monotonic() < deadline, "the fake latexmk never ran"
