@@ -111,6 +111,25 @@ def test_a_gap_below_every_numeric_level_is_refuted_by_exact_arithmetic(lhs, rhs
         assert r.printed.exact is not None
 
 
+@pytest.mark.parametrize("lhs, rhs, verdict", [
+    ("10**400", "1", "REFUTED"),                     # float32/float64 cannot hold the constant: was INCONCLUSIVE
+    ("x*10**400", "x*10**400 + 1", "REFUTED"),
+    ("10**400 + 1 - 1", "10**400", "INCONCLUSIVE"),   # true: no exact difference, and the numerics cannot evaluate
+])
+def test_exact_arithmetic_decides_what_no_float_level_can_evaluate(lhs, rhs, verdict):
+    """A helper's find: ``10**400 = 1`` was INCONCLUSIVE (every float level raised OverflowError) and the run exited 2
+    as a broken claim.  An INCONCLUSIVE rational identity is now evaluated exactly too; a nonzero difference is a
+    proof of falsity (REFUTED, with the point), and the run's exit status is the verdict's."""
+    c = tc.identity("demo.exact_overflow", lhs, rhs, register=False)
+    r = tc.run_claim(c, seed=0, controls=False)
+    assert r.verdict.value == verdict, r.evidence
+    run = tc.RunResult((r,), 0, 16, {}, "2026-01-01T00:00:00")
+    if verdict == "REFUTED":
+        assert "exact arithmetic shows the sides differ: exact counterexample" in r.evidence
+        assert r.printed.exact is not None
+    assert not run.broken if verdict == "REFUTED" else run.broken
+
+
 @pytest.mark.parametrize("lhs, rhs, shapes, structure", [
     ("hadamard(X, X)", "hadamard(X, X) + X/10**60", {"X": ("n", "n")}, {}),
     ("diag(diag(X))", "hadamard(X, eye(n)) + eye(n)/10**70", {"X": ("n", "n")}, {}),

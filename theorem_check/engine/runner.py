@@ -149,7 +149,7 @@ class RunResult:
                     out.append(f"claim {r.id} ({st.name}) is malformed: {st.numeric.bad}")
                     continue
                 why = st.numeric.unevaluated if st.numeric is not None else None
-                if why:
+                if why and st.exact is None:   # an exact counterexample decided it: a verdict, not a broken claim
                     out.append(f"claim {r.id} ({st.name}) could not be evaluated on any instance: {why}")
         return out
 
@@ -362,6 +362,11 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
         if exact is not None:
             verdict = Verdict.REFUTED
             evidence += (f"; but the sides differ below the numeric stages' resolution: {exact.text}")
+    elif verdict is Verdict.INCONCLUSIVE and num is not None and statement.is_identity and num.instances:
+        exact = _exact(statement, num.instances[0].dims, seed, tries=EXACT_GAP_TRIES)
+        if exact is not None:   # exact arithmetic decides what the floating-point levels could not (10**400 = 1)
+            verdict = Verdict.REFUTED
+            evidence += f"; but exact arithmetic shows the sides differ: {exact.text}"
     return StatementResult(statement.name, statement.kind, statement.latex, verdict, evidence, sym, num,
                            seed, time.perf_counter() - t0, exact)
 
