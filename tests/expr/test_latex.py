@@ -129,6 +129,11 @@ READINGS = [
     (r"\mathbf{I} + \mathbb{I}_n", SQ, "eye(n) + eye(n)"),
     (r"\mathrm{lr} A", SQ, "lr*A"),
     (r"2.5 A", SQ, "2.5*A"),
+    # a positive integer power written after a function's name is the power of its value (helper-32's find: refused)
+    (r"\tanh^2(t)", {}, "tanh(t)**2"),
+    (r"\sin^{2} t + \cos^2 t", {}, "sin(t)**2 + cos(t)**2"),
+    (r"\operatorname{tr}^2(A B)", SQ, "trace(A*B)**2"),
+    (r"\det^3 A", SQ, "det(A)**3"),
 ]
 
 

@@ -34,7 +34,8 @@ What is read
 * ``^\top``, ``^T``, ``^{\mathsf T}``, ``^\intercal`` transpose; ``^{-1}`` inverse; ``^{-\top}`` the
   inverse transposed; ``^H``, ``^*``, ``^\dagger`` the conjugate transpose (``.H``; ``conj(z)`` for a
   scalar ``z``); ``\bar{}``, ``\overline{}`` the conjugate (``conj``); ``^2``, ``^{1/2}`` powers
-  (matrix powers of a matrix, as ``**`` in the string syntax).
+  (matrix powers of a matrix, as ``**`` in the string syntax); a positive integer power right after a
+  function's name is the power of its value (``\tanh^2(x)`` is ``tanh(x)**2``, ``\sin^2 x``).
 * ``\operatorname{tr}``, ``\mathrm{Tr}``, ``\tr``, ``\det``, ``\log\det``, ``\operatorname{diag}``,
   ``\operatorname{vec}``, ``\operatorname{softmax}``, ``\sigma(...)`` (the logistic function; ``\sigma``
   not followed by a parenthesis is a name), ``\exp``, ``\log``, ``\ln``, ``\sqrt{}``,

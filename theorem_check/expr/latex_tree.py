@@ -303,6 +303,8 @@ class _Build:
     def n_call(self, tok, *rest):
         s = str(tok)
         head = re.sub(r"\s*_\s*(\{\s*\\(odot|circ)\s*\}|\\(odot|circ))$", "", s)
+        power = re.search(r"\^\s*\{?\s*([0-9]+)\s*\}?$", head)    # \tanh^2(x): the square of tanh(x)
+        head = head[:power.start()] if power else head
         m = re.search(r"\{\s*\\?([A-Za-z]+)\s*\}", head) or re.match(r"\\([A-Za-z]+)", head)
         word = m.group(1)
         if word in REFUSED:
@@ -311,7 +313,8 @@ class _Build:
             self.fail(f"unknown operator {s!r} (known: {', '.join(sorted(set(FUNCTION_NAMES)))})")
         args = [self.node(r) for r in rest if not _is_punct(r)]
         entrywise = bool(re.search(r"_\s*\{?\s*\\(odot|circ)", s))
-        return ("call", FUNCTION_NAMES[word] + ("@" if entrywise else ""), args)
+        out = ("call", FUNCTION_NAMES[word] + ("@" if entrywise else ""), args)
+        return ("pow", out, ("num", power.group(1))) if power else out
 
     def n_nabla(self, tok, *rest):
         s = str(tok)
