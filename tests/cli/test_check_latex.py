@@ -99,6 +99,13 @@ PAPER = [
     ("wrong: transpose of a product in the same order", r"(AB)^\top = A^\top B^\top",
      r"A \in \mathbb{R}^{m \times k}, B \in \mathbb{R}^{k \times n}", "(A*B).T = A.T*B.T",
      ["--shape", "A=m,k", "--shape", "B=k,n"], BAD),
+    # helper-33: the bare argument of \det took the next \det (det(A det B): REFUTED), {\bf I} was a variable
+    ("determinant of a product, bare arguments", r"\det(AB) = \det A \det B", r"A, B \in \mathbb{R}^{n \times n}",
+     "det(A*B) = det(A)*det(B)", ["--shape", "A=n,n", "--shape", "B=n,n"], GOOD),
+    ("Jacobi's formula with a thin space", r"\frac{\partial \det X}{\partial X} = \det X \, X^{-\top}",
+     r"X \in \mathbb{R}^{n \times n}", "grad(det(X), X) = det(X)*(X**-1).T", ["--shape", "X=n,n"], GOOD),
+    ("old-style bold identity", r"{\bf A}^{-1}{\bf A} = {\bf I}", r"A \in GL(n)", "A**-1*A = eye(n)",
+     ["--shape", "A=n,n", "--assume", "A=invertible"], GOOD),
     ("wrong: a factor 2 in the log-determinant gradient", r"\nabla_X \log\det X = 2 X^{-\top}", r"X \succ 0",
      "grad(log(det(X)), X) = 2*(X**-1).T", ["--shape", "X=n,n", "--assume", "X=spd"], BAD),
 ]

@@ -134,6 +134,20 @@ READINGS = [
     (r"\sin^{2} t + \cos^2 t", {}, "sin(t)**2 + cos(t)**2"),
     (r"\operatorname{tr}^2(A B)", SQ, "trace(A*B)**2"),
     (r"\det^3 A", SQ, "det(A)**3"),
+    # helper-33: an operator's argument without brackets ends before another operator and at explicit spacing;
+    # braces or brackets right after an operator hold its argument; old-style font switches
+    (r"\det A \det B", SQ, "det(A)*det(B)"),
+    (r"\det A \, \det B", SQ, "det(A)*det(B)"),
+    (r"\det{A}\det{B}", SQ, "det(A)*det(B)"),
+    (r"\det X \, X^{-\top}", SQ, "det(X)*(X**-1).T"),
+    (r"\det X X^{-\top}", SQ, "det(X*(X**-1).T)"),           # no spacing: the product that follows, as before
+    (r"\operatorname{tr} A B", SQ, "trace(A*B)"),
+    (r"\log\det X", SQ, "log(det(X))"),                      # operator after operator: composed
+    (r"\operatorname{tr}[A B]", SQ, "trace(A*B)"),
+    (r"\mathrm{Tr}\left[X^T B X\right]", SQ, "trace(X.T*B*X)"),
+    (r"{\bf A}{\bf I}_n", SQ, "A*eye(n)"),
+    (r"\|x\|^2_2", SQ, "norm2(x)**2"),
+    (r"X^{\top -1}", SQ, "(X**-1).T"),
 ]
 
 
@@ -297,3 +311,18 @@ def test_a_total_derivative_is_refused_not_read_as_a_quotient(tex):
     with pytest.raises(ParseError, match=re.escape(r"'\frac{d}{dx}' (a total derivative) is not read")):
         parse_latex_statement(tex, shapes)
     assert parse_latex_statement(r"\frac{d}{n} = d n^{-1}", {}) == ("d/n", "d*n**-1")   # d over no d: a quotient
+
+
+@pytest.mark.parametrize("tex, want", [
+    (r"A^{-1} A = I", ("A**-1*A", "eye(n)")),
+    (r"I = A A^{-1}", ("eye(n)", "A*A**-1")),
+    (r"{\bf A}^{-1}{\bf A} = {\bf I}", ("A**-1*A", "eye(n)")),
+])
+def test_a_bare_identity_takes_the_shape_of_the_other_side(tex, want):
+    """helper-33: ``A^{-1} A = I`` was refused ('I has no size here'); the other side fixes its size."""
+    assert parse_latex_statement(tex) == want
+
+
+def test_a_bare_identity_on_both_sides_still_needs_a_size():
+    with pytest.raises(ParseError, match="I has no size here"):
+        parse_latex_statement(r"2 I = I + I")

@@ -172,7 +172,16 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
         shapes = convention_shapes(latex_names(text))
     _check_applied(text, sides, shapes, frozenset(scalars))
     frozen, cplx = _freeze(shapes), frozenset(complex_names)
-    return _Emit(text, frozen, cplx).side(sides[0]), _Emit(text, frozen, cplx).side(sides[1])
+    lhs, rhs = (_Emit(text, frozen, cplx).try_emit(s) for s in sides)
+    if lhs is None and rhs is None:
+        _Emit(text, frozen, cplx).side(sides[0])      # raises: neither side fixes the size of I or 1
+    if lhs is None or rhs is None:   # A^{-1} A = I: the bare I takes the other side's shape (sizes of an identity)
+        known = (lhs or rhs)[0]
+        shape = _shape(known, frozen)
+        node = sides[0] if lhs is None else sides[1]
+        out = _Emit(text, frozen, cplx).emit(node, shape if isinstance(shape, tuple) else None)
+        lhs, rhs = (out, rhs) if lhs is None else (lhs, out)
+    return lhs[0], rhs[0]
 
 
 def _check_applied(text: str, sides, shapes: Mapping, scalars: frozenset) -> None:

@@ -1,11 +1,11 @@
 """LaTeX of papers -> a small tree of tuples (the first half of :mod:`theorem_check.expr.latex`).
 
 The grammar is ``latex.lark`` beside this file (lark, LALR(1)).  Before lark sees the text a pre-pass
-removes what carries no mathematics (``\\left``, ``\\right``, ``\\big``, ``\\,``, ``\\;``, ``\\!``,
-``\\quad``, ``~``, ``&``, ``\\\\``, ``\\label{..}``, ``\\tag{..}``, a final ``.`` or ``,``) and decides
-for every ``|`` and ``\\|`` whether it opens or closes a bar (``\\lvert``/``\\rvert``,
-``\\lVert``/``\\rVert``): it closes when a bar of its kind is open and what precedes it ends an
-operand.  Columns in error messages are columns of the text as given.
+(:mod:`theorem_check.expr.latex_prepass`) removes what carries no mathematics (``\\left``, ``\\right``,
+spacing, ``\\label{..}``, ...), decides for every ``|`` and ``\\|`` whether it opens or closes a bar, writes
+``{\\bf I}`` as ``\\mathbf{I}``, and delimits an operator's argument where the paper delimits it
+(``\\det{A}``, ``\\operatorname{tr}[A B]``, ``\\det X \\, X^{-\\top}``).  Columns in error messages are
+columns of the text as given.
 
 The tree: tuples whose first entry names the node.
 
@@ -33,14 +33,12 @@ import re
 from pathlib import Path
 
 from theorem_check.errors import ParseError
+from theorem_check.expr.latex_prepass import GREEK
+from theorem_check.expr.latex_prepass import prepass as _prepass
 
 __all__ = ["GREEK", "FUNCTION_NAMES", "REFUSED", "applied_names", "prepass", "read", "name_text", "names_of",
            "walk"]
 
-GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi "
-         "rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma "
-         "Upsilon Phi Psi Omega ell").split()
-"""Greek letters read as names (``\\lambda`` is the name ``lamda``; ``\\varepsilon`` is ``epsilon``)."""
 _GREEK_NAME = {"lambda": "lamda", "varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varpi": "pi",
                "varrho": "rho", "varsigma": "sigma"}
 
@@ -60,6 +58,8 @@ REFUSED: dict[str, str] = {
     "E": "an expectation", "Var": "a variance", "Cov": "a covariance", "KL": "a divergence",
 }
 """Operator names read but refused (one line saying what they are): no node evaluates them."""
+_WORDS = sorted(set(FUNCTION_NAMES) | set(REFUSED), key=len, reverse=True)
+_COMMAND = re.compile(r"\\[A-Za-z]+")
 
 _STYLE_SUFFIX = {"hat": "hat", "widehat": "hat", "tilde": "tilde", "widetilde": "tilde", "check": "check",
                  "dot": "dot", "ddot": "ddot", "breve": "breve", "mathcal": "cal", "mathscr": "scr",
@@ -71,82 +71,26 @@ def _parser():
     import lark
 
     grammar = (Path(__file__).with_name("latex.lark")).read_text(encoding="utf-8")
-    words = sorted(set(FUNCTION_NAMES) | set(REFUSED), key=len, reverse=True)
-    grammar = grammar.replace("FUNCTION_WORDS", "|".join(words))
+    grammar = grammar.replace("FUNCTION_WORDS", "|".join(_WORDS))
     return lark.Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False, maybe_placeholders=False)
 
 
 # --------------------------------------------------------------------------------------------------
 # pre-pass
 # --------------------------------------------------------------------------------------------------
-_PRE = [
-    (re.compile(r"\\left\s*(\\\||\\Vert(?![A-Za-z])|\\lVert(?![A-Za-z]))"), r"\lVert "),
-    (re.compile(r"\\right\s*(\\\||\\Vert(?![A-Za-z])|\\rVert(?![A-Za-z]))"), r"\rVert "),
-    (re.compile(r"\\left\s*(\||\\vert(?![A-Za-z])|\\lvert(?![A-Za-z]))"), r"\lvert "),
-    (re.compile(r"\\right\s*(\||\\vert(?![A-Za-z])|\\rvert(?![A-Za-z]))"), r"\rvert "),
-    (re.compile(r"\\(left|right)\s*\."), " "),
-    (re.compile(r"\\(left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![A-Za-z])"), " "),
-    (re.compile(r"\\(label|tag)\s*\{[^{}]*\}"), " "),
-    (re.compile(r"\\(quad|qquad|displaystyle|textstyle|nonumber|notag|limits|mathstrut)(?![A-Za-z])"), " "),
-    (re.compile(r"\\[,;:! ]|~|&|\\\\"), " "),
-]
-_BAR2 = re.compile(r"\\\||\\Vert(?![A-Za-z])")
-_BAR1 = re.compile(r"\||\\vert(?![A-Za-z])|\\mid(?![A-Za-z])")
-_CMD = re.compile(r"\\[A-Za-z]+")
-_OPENS_BEFORE = tuple("([{+-=,^_/*")
-_OPENING_CMDS = re.compile(r"\\(lvert|lVert|langle|cdot|times|odot|circ|otimes|oplus|frac|sqrt|left)\s*$")
-
-
 def prepass(text: str) -> tuple[str, list[int]]:
     """The text lark reads and, for each of its characters, the index of the character of ``text``
-    it comes from (see the module docstring)."""
-    stripped = text.rstrip()
-    while stripped and stripped[-1] in ".,;":
-        stripped = stripped[:-1].rstrip()
-    out: list[str] = []
-    where: list[int] = []
-    opened: list[str] = []
-    i = 0
+    it comes from (:func:`theorem_check.expr.latex_prepass.prepass`, with the grammar's operators)."""
+    return _prepass(text, _operator())
 
-    def put(s: str, at: int) -> None:
-        out.append(s)
-        where.extend([at] * len(s))
 
-    while i < len(stripped):
-        for pat, rep in _PRE:
-            m = pat.match(stripped, i)
-            if m:
-                if rep.startswith(r"\l"):
-                    opened.append(rep.strip())
-                elif rep.startswith(r"\r") and opened:
-                    opened.pop()
-                put(rep, i)
-                i = m.end()
-                break
-        else:
-            m2, m1 = _BAR2.match(stripped, i), _BAR1.match(stripped, i)
-            m = m2 or m1
-            if m:
-                kind = r"\lVert" if m2 else r"\lvert"
-                before = "".join(out).rstrip()
-                ends_operand = bool(before) and not before.endswith(_OPENS_BEFORE) \
-                    and not _OPENING_CMDS.search(before) and not before.endswith("\\in")
-                if opened and opened[-1] == kind and ends_operand:
-                    opened.pop()
-                    put((r"\rVert " if m2 else r"\rvert "), i)
-                else:
-                    opened.append(kind)
-                    put(kind + " ", i)
-                i = m.end()
-                continue
-            m = _CMD.match(stripped, i)
-            if m:
-                put(m.group(0), i)
-                i = m.end()
-                continue
-            put(stripped[i], i)
-            i += 1
-    return "".join(out), where
+@functools.lru_cache(maxsize=1)
+def _operator() -> re.Pattern:
+    """The grammar's operator token ``FUNC`` (``\\det``, ``\\operatorname{tr}``, ...) as a regular expression."""
+    grammar = (Path(__file__).with_name("latex.lark")).read_text(encoding="utf-8")
+    line = next(x for x in grammar.splitlines() if x.startswith("FUNC."))
+    pattern = line[line.index("/") + 1:line.rindex("/")]
+    return re.compile(pattern.replace("FUNCTION_WORDS", "|".join(_WORDS)))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -183,7 +127,7 @@ def _error_line(text: str, src: str, where: list[int], exc, what: str) -> str:
             getattr(tok, "type", "") == "$END":
         return f"{what}={text!r}: unexpected end of input (an unclosed brace, bar or parenthesis?)"
     col = where[pos] + 1
-    shown = str(tok) if tok is not None and str(tok) else (_CMD.match(src, pos) or re.match(r"\S", src[pos:]) or
+    shown = str(tok) if tok is not None and str(tok) else (_COMMAND.match(src, pos) or re.match(r"\S", src[pos:]) or
                                                           re.match(".", src[pos:])).group(0)
     hint = ""
     if shown.startswith("\\") and isinstance(exc, lark.exceptions.UnexpectedCharacters):
@@ -438,6 +382,8 @@ class _Build:
             return (base[0], size)
         if base[0] == "norm" and base[2] is None:
             return ("norm", base[1], sub.strip())
+        if base[0] == "pow" and base[1][0] == "norm" and base[1][2] is None:   # \|x\|^2_2, as \|x\|_2^2
+            return ("pow", ("norm", base[1][1], sub.strip()), base[2])
         self.fail(f"unexpected subscript {str(tok)!r}")
 
 

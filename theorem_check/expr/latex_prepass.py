@@ -1,0 +1,161 @@
+"""The LaTeX reader's pre-pass: the text lark reads, made from the text as a paper prints it.
+
+What it does, left to right, keeping for every character it writes the column of the character it comes from
+(error messages name columns of the text as given):
+
+* removes what carries no mathematics: ``\\left``, ``\\right``, ``\\big``..., spacing (``\\,``, ``\\;``, ``\\:``,
+  ``\\!``, ``\\quad``, ``~``), ``&``, ``\\\\``, ``\\label{..}``, ``\\tag{..}``, a final ``.`` or ``,``;
+* decides for every ``|`` and ``\\|`` whether it opens or closes a bar (``\\lvert``/``\\rvert``,
+  ``\\lVert``/``\\rVert``): it closes when a bar of its kind is open and what precedes it ends an operand;
+* writes old-style font switches as commands: ``{\\bf I}`` is ``\\mathbf{I}`` (the identity, as ``\\mathbf{I}``
+  is), ``{\\rm d}`` is ``\\mathrm{d}``, ``{\\cal L}`` is ``\\mathcal{L}``;
+* delimits an operator's argument where the paper delimits it: ``\\det{A}`` and ``\\operatorname{tr}[A B]``
+  are ``\\det(A)`` and ``\\operatorname{tr}(A B)`` (the braces or brackets hold the argument, as parentheses
+  do), and an argument written without brackets ends at explicit spacing: ``\\det X \\, X^{-\\top}`` is
+  ``\\det(X) X^{-\\top}`` (without the space the argument is the whole product that follows, as
+  ``\\operatorname{tr} A B`` is ``tr(A B)``; the grammar ends it before another operator:
+  ``\\det A \\det B`` is ``det(A) det(B)``).
+
+Source: the notation of the papers of the catalogue and of the outside statements helpers wrote (design
+decisions 92, 142, 144).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["GREEK", "prepass"]
+
+GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi "
+         "rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma "
+         "Upsilon Phi Psi Omega ell").split()
+"""Greek letters read as names (``\\lambda`` is the name ``lamda``; ``\\varepsilon`` is ``epsilon``)."""
+
+_PRE = [
+    (re.compile(r"\\left\s*(\\\||\\Vert(?![A-Za-z])|\\lVert(?![A-Za-z]))"), r"\lVert "),
+    (re.compile(r"\\right\s*(\\\||\\Vert(?![A-Za-z])|\\rVert(?![A-Za-z]))"), r"\rVert "),
+    (re.compile(r"\\left\s*(\||\\vert(?![A-Za-z])|\\lvert(?![A-Za-z]))"), r"\lvert "),
+    (re.compile(r"\\right\s*(\||\\vert(?![A-Za-z])|\\rvert(?![A-Za-z]))"), r"\rvert "),
+    (re.compile(r"\\(left|right)\s*\."), " "),
+    (re.compile(r"\\(left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![A-Za-z])"), " "),
+    (re.compile(r"\\(label|tag)\s*\{[^{}]*\}"), " "),
+    (re.compile(r"\\(quad|qquad|displaystyle|textstyle|nonumber|notag|limits|mathstrut)(?![A-Za-z])"), " "),
+    (re.compile(r"\\[,;:! ]|~|&|\\\\"), " "),
+]
+_BAR2 = re.compile(r"\\\||\\Vert(?![A-Za-z])")
+_BAR1 = re.compile(r"\||\\vert(?![A-Za-z])|\\mid(?![A-Za-z])")
+_CMD = re.compile(r"\\[A-Za-z]+")
+_OPENS_BEFORE = tuple("([{+-=,^_/*")
+_OPENING_CMDS = re.compile(r"\\(lvert|lVert|langle|cdot|times|odot|circ|otimes|oplus|frac|sqrt|left)\s*$")
+
+_OLD_FONT = re.compile(r"\{\s*\\(bf|bm|rm|it|sf|cal|tt)(?![A-Za-z])\s*([^{}\\]*?)\s*\}")
+_FONT_COMMAND = {"bf": "mathbf", "bm": "mathbf", "rm": "mathrm", "it": "mathit", "sf": "mathsf", "cal": "mathcal",
+                 "tt": "mathtt"}
+_SCRIPT = r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[A-Za-z0-9]))"
+_FACTOR = (r"(?:[A-Za-z0-9]|\\(?:" + "|".join(GREEK) + r")(?![A-Za-z])"
+           r"|\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|mathcal|mathbb|hat|tilde|bar|widehat|widetilde|vec)"
+           r"\s*\{[^{}]*\})" + _SCRIPT + "*")
+_BARE_BEFORE_SPACE = re.compile(r"\s*(" + _FACTOR + r"(?:\s*" + _FACTOR + r")*)\s*"
+                                r"(?=\\[,;: ]|\\quad(?![A-Za-z])|\\qquad(?![A-Za-z]))")
+"""An operator's argument without brackets (names, Greek letters, styled letters, with sub- and superscripts)
+followed by explicit spacing: the spacing ends it."""
+_SIZED_OPEN = re.compile(r"\\(left|bigl|Bigl|biggl|Biggl|big|Big|bigg|Bigg)(?![A-Za-z])\s*\[")
+"""A sized opening bracket right after an operator (``\\left[``): the argument's bracket, as ``[`` is."""
+
+
+def prepass(text: str, operator: re.Pattern | None = None) -> tuple[str, list[int]]:
+    """The text lark reads and, for each of its characters, the index of the character of ``text`` it comes
+    from (see the module docstring).  ``operator``: the grammar's operator token (``\\det``,
+    ``\\operatorname{tr}``, ...), whose argument the pre-pass delimits; None leaves arguments as written."""
+    stripped = text.rstrip()
+    while stripped and stripped[-1] in ".,;":
+        stripped = stripped[:-1].rstrip()
+    out: list[str] = []
+    where: list[int] = []
+    opened: list[str] = []        # bars
+    closing: list[str] = []       # for each open { or [: what its closing bracket is written as
+    ends: dict[int, str] = {}     # text index -> ")" closing an operator's argument written without brackets
+    i = 0
+
+    def put(s: str, at: int) -> None:
+        out.append(s)
+        where.extend([at] * len(s))
+
+    while i < len(stripped):
+        for e in sorted(k for k in ends if k <= i):     # an argument's end reached (or passed by a longer token)
+            put(ends.pop(e), i)
+        for pat, rep in _PRE:
+            m = pat.match(stripped, i)
+            if m:
+                if rep.startswith(r"\l"):
+                    opened.append(rep.strip())
+                elif rep.startswith(r"\r") and opened:
+                    opened.pop()
+                put(rep, i)
+                i = m.end()
+                break
+        else:
+            m = _OLD_FONT.match(stripped, i)
+            if m:
+                put(rf"\{_FONT_COMMAND[m.group(1)]}{{{m.group(2)}}}", i)
+                i = m.end()
+                continue
+            m2, m1 = _BAR2.match(stripped, i), _BAR1.match(stripped, i)
+            m = m2 or m1
+            if m:
+                kind = r"\lVert" if m2 else r"\lvert"
+                before = "".join(out).rstrip()
+                ends_operand = bool(before) and not before.endswith(_OPENS_BEFORE) \
+                    and not _OPENING_CMDS.search(before) and not before.endswith("\\in")
+                if opened and opened[-1] == kind and ends_operand:
+                    opened.pop()
+                    put((r"\rVert " if m2 else r"\rvert "), i)
+                else:
+                    opened.append(kind)
+                    put(kind + " ", i)
+                i = m.end()
+                continue
+            m = operator.match(stripped, i) if operator is not None else None
+            if m:
+                put(m.group(0), i)
+                i = _argument(stripped, m.end(), put, closing, ends)
+                continue
+            m = _CMD.match(stripped, i)
+            if m:
+                put(m.group(0), i)
+                i = m.end()
+                continue
+            c = stripped[i]
+            if c in "{[":
+                closing.append("}" if c == "{" else "]")
+            elif c in "}]" and closing:
+                c = closing.pop()
+            put(c, i)
+            i += 1
+    for e in sorted(ends):
+        put(ends.pop(e), max(len(stripped) - 1, 0))
+    return "".join(out), where
+
+
+def _argument(text: str, j: int, put, closing: list, ends: dict) -> int:
+    """After an operator ending at ``j``: where its argument starts.  A ``{`` or ``[`` right after it is written
+    ``(`` (its closing bracket ``)``); an argument without brackets that explicit spacing ends gets ``(`` here and
+    ``)`` before the spacing (``ends``)."""
+    k = j
+    while k < len(text) and text[k].isspace():
+        k += 1
+    if k < len(text) and text[k] in "{[":
+        put("(", k)
+        closing.append(")")
+        return k + 1
+    m = _SIZED_OPEN.match(text, k)
+    if m:                                   # \mathrm{Tr}\left[ ... \right]: the \right is dropped, ] written )
+        put("(", k)
+        closing.append(")")
+        return m.end()
+    m = _BARE_BEFORE_SPACE.match(text, j)
+    if m and m.group(1):
+        put("(", m.start(1))
+        ends[m.end(1)] = ")"
+        return m.start(1)
+    return j
