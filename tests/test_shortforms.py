@@ -433,3 +433,18 @@ def test_a_scalar_derivative_sympy_cannot_take_is_no_proof_not_a_crash():
     verdicts = [tc.run_claim(tc.identity("t.expm", "grad(trace(A*expm(t*B)), t)", rhs, **kw), seed=0,
                              trials=4).verdict for rhs in ("trace(A*B*expm(t*B))", "2*trace(A*B*expm(t*B))")]
     assert verdicts == [tc.Verdict.VERIFIED, tc.Verdict.REFUTED]
+
+
+@pytest.mark.parametrize("lhs, rhs, structure, verdict", [
+    ("grad(trace(x.T*K*x), x)", "zeros(n,1)", {"K": "antisymmetric"}, "PROVED"),   # was INCONCLUSIVE (vacuous)
+    ("grad(trace(x.T*K*x), x)", "2*K*x", {"K": "antisymmetric"}, "REFUTED"),
+    ("grad(trace(Q.T*A*Q), A)", "Q*Q.T", {"Q": "orthogonal"}, "PROVED"),
+])
+def test_a_structured_constant_does_not_stop_the_closed_form_derivative(lhs, rhs, structure, verdict):
+    """helper-33: the closed-form derivative was refused when any matrix of the statement had a structure other than
+    symmetric/spd; only the variable's structure changes a derivative (a constant's does not), so ``x^T K x`` with
+    ``K`` antisymmetric gets ``(K + K^T) x``, which the normal form proves 0."""
+    shapes = {"x": ("n", 1), "K": ("n", "n"), "Q": ("n", "n"), "A": ("n", "n")}
+    used = {k: v for k, v in shapes.items() if k in lhs + rhs}
+    claim = tc.identity("t.structured_constant", lhs, rhs, shapes=used, structure=structure, register=False)
+    assert tc.run_claim(claim, seed=0, trials=4).verdict.value.upper() == verdict

@@ -179,9 +179,12 @@ def _derivation_within(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadli
         return None
     if has_fractional_matpow(l) or has_fractional_matpow(r):   # SymPy folds (A*A)**(1/2) to A: no proof there
         return None   # (tested on the sides as written: the rewriting below would fold them first)
-    diffed = bool(l.atoms(ex.Grad, ex.Jacobian, ex.Hessian) or r.atoms(ex.Grad, ex.Jacobian, ex.Hessian))
-    if diffed and any(k not in (None, "invertible", "symmetric", "spd") for k in kinds.values()):
-        return None   # closed-form derivatives know the free and the symmetric domain only
+    nodes = l.atoms(ex.Grad, ex.Jacobian, ex.Hessian) | r.atoms(ex.Grad, ex.Jacobian, ex.Hessian)
+    diffed = bool(nodes)
+    wrt = {getattr(g.args[1], "name", None) for g in nodes}
+    if any(kinds.get(w) not in (None, "invertible", "symmetric", "spd") for w in wrt):
+        return None   # closed-form derivatives know the free and the symmetric domain only (of the variable: the
+        # structure of another matrix, a constant of the derivative, does not change it: x^T K x, K antisymmetric)
     l, r = _replace_grads(l, sym), _replace_grads(r, sym)
     if l is None or r is None:
         return None
