@@ -148,6 +148,7 @@ def test_a_side_complex_where_float_is_nan_is_a_finding(tmp_path):
     assert code == 1, (out, err)
     flat = " ".join(out.split())
     assert "INCONCLUSIVE" in out and "undefined at float64 only" in flat and "could not be evaluated" not in err
+    assert "declare the domain" in flat   # why mp50 could evaluate it, and what to write (helper-33)
 
 
 def test_pack_without_claims_is_named(tmp_path):

@@ -247,6 +247,13 @@ def _undefined_fails(entries: list) -> bool:
                                                           or any(math_undefined(e) for e in entries[:-1]))
 
 
+_COMPLEX_AT_MP = (" (where mp50 evaluates it, a log or square root of a negative number takes its complex value: "
+                  "for a real statement, declare the domain, e.g. --assume X=spd or a positive scalar, or write "
+                  "log(abs(...)))")
+"""Said of an instance undefined at the float levels and defined at mp50 (helper-33: ``log(det(X))`` of a general
+``X``, whose determinant is negative on half the instances, read as undefined at float64 "only")."""
+
+
 def _why_undefined(entry, ctx_name: str) -> str:
     if isinstance(entry, str):
         return entry
@@ -350,7 +357,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
             else:
                 decision, outcome = [], Outcome.GREY
                 detail = f"undefined at {last[0] if last else 'float64'} only: " + \
-                    _why_undefined(last[1] if last else None, last[0] if last else "float64")
+                    _why_undefined(last[1] if last else None, last[0] if last else "float64") + _COMPLEX_AT_MP
         elif len(defined) < len(fast):
             bad = next(lv for lv in levels if not is_defined(lv[1]))
             detail = _why_undefined(bad[1], bad[0])
