@@ -178,3 +178,16 @@ def test_size_may_name_a_letter_of_the_shape_conventions(capsys):
     code, out, err = run_main(capsys, "check", "--latex", r"\operatorname{tr}(X^\top X) = \operatorname{tr}(X X^\top)",
                               "--size", "m=6:6")
     assert code == 2 and "'m' is no size letter of the shapes" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args, verdict", [
+    ([r"\operatorname{tr}(I_k) = k"], "PROVED"),                 # k of I_k is a size, not a vector by convention
+    ([r"\mathbf{1}_m^\top \mathbf{1}_m = m + 1"], "REFUTED"),
+    ([r"2^k = 2k", "--size", "k=1:4"], "REFUTED"),                # --size makes k a size, as in the string syntax
+    ([r"2^k = 2^{k-1} + 2^{k-1}", "--size", "k=1:4"], "PROVED"),
+])
+def test_a_size_letter_other_than_n(capsys, args, verdict):
+    """helper-33: a size letter other than ``n`` was read as a vector by the conventions (SymPy's 'dimension
+    specification k should be a nonnegative integer' leaked, or --size refused it)."""
+    code, got, rec, err = _verdict(capsys, "--latex", *args)
+    assert got == verdict, (rec["read_as"], rec["claims"][0]["evidence"])

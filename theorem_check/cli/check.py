@@ -275,14 +275,15 @@ def check_size_letters(size, shapes: dict, where: str, statement: str = "") -> N
                                   + (" and no name of the statement" if statement else ""))
 
 
-def read_latex(statement: str, shapes: dict, declared=None, complex_names=()) -> tuple[str, dict, dict]:
+def read_latex(statement: str, shapes: dict, declared=None, complex_names=(), sizes=()) -> tuple[str, dict, dict]:
     """A LaTeX statement -> ``(string-syntax statement, shapes with the conventions' added, the
     conventions' shapes alone)``: names without ``--shape``/``--where`` get the shape conventions of
     :func:`theorem_check.expr.latex.convention_shapes` (lower-case letter ``n x 1``, upper-case
-    ``n x n``, Greek and multi-letter names scalars).  Raises ParseError (one line, exit 2)."""
+    ``n x n``, Greek and multi-letter names scalars); a name given a range by ``--size`` (``sizes``) is a size,
+    as in the string syntax (``2^k = 2k --size k=1:4``).  Raises ParseError (one line, exit 2)."""
     from theorem_check.expr.latex import convention_shapes, latex_names, parse_latex_statement
 
-    names = latex_names(statement)
+    names = {k: v for k, v in latex_names(statement).items() if k not in sizes}
     scalars = {k: () for k, v in (declared.shapes.items() if declared is not None else ()) if v == ()}
     conv = convention_shapes(names, {**shapes, **scalars})
     full = {**shapes, **conv}
@@ -389,7 +390,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         from theorem_check.expr import COMPLEX_KINDS
 
         statement, shapes, conv = read_latex(statement, shapes, declared,
-                                             [n for n, k in structure.items() if k in COMPLEX_KINDS])
+                                             [n for n, k in structure.items() if k in COMPLEX_KINDS], sizes=sizes)
         check_size_letters(size, shapes, "the shapes (--shape, --where and the LaTeX conventions)", statement)
         assumed = ", ".join(f"{n} {k}" for n, k in sorted(structure.items()))
         click.echo(f"theorem-check: note: read as {statement}"

@@ -108,6 +108,8 @@ def latex_names(text: str) -> dict[str, str]:
     sides, _ = read(text)
     names = names_of(sides)
     names.pop("e", None) if _euler_only(sides) else None
+    for size in {n[1] for s in sides for n in walk(s) if n[0] in ("ident", "ones") and n[1]}:
+        names.pop(size, None)    # I_k, \mathbf{1}_k: k is a size (a dimension), not a vector by the conventions
     return names
 
 
