@@ -137,3 +137,14 @@ def test_matrix_power_by_squaring_is_the_product(k):
     a = np.random.default_rng(k).standard_normal((2, 3, 3)) / 3
     want = np.linalg.matrix_power(a, k)
     assert np.allclose(matrix_power(a, k), want, rtol=1e-9, atol=1e-300)
+
+
+def test_a_shape_error_names_the_entrywise_function_as_written():
+    """helper-33: SymPy's text leaked into an ILL-POSED message (``Power of non-square matrix Lambda(_d, sin(_d)).(x)``)."""
+    from theorem_check.errors import ShapeMismatch
+    from theorem_check.expr.parse import parse
+
+    with pytest.raises(ShapeMismatch) as info:
+        parse("sin(x)**2", {"x": (3, 1)})
+    msg = str(info.value)
+    assert "Lambda" not in msg and "sin(x)" in msg and "hadamard(M, M)" in msg

@@ -4,6 +4,7 @@ import ast
 import functools
 import io
 import keyword
+import re
 import tokenize
 from typing import Any, Mapping
 
@@ -549,9 +550,17 @@ class _Rewrite(ast.NodeTransformer):
         return node
 
 
+_LAMBDA = re.compile(r"Lambda\((_?\w+), (\w+)\(\1\)\)\.\(")
+
+
 def _shape_msg(exc: Exception) -> str:
+    """SymPy's shape error in the statement's words: an entrywise function as written (SymPy prints ``sin`` of a
+    matrix as ``Lambda(_d, sin(_d)).(x)``), and what ``**`` of a non-square matrix is."""
     args = getattr(exc, "args", ())
-    return " ".join(str(a) for a in args) if args else str(exc)
+    msg = _LAMBDA.sub(lambda m: m.group(2) + "(", " ".join(str(a) for a in args) if args else str(exc))
+    if msg.startswith("Power of non-square matrix"):
+        msg += " (** of a matrix is the matrix power; the entrywise square is hadamard(M, M))"
+    return msg
 
 
 def parse_statement(text: str) -> tuple[str, str]:
