@@ -275,3 +275,25 @@ def test_a_proof_with_fractional_powers_holds_at_every_point(t1, t2, f, g):
             continue
         a, b = _scalar_value(f, sv, rv, 4), _scalar_value(g, sv, rv, 4)
         assert abs(a - b) <= 1e-8 * max(1.0, abs(a), abs(b)), (f, g, sv, rv, a, b)
+
+
+def test_the_diagonal_of_an_antisymmetric_matrix_is_zero_and_of_no_other():
+    """helper-33: ``diag(K) = 0`` for an antisymmetric ``K`` was INCONCLUSIVE (vacuous numerically, no normal form of
+    ``diag``); the normal form knows exactly that diagonal, and nothing else of ``diag``."""
+    import sympy as sp
+
+    from theorem_check.expr.matrix_proof import prove_identity
+
+    n = sp.Symbol("n", integer=True, positive=True)
+    K = sp.MatrixSymbol("K", n, n)
+    zero = sp.ZeroMatrix(n, 1)
+    assert prove_identity(ex_diag(K), zero, {"K": "antisymmetric"}) is not None
+    assert prove_identity(ex_diag(K.T), zero, {"K": "antisymmetric"}) is not None
+    assert prove_identity(ex_diag(K), zero, {"K": "symmetric"}) is None
+    assert prove_identity(ex_diag(K), zero, {}) is None
+
+
+def ex_diag(m):
+    from sympy.matrices.expressions.diagonal import DiagonalOf
+
+    return DiagonalOf(m)

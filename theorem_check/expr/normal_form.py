@@ -31,7 +31,8 @@ size at which both sides are defined (names as recorded in :attr:`Normalizer.rul
 - structure (``structure={name: kind}``): ``symmetric``/``spd``/``diagonal``: ``X^T = X``;
   ``antisymmetric``: ``X^T = -X``; ``orthogonal``: ``Q^{-1} = Q^T``, ``Q^T Q = Q Q^T = I``;
 - a ``1 x 1`` product or a trace whose transpose is its own negative (``x^T K x``, ``tr(S K)``, ``K``
-  antisymmetric and ``S`` symmetric) is 0 (``s = s^T = -s``).
+  antisymmetric and ``S`` symmetric) is 0 (``s = s^T = -s``), and so is ``diag(K)`` (the only ``diag`` the
+  normal form reads).
 
 Canonical keys are strings built from the names (``A``, ``A.T``, ``A^-1``, ``inv(...)``, ``kron(...)``);
 equal keys mean equal objects, so an equal normal form is a proof; an unequal one proves nothing (the
@@ -53,6 +54,7 @@ from __future__ import annotations
 from typing import Mapping
 
 import sympy as sp
+from sympy.matrices.expressions.diagonal import DiagonalOf
 
 from theorem_check.expr.det_lemma import det_lemma
 from theorem_check.expr.nf_terms import Leaf, NormalForm, word_key
@@ -519,6 +521,11 @@ class Normalizer:
             return acc
         if isinstance(e, Vec):
             return self.vec(self.matrix(e.args[0]))
+        if isinstance(e, DiagonalOf):   # only diag(K) = 0 of an antisymmetric K (K_ii = -K_ii), K or K^T
+            arg = e.arg.arg if isinstance(e.arg, sp.Transpose) else e.arg
+            if isinstance(arg, sp.MatrixSymbol) and self.structure.get(arg.name) == "antisymmetric":
+                self.note(f"{arg.name} antisymmetric: its diagonal is 0 (K_ii = -K_ii)")
+                return NormalForm(e.shape[0], e.shape[1], ())
         raise NormalFormError(f"no normal form for {type(e).__name__}")
 
     def scalar(self, e):
