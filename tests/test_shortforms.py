@@ -401,8 +401,8 @@ def test_a_statement_false_at_a_generic_instance_gets_no_derivation_search(lhs, 
     """Design decision 117: the mp50 probe skips the derivation search of a statement that is false at a
     generic instance (nothing could close), and never of a true one."""
     calls = []
-    real = sf._derivation
-    monkeypatch.setattr(sf, "_derivation", lambda *a: calls.append(1) or real(*a))
+    real = sf.derivation
+    monkeypatch.setattr(sf, "derivation", lambda *a: calls.append(1) or real(*a))
     kw = {"structure": structure} if structure else {}
     claim = tc.identity("t.probe", lhs, rhs, shapes=shapes, sizes={"n": (1, 4)}, register=False, **kw)
     assert bool(calls) is searched

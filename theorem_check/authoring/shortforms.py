@@ -32,194 +32,30 @@ Frobenius inner product, and is the classic wrong variant.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import time
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import sympy as sp
 
 from theorem_check import expr as ex
+from theorem_check.authoring.derivation_search import derivation, symbolic_side
 from theorem_check.authoring.spec import (
     DEFAULT_SIZE,
-    MAX_OPS,
     SCALAR_STRUCTURES,
     STRUCTURES,
     Side,
     Spec,
     build_spec,
-    complex_names,
     make_side,
     sampler,
     scaled_sampler,
 )
-from theorem_check.engine.symbolic import Derivation, Step, has_fractional_matpow, simplifies_to_zero
-from theorem_check.engine.time_limit import StepTimeout, run_limited
-from theorem_check.errors import ClaimDefinitionError, InternalError, ShapeMismatch
-from theorem_check.expr.matrix_proof import one_entry, over_symbolic_sizes, prove_identity
+from theorem_check.errors import ClaimDefinitionError
 from theorem_check.model.claims import Claim, Instance, Source, Statement, double, negate, perturb
 from theorem_check.model.dims import DimSpace
 
 __all__ = ["identity", "gradient", "erratum", "derived_controls", "structure_of", "STRUCTURES", "SCALAR_STRUCTURES",
            "DEFAULT_SIZE"]
-
-
-def _symbolic(s: Side, spec: Spec):
-    """The SymPy form of a side at symbolic sizes, or None (callable, or does not conform)."""
-    if isinstance(s, sp.Basic):
-        return s
-    if isinstance(s, str):
-        try:
-            return ex.parse(s, dict(spec.mats), what="side", complex_names=complex_names(spec),
-                            sizes=tuple(spec.ranges))
-        except ShapeMismatch:
-            return None
-    return None
-
-
-@functools.lru_cache(maxsize=512)
-def _replace_grads(e, symmetric: frozenset = frozenset()):
-    """``grad``/``jacobian``/``hessian`` nodes replaced by their closed forms
-    (:mod:`theorem_check.expr.matrix_calculus`); None when some node has none (the numeric stage decides).
-
-    Each closed form has been checked exactly at one concrete size before it is returned; a closed form
-    that disagrees there (an :class:`~theorem_check.errors.InternalError`: a bug of the rules, which
-    ``derive`` reports with exit 3) attaches no derivation here, so a user's statement is still decided
-    by the numeric stage, never by the faulty rule and never refused.
-    ``symmetric``: names declared symmetric or spd; a gradient with respect to one of them is the
-    symmetric-domain gradient ``(G + G^T)/2`` (the oracle's ``sym_grad``).
-    """
-    from theorem_check.expr import matrix_calculus as mc
-
-    rules = {ex.Grad: mc.gradient, ex.Jacobian: mc.jacobian, ex.Hessian: mc.hessian}
-    rep = {}
-    for g in e.atoms(ex.Grad, ex.Jacobian, ex.Hessian):
-        f, X = g.args
-        if isinstance(g, ex.Jacobian) and isinstance(X, sp.Symbol):
-            # df/dt of a scalar by a scalar (the 1x1 jacobian that grad(f, t) is): SymPy's scalar diff, taken
-            # only when it is the whole side (a scalar in place of the 1x1 node inside a matrix sum would not conform)
-            if g != e or ex.is_matrix(f):
-                return None
-            try:
-                d = sp.diff(f, X)
-            except Exception:  # noqa: BLE001 - SymPy has no rule (NotImplementedError for tr(A expm(t B))): no proof
-                return None
-            return None if d.has(sp.Derivative, sp.Subs) else d
-        try:
-            d = mc.gradient(f, X, symmetric=X.name in symmetric) if isinstance(g, ex.Grad) else rules[type(g)](f, X)
-        except mc.NotDifferentiable:
-            return None
-        except InternalError:
-            # a closed form that fails its own entrywise check is a bug of ours (`derive` reports it, exit 3);
-            # here it only means no proof: the statement is still decided by the numeric stage
-            return None
-        except Exception:  # noqa: BLE001 - SymPy cannot (a shape it learns only at a concrete size): no proof
-            return None
-        if not ex.is_matrix(d) or tuple(d.shape) != tuple(g.shape):
-            return None
-        rep[g] = d
-    return e.xreplace(rep) if rep else e
-
-
-def _symmetric_sides(e, names: frozenset):
-    """``e`` with ``S^T`` written ``S`` for the matrices named in ``names`` (transposes pushed to the leaves first);
-    None where SymPy's ``doit`` fails (its Kronecker canonicalisation raises AttributeError on a scalar factor
-    such as ``(2 A B)^-1`` of ``1 x 1`` matrices): no proof, the numeric stage decides."""
-    if not isinstance(e, sp.Basic):
-        return e
-    sub = {sp.Transpose(m): m for m in e.atoms(sp.MatrixSymbol) if m.name in names}
-    if not sub:
-        return e
-    try:
-        return e.xreplace(sub).doit().xreplace(sub)
-    except Exception:  # noqa: BLE001 - a SymPy internal error: no proof from this route
-        return None
-
-
-DERIVATION_SECONDS = 5.0
-"""Seconds SymPy's own simplification may spend deciding whether a short form's derivation closes (at
-definition time): over it, no derivation is attached and the numeric stage decides (a proof is never
-required)."""
-
-DERIVATION_TOTAL_SECONDS = 15.0
-"""Seconds the whole decision may take (closed-form derivatives, normal forms and the simplification
-above): before issue 21 the closed-form derivatives had no limit.  The attention gradient of the gallery
-needs 3-6 s of closed form (then SymPy closes it at once), so the total is not the simplification's 5 s."""
-
-
-def _derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
-    """:func:`_derivation_within` under one time limit of :data:`DERIVATION_TOTAL_SECONDS` (None when over it)."""
-    deadline = time.monotonic() + DERIVATION_TOTAL_SECONDS
-    try:
-        return run_limited(lambda: _derivation_within(lhs, rhs, spec, names_used, deadline),
-                           DERIVATION_TOTAL_SECONDS)
-    except StepTimeout:
-        return None
-
-
-def _derivation_within(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float):
-    """A one-step derivation when ``lhs = rhs`` is proved for all sizes; None otherwise.
-
-    Gradients, Jacobians and Hessians are first replaced by their closed forms
-    (:mod:`theorem_check.expr.matrix_calculus`, each checked entrywise at one size); for a symmetric or
-    spd ``S`` both sides are written with ``S^T = S`` (an identity of the rewritten sides at every matrix
-    holds at every symmetric one, where the rewriting changes nothing) and a gradient by ``S`` is the
-    symmetric-domain one.  Then two routes: equal normal forms
-    (:func:`theorem_check.expr.matrix_proof.prove_identity`: products expanded, transposes and inverses to
-    the leaves, traces rotated, Kronecker/vec rules, inverses cleared for rational identities; it uses the
-    structures ``symmetric``/``spd``/``diagonal`` (``X^T = X``), ``antisymmetric`` and ``orthogonal``),
-    named with its rules in the step's ``why``; else SymPy's own simplification, attached only when every
-    name involved is generic (``invertible`` or none) or symmetric (rewritten as above): SymPy's matrix
-    algebra knows no other structure, so a proof there would be of another statement.
-    """
-    kinds = {n: spec.structure.get(n) for n in names_used}
-    sym = frozenset(n for n, k in kinds.items() if k in ("symmetric", "spd"))
-    l, r = _symbolic(lhs, spec), _symbolic(rhs, spec)
-    if l is None or r is None:
-        return None
-    if has_fractional_matpow(l) or has_fractional_matpow(r):   # SymPy folds (A*A)**(1/2) to A: no proof there
-        return None   # (tested on the sides as written: the rewriting below would fold them first)
-    nodes = l.atoms(ex.Grad, ex.Jacobian, ex.Hessian) | r.atoms(ex.Grad, ex.Jacobian, ex.Hessian)
-    diffed = bool(nodes)
-    wrt = {getattr(g.args[1], "name", None) for g in nodes}
-    if any(kinds.get(w) not in (None, "invertible", "symmetric", "spd") for w in wrt):
-        return None   # closed-form derivatives know the free and the symmetric domain only (of the variable: the
-        # structure of another matrix, a constant of the derivative, does not change it: x^T K x, K antisymmetric)
-    l, r = _replace_grads(l, sym), _replace_grads(r, sym)
-    if l is None or r is None:
-        return None
-    if ex.is_matrix(l) != ex.is_matrix(r):   # a 1 x 1 matrix against a scalar (x^T K x = 0): its one entry, tr
-        l, r = one_entry(l), one_entry(r)
-        if l is None or r is None:
-            return None
-    if sym:
-        l, r = _symmetric_sides(l, sym), _symmetric_sides(r, sym)
-        if l is None or r is None:
-            return None
-    if ex.is_matrix(l) and tuple(l.shape) != tuple(r.shape):
-        return None
-    if has_fractional_matpow(l) or has_fractional_matpow(r):
-        return None
-    structure = {n: k for n, k in spec.structure.items() if n in names_used}
-    notes = (" (derivative in closed form, matrix_calculus)" if diffed else "") \
-        + (f" with {', '.join(sorted(sym))} symmetric (S^T = S)" if sym else "")
-    proof = prove_identity(l, r, structure) if (over_symbolic_sizes(l) or over_symbolic_sizes(r)) else None
-    if proof is not None:
-        why = proof.describe() + notes
-        return lambda: Derivation([Step(l, r, why)], general=True, structure=structure)
-    if any(k not in (None, "invertible", "symmetric", "spd") for k in kinds.values()):
-        return None
-    if sp.count_ops(l) + sp.count_ops(r) > MAX_OPS:
-        return None
-    try:   # the test check_step applies (what closes here closes there), bounded: SymPy's expansion can blow up
-        closes = run_limited(lambda: simplifies_to_zero(l - r),
-                             max(min(DERIVATION_SECONDS, deadline - time.monotonic()), 0.01))
-    except (Exception, StepTimeout):  # noqa: BLE001 - SymPy cannot decide in time: numeric evidence only
-        return None
-    if not closes:
-        return None
-    why = "SymPy matrix-expression algebra" + notes
-    return lambda: Derivation([Step(l, r, why)], general=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -281,7 +117,7 @@ def derived_controls(st: Statement) -> tuple[Statement, ...]:
 # public short forms
 # ---------------------------------------------------------------------------------------------
 def _latex(s: Side, spec: Spec) -> str:
-    e = _symbolic(s, spec)
+    e = symbolic_side(s, spec)
     if e is not None:
         from theorem_check.expr.printing import expr_latex
 
@@ -332,7 +168,7 @@ def _statement(lhs, rhs, spec, *, name, kind, latex, cond, contexts, scale, note
         scale=scale, derivation=None, contexts=tuple(contexts), cond=cond, note=note)
     if not derive or _false_at_a_generic_instance(st):
         return st
-    deriv = _derivation(lhs, rhs, spec, used)
+    deriv = derivation(lhs, rhs, spec, used)
     return st if deriv is None else dataclasses.replace(st, derivation=deriv)
 
 

@@ -52,7 +52,8 @@ from theorem_check.engine.symbolic import StepResult, SymbolicResult, is_failure
 from theorem_check.model.derivation import Step
 
 __all__ = ["enabled", "folder", "code_fingerprint", "step_key", "statement_key", "load_step", "store_step",
-           "load_symbolic", "store_symbolic", "cached_step", "cached_symbolic"]
+           "load_symbolic", "store_symbolic", "cached_step", "cached_symbolic", "derivation_key", "load_entry",
+           "store_entry"]
 
 _SUBDIR = "symbolic"
 _FORMAT = 1
@@ -159,6 +160,25 @@ def statement_key(derivation: Callable, *, claim_id: str, name: str, kind: str, 
     except (ValueError, AttributeError):
         return None
     return _digest(["statement", claim_id, name, kind, int(seed), ident, fp])
+
+
+def derivation_key(payload: list) -> str | None:
+    """The key of another pure SymPy result (a short form's derivation search,
+    :mod:`theorem_check.authoring.derivation_search`): ``payload`` (JSON-able: the inputs) with the code's
+    fingerprint; None when the cache is off."""
+    if not enabled():
+        return None
+    return _digest(["derivation", payload, code_fingerprint()])
+
+
+def load_entry(key: str | None) -> dict | None:
+    """The stored entry of ``key`` (a dict), or None (no key, the cache off, missing or unreadable)."""
+    return _read(key)
+
+
+def store_entry(key: str | None, value: dict) -> None:
+    """Store ``value`` (a JSON-able dict) under ``key``, atomically; silent when it cannot be written."""
+    _write(key, value)
 
 
 def _tops(ident) -> list[str]:
