@@ -8,7 +8,8 @@ which counterexample) is therefore stored and read back instead of recomputed, u
 - the inputs: ``sympy.srepr`` of each side, the label, the seed and the number of points (a step);
   or the claim id, the statement's name and kind and its seed (a whole statement of a catalogue
   package, which also skips *building* the derivation: the SymPy Hessians and characteristic
-  polynomials of the cascade claims cost more than checking them);
+  polynomials of the cascade claims cost more than checking them); or a short form's sides and
+  structures (its derivation search, :func:`derivation_key`, design decision 145);
 - a fingerprint of the code: the SHA-256 of every ``.py`` file of ``theorem_check`` (and, for a
   statement, of the catalogue package that defines its derivation), with the package version;
 - the versions of SymPy, mpmath, NumPy and Python.
