@@ -191,3 +191,19 @@ def test_a_size_letter_other_than_n(capsys, args, verdict):
     specification k should be a nonnegative integer' leaked, or --size refused it)."""
     code, got, rec, err = _verdict(capsys, "--latex", *args)
     assert got == verdict, (rec["read_as"], rec["claims"][0]["evidence"])
+
+
+@pytest.mark.parametrize("args, verdicts", [
+    ([r"\mathbf{1}\mathbf{1}^\top \mathbf{1} = n \mathbf{1}_n"], {"PROVED"}),                    # was REFUTED
+    ([r"(I - \frac1n\mathbf{1}\mathbf{1}^\top) x = x - \frac1n (\mathbf{1}^\top x) \mathbf{1}"], {"PROVED", "VERIFIED"}),
+    ([r"\mathbf{1}\mathbf{1}^\top x = \mathbf{1}^\top x"], {"ILL-POSED"}),                        # was PROVED
+    ([r"\nabla_x \mathbf{1}^\top \tanh(x) = \mathbf{1} - \tanh^2(x)"], {"PROVED", "VERIFIED"}),   # was ILL-POSED
+    ([r"\nabla_x \mathbf{1}^\top \tanh(x) = \mathbf{1} - 2\tanh^2(x)"], {"REFUTED"}),
+    ([r"\nabla_z \log \mathbf{1}_n^\top \exp(z) = \operatorname{softmax}(z)"], {"PROVED", "VERIFIED"}),  # REFUTED
+    ([r"\log \det X \; y = y \log\det X", "--where", r"X \succ 0, y \in \mathbb{R}"], {"PROVED"}),     # REFUTED
+    ([r"\nabla_X \det X = \det X~X^{-\top}", "--where", r"X \in GL(n)"], {"PROVED"}),                   # ILL-POSED
+])
+def test_helper_34_readings_have_the_right_verdicts(capsys, args, verdicts):
+    """A fresh helper's LaTeX as papers print it, each misread before (the verdict it had in the comment)."""
+    code, got, rec, err = _verdict(capsys, "--latex", *args)
+    assert got in verdicts, (rec["read_as"], rec["claims"][0]["evidence"])

@@ -148,6 +148,21 @@ READINGS = [
     (r"{\bf A}{\bf I}_n", SQ, "A*eye(n)"),
     (r"\|x\|^2_2", SQ, "norm2(x)**2"),
     (r"X^{\top -1}", SQ, "(X**-1).T"),
+    # helper-34: spacing ends any bare argument (nested operators, fractions, calls), ~ and \> are spacing, a row
+    # followed by an operator is an inner product, a function's power of a matrix is entrywise, old fonts in scripts
+    (r"\log \det X \; y", SQ, "log(det(X))*y"),
+    (r"\log \frac{a}{b} \, c", SQ, "log(a/b)*c"),
+    (r"\log \sigma(a) \, b", SQ, "log(sigmoid(a))*b"),
+    (r"\operatorname{tr} \tfrac12 A \, B", SQ, "trace(1/2*A)*B"),
+    (r"\operatorname{tr}(A) B \, C", SQ, "trace(A)*B*C"),
+    (r"\det X~X^{-\top}", SQ, "det(X)*(X**-1).T"),
+    (r"\det X\>X^{-\top}", SQ, "det(X)*(X**-1).T"),
+    (r"\log \mathbf{1}_n^\top \exp(y)", SQ, "log(trace(ones(n, 1).T*exp(y)))"),
+    (r"\tanh^2(X)", SQ, "hadamard(tanh(X), tanh(X))"),
+    (r"\sigma^2(t)", {}, "sigmoid(t)**2"),
+    (r"(A B)^{\rm T}", SQ, "(A*B).T"),
+    (r"X^{-1\top}", SQ, "(X**-1).T"),
+    (r"\mathrm{tr}\{A B\}", SQ, "trace(A*B)"),
 ]
 
 
@@ -191,7 +206,6 @@ def test_statement_sides_and_conventions():
     (r"\nabla f = x", "needs the variable as a subscript"),
     (r"\mathbb{E}[x] = 0", "expectation"),
     (r"\operatorname{foo}(A) = A", "unknown operator"),
-    (r"I = I", "I has no size here"),
     (r"\frac{\partial A x}{\partial x} = A", "layout differs"),
     (r"\|A\|_2 = 1", "spectral norm"),
     (r"A B \odot C = C", "ambiguous"),
@@ -323,6 +337,15 @@ def test_a_bare_identity_takes_the_shape_of_the_other_side(tex, want):
     assert parse_latex_statement(tex) == want
 
 
-def test_a_bare_identity_on_both_sides_still_needs_a_size():
+def test_a_bare_identity_nothing_sizes_takes_the_one_size_letter_or_is_refused():
+    """helper-34: ``\\mathbf{1}\\mathbf{1}^\\top \\mathbf{1} = n \\mathbf{1}_n`` sized two of its ones 1 x 1 (REFUTED, true)
+    and ``\\mathbf{1}\\mathbf{1}^\\top x = \\mathbf{1}^\\top x`` the first one (PROVED, ill-posed).  A bare I or 1 that no
+    neighbour sizes is the statement's one size letter (n when nothing is shaped); with several, it is refused."""
+    assert parse_latex_statement(r"2 I = I + I") == ("2*eye(n)", "eye(n) + eye(n)")
+    assert parse_latex_statement(r"\mathbf{1}\mathbf{1}^\top \mathbf{1} = n \mathbf{1}_n") == \
+        ("ones(n, 1)*ones(n, 1).T*ones(n, 1)", "n*ones(n, 1)")
+    assert parse_latex_statement(r"\mathbf{1}\mathbf{1}^\top x = \mathbf{1}^\top x", {"x": ("n", 1)}) == \
+        ("ones(n, 1)*ones(n, 1).T*x", "ones(n, 1).T*x")
     with pytest.raises(ParseError, match="I has no size here"):
-        parse_latex_statement(r"2 I = I + I")
+        parse_latex_statement(r"\operatorname{tr}(I) = \operatorname{tr}(A) + \operatorname{tr}(B)",
+                              {"A": ("m", "m"), "B": ("k", "k")})

@@ -175,15 +175,25 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
     _check_applied(text, sides, shapes, frozenset(scalars))
     frozen, cplx = _freeze(shapes), frozenset(complex_names)
     lhs, rhs = (_Emit(text, frozen, cplx).try_emit(s) for s in sides)
-    if lhs is None and rhs is None:
-        _Emit(text, frozen, cplx).side(sides[0])      # raises: neither side fixes the size of I or 1
-    if lhs is None or rhs is None:   # A^{-1} A = I: the bare I takes the other side's shape (sizes of an identity)
-        known = (lhs or rhs)[0]
-        shape = _shape(known, frozen)
-        node = sides[0] if lhs is None else sides[1]
-        out = _Emit(text, frozen, cplx).emit(node, shape if isinstance(shape, tuple) else None)
-        lhs, rhs = (out, rhs) if lhs is None else (lhs, out)
+    if (lhs is None) != (rhs is None):   # W^T W = I: the bare I takes the other side's shape (not a 1x1 one's:
+        shape = _shape((lhs or rhs)[0], frozen)     # 1 1^T x = 1^T x would size the first 1 as 1 x 1)
+        if isinstance(shape, tuple) and not _is_1x1(shape):
+            out = _Emit(text, frozen, cplx).try_emit_with(sides[0] if lhs is None else sides[1], shape)
+            lhs, rhs = (out, rhs) if lhs is None else (lhs, out)
+    if lhs is None or rhs is None:   # no context sizes it: the statement's one size letter (n by convention)
+        default = _one_size(frozen)
+        lhs, rhs = (o if o is not None else _Emit(text, frozen, cplx, default).side_pair(s) for o, s in
+                    zip((lhs, rhs), sides))
     return lhs[0], rhs[0]
+
+
+def _one_size(shapes: tuple):
+    """The size letter of every shaped name of the statement when there is exactly one (``n`` when none is
+    shaped), else None: the size of a bare ``I`` or ``\\mathbf{1}`` nothing else sizes."""
+    sizes = {v for _, shape in shapes for v in shape if v not in (1, "1")}
+    if not sizes:
+        return CONVENTION_SIZE
+    return next(iter(sizes)) if len(sizes) == 1 and isinstance(next(iter(sizes)), str) else None
 
 
 def _check_applied(text: str, sides, shapes: Mapping, scalars: frozenset) -> None:
@@ -253,9 +263,10 @@ class _NoSize(ParseError):
 class _Emit:
     """A tree of :mod:`latex_tree` -> string-syntax text (shape-aware where LaTeX leaves it open)."""
 
-    def __init__(self, text: str, shapes: tuple, complex_names: frozenset = frozenset()):
+    def __init__(self, text: str, shapes: tuple, complex_names: frozenset = frozenset(), default_size=None):
         self.text, self.shapes, self.complex_names = text, shapes, complex_names
         self.shaped = {k for k, _ in shapes}
+        self.default_size = default_size   # of a bare I or 1 no context sizes (parse_latex_statement)
 
     def fail(self, msg: str):
         raise ParseError(f"statement={self.text!r}: {msg}")
@@ -276,6 +287,16 @@ class _Emit:
     def emit(self, n, hint=None) -> tuple[str, int]:
         return getattr(self, "e_" + n[0])(n, hint)
 
+    def side_pair(self, node) -> tuple[str, int]:
+        return self.emit(node)
+
+    def try_emit_with(self, n, hint):
+        """``emit(n, hint)``, or None when a constant in ``n`` still has no size."""
+        try:
+            return self.emit(n, hint)
+        except _NoSize:
+            return None
+
     def try_emit(self, n):
         """``emit(n)`` without a size hint, or None when a constant in ``n`` needs one."""
         try:
@@ -293,8 +314,8 @@ class _Emit:
     def e_ident(self, n, hint):
         size = n[1]
         if size is None:
-            known = [h for h in (hint or ()) if h is not None and h != "?"]
-            if not known:
+            known = [h for h in (hint or ()) if h is not None and h != "?"] or [self.default_size]
+            if known[0] is None:
                 raise _NoSize(f"statement={self.text!r}: I has no size here (write I_n)")
             size = _size_text(known[0])
         return f"eye({size})", _ATOM
@@ -302,9 +323,10 @@ class _Emit:
     def e_ones(self, n, hint):
         size = n[1]
         if size is None:
-            if not hint or hint[0] is None or hint[0] == "?":
+            rows = hint[0] if hint and hint[0] not in (None, "?") else self.default_size
+            if rows is None:
                 raise _NoSize(f"statement={self.text!r}: \\mathbf{{1}} has no size here (write \\mathbf{{1}}_n)")
-            size = _size_text(hint[0])
+            size = _size_text(rows)
         return f"ones({size}, 1)", _ATOM
 
     # sums and products -------------------------------------------------------------------------
@@ -349,12 +371,17 @@ class _Emit:
     def e_mul(self, n, hint):
         a, b = n[1], n[2]
         ta, tb = self.try_emit(a), self.try_emit(b)
-        if ta is None:
-            sb = self.shape(tb[0]) if tb else None
-            ta = self.emit(a, hint if not isinstance(sb, tuple) else ((hint or (None,))[0], sb[0]))
+        if ta is None:   # a 1x1 partner is a scalar factor: the size comes from the product's (hint)
+            if tb is None:   # the partner unsized too: only the rows are the product's
+                ta = self.emit(a, ((hint or (None,))[0], None))
+            else:
+                sb = self.shape(tb[0])
+                ta = self.emit(a, hint if not isinstance(sb, tuple) or _is_1x1(sb)
+                               else ((hint or (None,))[0], sb[0]))
         if tb is None:
             sa = self.shape(ta[0])
-            tb = self.emit(b, hint if not isinstance(sa, tuple) else (sa[1], (hint or (None, None))[1]))
+            tb = self.emit(b, hint if not isinstance(sa, tuple) or _is_1x1(sa)
+                           else (sa[1], (hint or (None, None))[1]))
         sa, sb = self.shape(ta[0]), self.shape(tb[0])
         if _is_1x1(sa) and isinstance(sb, tuple) and not _one(sb[0]):
             ta = self.scalar(*ta)
@@ -389,6 +416,16 @@ class _Emit:
     def e_hpow(self, n, hint):
         t, _ = self.emit(n[1], hint)
         return (f"hadamard({', '.join([t] * n[2])})" if n[2] > 1 else t), _ATOM
+
+    def e_fpow(self, n, hint):
+        """``\\tanh^2(X)``: the power of the function's value, entrywise when that value is a matrix (as the
+        function is), a power of the number otherwise (``\\det^2 A``)."""
+        t, p = self.emit(n[1], hint)
+        sh = self.shape(t)
+        if isinstance(sh, tuple) and not _is_1x1(sh):
+            return self.e_hpow(("hpow", n[1], n[2]), hint)
+        t, p = self.scalar(t, p)
+        return f"{self.wrap(t, p, _ATOM)}**{n[2]}", _POW
 
     def e_kron(self, n, hint):
         return self.binary_fn("kron", n, hint)

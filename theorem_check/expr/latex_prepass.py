@@ -40,7 +40,9 @@ _PRE = [
     (re.compile(r"\\(left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![A-Za-z])"), " "),
     (re.compile(r"\\(label|tag)\s*\{[^{}]*\}"), " "),
     (re.compile(r"\\(quad|qquad|displaystyle|textstyle|nonumber|notag|limits|mathstrut)(?![A-Za-z])"), " "),
-    (re.compile(r"\\[,;:! ]|~|&|\\\\"), " "),
+    (re.compile(r"\\[,;:!> ]|~|&|\\\\"), " "),
+    (re.compile(r"\\\{"), "("),     # \{ ... \}: braces printed as grouping brackets
+    (re.compile(r"\\\}"), ")"),
 ]
 _BAR2 = re.compile(r"\\\||\\Vert(?![A-Za-z])")
 _BAR1 = re.compile(r"\||\\vert(?![A-Za-z])|\\mid(?![A-Za-z])")
@@ -55,10 +57,14 @@ _SCRIPT = r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[A-Za-z0-9]))"
 _FACTOR = (r"(?:[A-Za-z0-9]|\\(?:" + "|".join(GREEK) + r")(?![A-Za-z])"
            r"|\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|mathcal|mathbb|hat|tilde|bar|widehat|widetilde|vec)"
            r"\s*\{[^{}]*\})" + _SCRIPT + "*")
-_BARE_BEFORE_SPACE = re.compile(r"\s*(" + _FACTOR + r"(?:\s*" + _FACTOR + r")*)\s*"
-                                r"(?=\\[,;: ]|\\quad(?![A-Za-z])|\\qquad(?![A-Za-z]))")
-"""An operator's argument without brackets (names, Greek letters, styled letters, with sub- and superscripts)
-followed by explicit spacing: the spacing ends it."""
+_SPACING = re.compile(r"\\[,;:> ]|~|\\quad(?![A-Za-z])|\\qquad(?![A-Za-z])")
+"""Explicit spacing, which ends an operator's argument written without brackets (``\\det X \\, X^{-\\top}``)."""
+_STOP = re.compile(r"[+\-=<>,&|]|\\\\|\\(cdot|times|odot|circ|otimes|oplus|le|leq|ge|geq|ne|neq|approx|equiv|"
+                   r"simeq|sim|propto|in|to|mid|vert|Vert|lvert|rvert|lVert|rVert|coloneqq|triangleq)(?![A-Za-z])")
+"""What ends the product an operator's bare argument is, at its bracket depth: a sum, a relation, an explicit
+product or Hadamard/Kronecker sign, a bar (the grammar ends the argument there itself)."""
+_FIRST_FACTOR = re.compile(_FACTOR)
+_TRANSPOSED = re.compile(r"\^\s*(\{\s*)?(\\top|\\intercal|T)(?![A-Za-z])\s*\}?$")
 _SIZED_OPEN = re.compile(r"\\(left|bigl|Bigl|biggl|Biggl|big|Big|bigg|Bigg)(?![A-Za-z])\s*\[")
 """A sized opening bracket right after an operator (``\\left[``): the argument's bracket, as ``[`` is."""
 
@@ -74,7 +80,7 @@ def prepass(text: str, operator: re.Pattern | None = None) -> tuple[str, list[in
     where: list[int] = []
     opened: list[str] = []        # bars
     closing: list[str] = []       # for each open { or [: what its closing bracket is written as
-    ends: dict[int, str] = {}     # text index -> ")" closing an operator's argument written without brackets
+    ends: dict[int, int] = {}     # text index -> how many ")" close operators' arguments written without brackets
     i = 0
 
     def put(s: str, at: int) -> None:
@@ -83,7 +89,7 @@ def prepass(text: str, operator: re.Pattern | None = None) -> tuple[str, list[in
 
     while i < len(stripped):
         for e in sorted(k for k in ends if k <= i):     # an argument's end reached (or passed by a longer token)
-            put(ends.pop(e), i)
+            put(")" * ends.pop(e), i)
         for pat, rep in _PRE:
             m = pat.match(stripped, i)
             if m:
@@ -96,8 +102,10 @@ def prepass(text: str, operator: re.Pattern | None = None) -> tuple[str, list[in
                 break
         else:
             m = _OLD_FONT.match(stripped, i)
-            if m:
-                put(rf"\{_FONT_COMMAND[m.group(1)]}{{{m.group(2)}}}", i)
+            if m:    # in a script its braces are the script's: ^{\rm T} is ^{\mathrm{T}}, \nabla_{\bf w} _{\mathbf{w}}
+                script = "".join(out).rstrip().endswith(("^", "_"))
+                cmd = rf"\{_FONT_COMMAND[m.group(1)]}{{{m.group(2)}}}"
+                put("{" + cmd + "}" if script else cmd, i)
                 i = m.end()
                 continue
             m2, m1 = _BAR2.match(stripped, i), _BAR1.match(stripped, i)
@@ -118,7 +126,7 @@ def prepass(text: str, operator: re.Pattern | None = None) -> tuple[str, list[in
             m = operator.match(stripped, i) if operator is not None else None
             if m:
                 put(m.group(0), i)
-                i = _argument(stripped, m.end(), put, closing, ends)
+                i = _argument(stripped, m.end(), put, closing, ends, operator)
                 continue
             m = _CMD.match(stripped, i)
             if m:
@@ -133,14 +141,16 @@ def prepass(text: str, operator: re.Pattern | None = None) -> tuple[str, list[in
             put(c, i)
             i += 1
     for e in sorted(ends):
-        put(ends.pop(e), max(len(stripped) - 1, 0))
+        put(")" * ends.pop(e), max(len(stripped) - 1, 0))
     return "".join(out), where
 
 
-def _argument(text: str, j: int, put, closing: list, ends: dict) -> int:
+def _argument(text: str, j: int, put, closing: list, ends: dict, operator: re.Pattern) -> int:
     """After an operator ending at ``j``: where its argument starts.  A ``{`` or ``[`` right after it is written
-    ``(`` (its closing bracket ``)``); an argument without brackets that explicit spacing ends gets ``(`` here and
-    ``)`` before the spacing (``ends``)."""
+    ``(`` (its closing bracket ``)``).  An argument without brackets gets ``(`` here and ``)`` at its end
+    (``ends``: index -> count) where explicit spacing ends it (``\\log \\det X \\; y``), and where it opens with a
+    row (a factor transposed) followed by another operator: ``\\log \\mathbf{1}^\\top \\exp(z)`` is the log of the
+    inner product, not ``log(1^T) exp(z)`` (the grammar ends a bare argument before an operator otherwise)."""
     k = j
     while k < len(text) and text[k].isspace():
         k += 1
@@ -153,9 +163,52 @@ def _argument(text: str, j: int, put, closing: list, ends: dict) -> int:
         put("(", k)
         closing.append(")")
         return m.end()
-    m = _BARE_BEFORE_SPACE.match(text, j)
-    if m and m.group(1):
-        put("(", m.start(1))
-        ends[m.end(1)] = ")"
-        return m.start(1)
+    if text.startswith("(", k) or re.match(r"\\(left|bigl|Bigl|biggl|Biggl|big|Big|bigg|Bigg)\s*\(", text[k:]):
+        return j                            # \operatorname{tr}(A) B: its parentheses are its argument
+    end, spaced = _bare_end(text, k)
+    if end is not None and (spaced or _row_then_operator(text, k, operator)):
+        put("(", k)
+        ends[end] = ends.get(end, 0) + 1
+        return k
     return j
+
+
+def _bare_end(text: str, k: int) -> tuple[int | None, bool]:
+    """``(end, spaced)`` of the bare argument starting at ``k``: the index after its last character and whether
+    explicit spacing ends it; ``(None, False)`` when it is empty or a closing bracket ends it first.  The
+    argument is what follows at bracket depth 0 up to spacing, a stop (:data:`_STOP`) or the end of the text."""
+    depth, last = 0, None
+    while k < len(text):
+        if depth == 0:
+            if _SPACING.match(text, k):
+                return last, last is not None
+            if _STOP.match(text, k):
+                return last, False
+        c = text[k]
+        if c == "\\":
+            m = re.match(r"\\([A-Za-z]+|.)", text[k:])
+            k += len(m.group(0)) if m else 1
+            last = k
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return last, False
+        if not c.isspace():
+            last = k + 1
+        k += 1
+    return last, False
+
+
+def _row_then_operator(text: str, k: int, operator: re.Pattern) -> bool:
+    """True when the bare argument at ``k`` opens with a factor transposed (a row: ``\\mathbf{1}^\\top``,
+    ``w^T``) directly followed by another operator."""
+    m = _FIRST_FACTOR.match(text, k)
+    if not m or not _TRANSPOSED.search(m.group(0).rstrip()):
+        return False
+    rest = m.end()
+    while rest < len(text) and text[rest].isspace():
+        rest += 1
+    return bool(operator.match(text, rest))

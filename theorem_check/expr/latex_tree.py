@@ -19,7 +19,7 @@ The tree: tuples whose first entry names the node.
 product written without parentheses), ``("neg", a)``
 ``("T"|"inv"|"invT"|"H"|"conj", a)``, ``("pow", a, e)``, ``("call", fname, args)`` (``fname`` ends
 in ``@`` when written entrywise: ``\\exp_\\odot``)
-``("hpow", a, k)`` (``A^{\\circ 2}``), ``("bars", a)``, ``("norm", a, subscript)``, ``("inner", a, b)``
+``("hpow", a, k)`` (``A^{\\circ 2}``), ``("fpow", call, k)`` (``\\tanh^2(x)``: the power of the value, entrywise), ``("bars", a)``, ``("norm", a, subscript)``, ``("inner", a, b)``
 ``("grad", f, wrt)``, ``("hess", f, wrt)``, ``("partial", f, [(wrt, transposed), ...])``
 
 Raises :class:`~theorem_check.errors.ParseError` (one line: the token, its column) for text the
@@ -247,7 +247,10 @@ class _Build:
     def n_call(self, tok, *rest):
         s = str(tok)
         head = re.sub(r"\s*_\s*(\{\s*\\(odot|circ)\s*\}|\\(odot|circ))$", "", s)
-        power = re.search(r"\^\s*\{?\s*([0-9]+)\s*\}?$", head)    # \tanh^2(x): the square of tanh(x)
+        power = re.search(r"\^\s*\{?\s*(-?[0-9][0-9/. ]*?)\s*\}?$", head)    # \tanh^2(x): the square of tanh(x)
+        if power and not re.fullmatch(r"[1-9][0-9]*", power.group(1)):
+            self.fail(f"{s!r}: only a positive integer power is read after an operator's name (\\tanh^2 x); write "
+                      f"the power of the value, (\\det A)^{{1/2}}, or an inverse function by its name")
         head = head[:power.start()] if power else head
         m = re.search(r"\{\s*\\?([A-Za-z]+)\s*\}", head) or re.match(r"\\([A-Za-z]+)", head)
         word = m.group(1)
@@ -258,7 +261,7 @@ class _Build:
         args = [self.node(r) for r in rest if not _is_punct(r)]
         entrywise = bool(re.search(r"_\s*\{?\s*\\(odot|circ)", s))
         out = ("call", FUNCTION_NAMES[word] + ("@" if entrywise else ""), args)
-        return ("pow", out, ("num", power.group(1))) if power else out
+        return ("fpow", out, int(power.group(1))) if power else out
 
     def n_nabla(self, tok, *rest):
         s = str(tok)
