@@ -207,3 +207,21 @@ def test_trace_of_a_product_without_the_product():
     X, Y = np.random.default_rng(3).standard_normal((2, 2, 5, 3))
     assert np.allclose(FLOAT64.trace_product(X, np.swapaxes(Y, -1, -2)), np.trace(X @ np.swapaxes(Y, -1, -2),
                                                                                   axis1=-2, axis2=-1))
+
+
+def test_det_positive_is_a_certain_sign_at_low_precision():
+    """``log det`` is defined where the determinant is positive: a 64-bit ball determinant decides it for a
+    256-entry SPD matrix, says not certain for a negative one, and leaves the working precision as it was."""
+    import flint
+
+    from theorem_check.numerics.balls import from_float
+
+    rng = np.random.default_rng(0)
+    q, _ = np.linalg.qr(rng.standard_normal((16, 16)))
+    spd = (q * rng.uniform(0.5, 2.0, 16)) @ q.T
+    before = flint.ctx.prec
+    assert from_float(spd[None]).det_positive()
+    neg = spd.copy()
+    neg[0] *= -1                                   # one row negated: the determinant changes sign
+    assert not from_float(np.stack([spd, neg])).det_positive()
+    assert flint.ctx.prec == before

@@ -73,6 +73,7 @@ from theorem_check.expr.values import (
     size,
     trace_product,
 )
+from theorem_check.numerics.balls import BallArray
 
 __all__ = ["NoForward", "jvp_recipe", "directional_jvp"]
 
@@ -405,8 +406,18 @@ class _Forward:
             ctx = fe.env.ctx
             mv, mt = m(fe)
             value = fe.memo(k, lambda: ctx.logdet(mv()))   # finite where det overflows
+            value.defined = lambda: _log_det_defined(mv(), value)
             return value, (None if mt is None else trace_product(ctx, fe.memo(ki, lambda: ctx.inv(mv()))(), mt))
         return run
+
+
+def _log_det_defined(a, value) -> bool:
+    """Whether ``log det a`` is real and finite: certain from a 64-bit ball determinant when ``a`` is a ball array
+    whose determinants are positive (the value itself, at the oracle's precision, is then not computed for the
+    check), else from the value."""
+    if isinstance(a, BallArray) and a.det_positive():
+        return True
+    return _real_and_finite(value())
 
 
 def _power_slope(ctx, a, value, ex):
@@ -490,8 +501,9 @@ def directional_jvp(f, var: str, env, x0, scalar_out: bool, label, value: Callab
     def jvp(V):
         def body():
             value, t = rec(env, V, values)
-            if not defined:
-                defined.append(_real_and_finite(value()))
+            if not defined:   # a node may know it more cheaply than by its value (log det: a 64-bit ball det)
+                check = getattr(value, "defined", None)
+                defined.append(check() if check is not None else _real_and_finite(value()))
             if not defined[0]:
                 return None
             if t is None:   # f does not depend on the variable

