@@ -169,3 +169,20 @@ def test_linearity_and_powers(c, k, transpose):
     want = sp.Rational(c.numerator, c.denominator) * (G.T if transpose else G)
     mc.verify(f, X, want.doit())
     assert got.shape == X.shape
+
+
+@pytest.mark.parametrize("f, want", [
+    ("exp(-trace(x.T*x)/2)", "exp(-trace(x.T*x)/2)*(x*x.T - eye(n))"),
+    ("trace(x.T*x)*trace(a.T*x)", "2*trace(a.T*x)*eye(n) + 2*a*x.T + 2*x*a.T"),
+])
+def test_the_hessian_of_a_scalar_function_times_a_vector_keeps_both_terms(f, want):
+    """helper-35: SymPy's matrix derivative of ``c(x) M(x)`` drops ``grad(c) M^T``, so the Hessian of
+    ``exp(-x^T x / 2)`` was ``-exp(...) I`` and ``derive`` exited 3 (its own check caught it).  Both terms now."""
+    import theorem_check as tc
+
+    shapes = {"x": ("n", 1), "a": ("n", 1)}
+    H = mc.hessian(ex.parse(f, shapes), ex.parse("x", shapes))   # raised InternalError (the closed form's own check)
+    assert tuple(H.shape) == (ex.parse("x", shapes).shape[0],) * 2
+    claim = tc.identity("t.hess", f"hessian({f}, x)", want, shapes={k: v for k, v in shapes.items() if k in f + want},
+                        register=False)
+    assert tc.run_claim(claim, seed=0, trials=4).verdict.value in ("PROVED", "VERIFIED")

@@ -369,6 +369,13 @@ def _sympy_diff(F, x):
         if isinstance(t, Softmax) and t.args[0] == x and t.axis == 0:   # diag(s) - s s^T (symmetric)
             out.append(DiagMatrix(t) - t * sp.Transpose(t))
             continue
+        if isinstance(t, sp.MatMul):
+            scal = [a for a in t.args if not is_matrix(a)]
+            if any(a.has(x) for a in scal):   # c(x) M(x): SymPy drops grad(c) M^T (helper-35: the Hessian of
+                c, m = sp.Mul(*scal), sp.MatMul(*[a for a in t.args if is_matrix(a)])   # exp(-x^T x / 2))
+                out.append(gradient(c, x, check=False) * sp.Transpose(m))
+                out += [c * d for d in _sympy_diff(m, x)]
+                continue
         try:
             d = sp.diff(t, x)
         except Exception as exc:  # noqa: BLE001 - SymPy's matrix calculus raises many types
