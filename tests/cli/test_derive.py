@@ -167,3 +167,15 @@ def test_failed_self_check_is_exit_3(capsys, monkeypatch):
     monkeypatch.setattr(mc, "gradient", boom)
     code, _, err = run_main(capsys, "derive", "trace(X)", "--wrt", "X", "--shape", "X=n,n")
     assert code == 3 and err.startswith("theorem-check: internal error: the closed form disagrees")
+
+
+@pytest.mark.parametrize("args, code, text", [
+    (["trace(x)", "--wrt", "x", "--shape", "x=n,1"], 2, "trace of x, which is n x 1, not square"),
+    (["trace(softplus(W*x))", "--wrt", "W", "--shape", "W=m,n", "--shape", "x=n,1"], 2, "softplus(W*x), which is m x 1"),
+    (["log(trace(x.T*x))", "--wrt", "x", "--shape", "x=n,1", "--order", "2"], 0, "x*x.T"),   # exited 3 (a c(x) M(x) term)
+])
+def test_derive_reports_bad_input_as_input_and_keeps_product_terms(capsys, args, code, text):
+    """helper-35: the trace of a non-square matrix was an internal error (exit 3), and Hessians of c(x) M(x) forms
+    failed their own check (exit 3): now exit 2 naming the trace, and the Hessian with both terms."""
+    got, out, err = run_main(capsys, "derive", *args)
+    assert got == code and text in (out + err) and "internal error" not in err, (out, err)

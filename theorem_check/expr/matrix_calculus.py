@@ -48,7 +48,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 
-from theorem_check.errors import InternalError
+from theorem_check.errors import InternalError, ShapeMismatch
 from theorem_check.expr.derivative_check import CHECK_SEED, verify
 from theorem_check.expr.nodes import NotDifferentiable, Softmax, apply_entrywise, is_matrix
 
@@ -68,6 +68,12 @@ def _no_long_powers(f) -> None:
         if p.exp.is_Integer and abs(int(p.exp)) > MAX_POWER:
             raise NotDifferentiable(f"{p.base}**{p.exp}: the closed-form derivative of a matrix power beyond "
                                     f"{MAX_POWER} is a sum of {abs(int(p.exp))} products (not written out)")
+    for t in sp.sympify(f).atoms(sp.Trace):   # trace(x) of an n x 1 x: bad input, not a bug of the rules (exit 2)
+        r, c = t.arg.shape
+        if sp.simplify(r - c) != 0:
+            from theorem_check.expr.printing import expr_text
+
+            raise ShapeMismatch(f"trace of {expr_text(t.arg)}, which is {r} x {c}, not square")
 
 
 def _scalar(f):
