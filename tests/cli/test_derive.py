@@ -173,6 +173,8 @@ def test_failed_self_check_is_exit_3(capsys, monkeypatch):
     (["trace(x)", "--wrt", "x", "--shape", "x=n,1"], 2, "trace of x, which is n x 1, not square"),
     (["trace(softplus(W*x))", "--wrt", "W", "--shape", "W=m,n", "--shape", "x=n,1"], 2, "softplus(W*x), which is m x 1"),
     (["log(trace(x.T*x))", "--wrt", "x", "--shape", "x=n,1", "--order", "2"], 0, "x*x.T"),   # exited 3 (a c(x) M(x) term)
+    # the check's sizes in alphabetical order made X.T*X singular (m=2 < n=3); the other order is tried
+    (["log(det(X.T*X))", "--wrt", "X", "--shape", "X=m,n", "--size", "m=4:4", "--size", "n=2:2"], 0, "2*X*(X.T*X)**-1"),
 ])
 def test_derive_reports_bad_input_as_input_and_keeps_product_terms(capsys, args, code, text):
     """helper-35: the trace of a non-square matrix was an internal error (exit 3), and Hessians of c(x) M(x) forms

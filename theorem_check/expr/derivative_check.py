@@ -81,9 +81,9 @@ _EXPLICIT = {
 }
 
 
-def _sizes(*exprs) -> dict:
+def _sizes(*exprs, reverse: bool = False) -> dict:
     letters = sorted({s for e in exprs for m in e.atoms(sp.MatrixSymbol) for s in m.shape if isinstance(s, sp.Symbol)},
-                     key=str)
+                     key=str, reverse=reverse)
     return {s: 2 + k for k, s in enumerate(letters)}
 
 
@@ -195,11 +195,23 @@ def verify(f, X, D, *, order: int = 1, symmetric: bool = False, jac: bool = Fals
 
     ``order=1``: ``D`` is the gradient (``symmetric``: ``(G + G^T)/2`` at a symmetric point) or, with
     ``jac=True``, the Jacobian of the column ``f``; ``order=2``: the Hessian of the scalar ``f`` by the column
-    ``X``.  Sizes: each size letter a distinct integer from 2; other matrices and the point: random positive
+    ``X``.  Sizes: each size letter a distinct integer from 2 (in alphabetical order; where a matrix is then
+    singular, in the reverse order); other matrices and the point: random positive
     rationals (seed :data:`CHECK_SEED`), square ones made diagonally dominant.  Two points.  A comparison that
     SymPy cannot carry out at all (a node without explicit form) is NotDifferentiable.
     """
-    sizes = _sizes(f, D, X)
+    first = _sizes(f, D, X)
+    try:
+        _verify_at(f, X, D, first, order, symmetric, jac)
+    except NotDifferentiable:   # the sizes in the other order: log(det(X.T*X)) of an m x n X needs m >= n (helper-35)
+        other = _sizes(f, D, X, reverse=True)
+        if other == first:
+            raise
+        _verify_at(f, X, D, other, order, symmetric, jac)
+
+
+def _verify_at(f, X, D, sizes: dict, order: int, symmetric: bool, jac: bool) -> None:
+    """:func:`verify` at the concrete ``sizes`` (a letter -> integer)."""
     rnd = random.Random(CHECK_SEED)
     fs, Ds, Xc = f.subs(sizes), D.subs(sizes), X.subs(sizes)
     s, t = sp.Dummy("s", real=True), sp.Dummy("t", real=True)
