@@ -219,9 +219,10 @@ def test_det_positive_is_a_certain_sign_at_low_precision():
     rng = np.random.default_rng(0)
     q, _ = np.linalg.qr(rng.standard_normal((16, 16)))
     spd = (q * rng.uniform(0.5, 2.0, 16)) @ q.T
-    before = flint.ctx.prec
-    assert from_float(spd[None]).det_positive()
     neg = spd.copy()
     neg[0] *= -1                                   # one row negated: the determinant changes sign
-    assert not from_float(np.stack([spd, neg])).det_positive()
+    pos, mixed = from_float(spd[None]), from_float(np.stack([spd, neg]))
+    before = flint.ctx.prec                         # (from_float set it to mpmath's working precision)
+    assert pos.det_positive()
+    assert not mixed.det_positive()
     assert flint.ctx.prec == before
