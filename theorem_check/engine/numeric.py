@@ -247,11 +247,12 @@ def _undefined_fails(entries: list) -> bool:
                                                           or any(math_undefined(e) for e in entries[:-1]))
 
 
-_COMPLEX_AT_MP = (" (where mp50 evaluates it, a log or square root of a negative number takes its complex value: "
-                  "for a real statement, declare the domain, e.g. --assume X=spd or a positive scalar, or write "
-                  "log(abs(...)))")
+_COMPLEX_AT_MP = (" (mp50 evaluates it: where the cause is a log or square root of a negative number, mp50 takes its "
+                  "complex value; for a real statement, declare the domain, e.g. --assume X=spd or a positive "
+                  "scalar, or write log(abs(...)))")
 """Said of an instance undefined at the float levels and defined at mp50 (helper-33: ``log(det(X))`` of a general
-``X``, whose determinant is negative on half the instances, read as undefined at float64 "only")."""
+``X``, whose determinant is negative on half the instances, read as undefined at float64 "only").  A hint, not a
+diagnosis: a float overflow mp50 does not have is undefined at float only too."""
 
 
 def _why_undefined(entry, ctx_name: str) -> str:
