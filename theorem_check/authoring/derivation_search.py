@@ -137,19 +137,18 @@ def derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
 
 
 def _wrap(found: "Found"):
-    return lambda: Derivation([Step(found.lhs, found.rhs, found.why)], general=True, structure=found.structure) \
-        if found.structure is not None else Derivation([Step(found.lhs, found.rhs, found.why)], general=True)
+    return lambda: Derivation([Step(found.lhs, found.rhs, found.why)], general=True, structure=found.structure)
 
 
 @dataclasses.dataclass(frozen=True)
 class Found:
     """A closed derivation's step: its sides (after the closed-form derivatives and the symmetric rewriting), its
-    ``why``, and the structures the normal form used (None: SymPy's own algebra, which knows none)."""
+    ``why``, and the structures the normal form used (empty for SymPy's own algebra, which knows none)."""
 
     lhs: Any
     rhs: Any
     why: str
-    structure: dict | None
+    structure: dict
 
 
 _NONE = object()
@@ -177,7 +176,7 @@ def _load(key: str | None):
         return _NONE
     try:
         l, r = (pickle.loads(base64.b64decode(entry[k])) for k in ("lhs", "rhs"))
-        return Found(l, r, str(entry["why"]), entry["structure"])
+        return Found(l, r, str(entry["why"]), dict(entry["structure"]))
     except Exception:  # noqa: BLE001 - an unreadable entry is computed again
         return None
 
@@ -258,4 +257,4 @@ def search(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float) -
         return None
     if not closes:
         return None
-    return Found(l, r, "SymPy matrix-expression algebra" + notes, None)
+    return Found(l, r, "SymPy matrix-expression algebra" + notes, {})

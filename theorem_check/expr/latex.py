@@ -178,11 +178,11 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
     if (lhs is None) != (rhs is None):   # W^T W = I: the bare I takes the other side's shape (not a 1x1 one's:
         shape = _shape((lhs or rhs)[0], frozen)     # 1 1^T x = 1^T x would size the first 1 as 1 x 1)
         if isinstance(shape, tuple) and not _is_1x1(shape):
-            out = _Emit(text, frozen, cplx).try_emit_with(sides[0] if lhs is None else sides[1], shape)
+            out = _Emit(text, frozen, cplx).try_emit(sides[0] if lhs is None else sides[1], shape)
             lhs, rhs = (out, rhs) if lhs is None else (lhs, out)
     if lhs is None or rhs is None:   # no context sizes it: the statement's one size letter (n by convention)
         default = _one_size(frozen)
-        lhs, rhs = (o if o is not None else _Emit(text, frozen, cplx, default).side_pair(s) for o, s in
+        lhs, rhs = (o if o is not None else _Emit(text, frozen, cplx, default).emit(s) for o, s in
                     zip((lhs, rhs), sides))
     return lhs[0], rhs[0]
 
@@ -287,20 +287,10 @@ class _Emit:
     def emit(self, n, hint=None) -> tuple[str, int]:
         return getattr(self, "e_" + n[0])(n, hint)
 
-    def side_pair(self, node) -> tuple[str, int]:
-        return self.emit(node)
-
-    def try_emit_with(self, n, hint):
-        """``emit(n, hint)``, or None when a constant in ``n`` still has no size."""
+    def try_emit(self, n, hint=None):
+        """``emit(n, hint)``, or None when a constant in ``n`` needs a size the hint does not give."""
         try:
             return self.emit(n, hint)
-        except _NoSize:
-            return None
-
-    def try_emit(self, n):
-        """``emit(n)`` without a size hint, or None when a constant in ``n`` needs one."""
-        try:
-            return self.emit(n)
         except _NoSize:
             return None
 

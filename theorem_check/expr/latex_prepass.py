@@ -65,8 +65,9 @@ _STOP = re.compile(r"[+\-=<>,&|]|\\\\|\\(cdot|times|odot|circ|otimes|oplus|le|le
 product or Hadamard/Kronecker sign, a bar (the grammar ends the argument there itself)."""
 _FIRST_FACTOR = re.compile(_FACTOR)
 _TRANSPOSED = re.compile(r"\^\s*(\{\s*)?(\\top|\\intercal|T)(?![A-Za-z])\s*\}?$")
-_SIZED_OPEN = re.compile(r"\\(left|bigl|Bigl|biggl|Biggl|big|Big|bigg|Bigg)(?![A-Za-z])\s*\[")
-"""A sized opening bracket right after an operator (``\\left[``): the argument's bracket, as ``[`` is."""
+_SIZED_OPEN = re.compile(r"\\(left|bigl|Bigl|biggl|Biggl|big|Big|bigg|Bigg)(?![A-Za-z])\s*([\[(])")
+"""A sized opening bracket right after an operator (``\\left[``, ``\\left(``): the argument's bracket, as ``[``
+or ``(`` is."""
 
 
 def prepass(text: str, operator: re.Pattern | None = None) -> tuple[str, list[int]]:
@@ -159,11 +160,11 @@ def _argument(text: str, j: int, put, closing: list, ends: dict, operator: re.Pa
         closing.append(")")
         return k + 1
     m = _SIZED_OPEN.match(text, k)
-    if m:                                   # \mathrm{Tr}\left[ ... \right]: the \right is dropped, ] written )
+    if m and m.group(2) == "[":             # \mathrm{Tr}\left[ ... \right]: the \right is dropped, ] written )
         put("(", k)
         closing.append(")")
         return m.end()
-    if text.startswith("(", k) or re.match(r"\\(left|bigl|Bigl|biggl|Biggl|big|Big|bigg|Bigg)\s*\(", text[k:]):
+    if m or text.startswith("(", k):
         return j                            # \operatorname{tr}(A) B: its parentheses are its argument
     end, spaced = _bare_end(text, k)
     if end is not None and (spaced or _row_then_operator(text, k, operator)):

@@ -67,12 +67,18 @@ _STYLE_SUFFIX = {"hat": "hat", "widehat": "hat", "tilde": "tilde", "widetilde": 
 
 
 @functools.lru_cache(maxsize=1)
+def _grammar() -> str:
+    """``latex.lark`` with the operator names substituted (read once for the parser and the pre-pass)."""
+    grammar = (Path(__file__).with_name("latex.lark")).read_text(encoding="utf-8")
+    return grammar.replace("FUNCTION_WORDS", "|".join(_WORDS))
+
+
+@functools.lru_cache(maxsize=1)
 def _parser():
     import lark
 
-    grammar = (Path(__file__).with_name("latex.lark")).read_text(encoding="utf-8")
-    grammar = grammar.replace("FUNCTION_WORDS", "|".join(_WORDS))
-    return lark.Lark(grammar, parser="lalr", lexer="contextual", propagate_positions=False, maybe_placeholders=False)
+    return lark.Lark(_grammar(), parser="lalr", lexer="contextual", propagate_positions=False,
+                     maybe_placeholders=False)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -87,10 +93,8 @@ def prepass(text: str) -> tuple[str, list[int]]:
 @functools.lru_cache(maxsize=1)
 def _operator() -> re.Pattern:
     """The grammar's operator token ``FUNC`` (``\\det``, ``\\operatorname{tr}``, ...) as a regular expression."""
-    grammar = (Path(__file__).with_name("latex.lark")).read_text(encoding="utf-8")
-    line = next(x for x in grammar.splitlines() if x.startswith("FUNC."))
-    pattern = line[line.index("/") + 1:line.rindex("/")]
-    return re.compile(pattern.replace("FUNCTION_WORDS", "|".join(_WORDS)))
+    line = next(x for x in _grammar().splitlines() if x.startswith("FUNC."))
+    return re.compile(line[line.index("/") + 1:line.rindex("/")])
 
 
 # --------------------------------------------------------------------------------------------------
