@@ -34,6 +34,46 @@ if "THEOREM_CHECK_CACHE_DIR" not in os.environ:
 _RESULTS: dict = {}
 
 
+def pytest_addoption(parser):
+    """``--slow``: also run the tests marked ``slow`` (README's test command and CI do; design decision 14)."""
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="also run the tests marked slow (the long simulations and the many-seed sweeps; README's test "
+                          "command and CI pass it)")
+
+
+def _named(config, item) -> bool:
+    """True when the command line named ``item`` (or a test function or class it belongs to) by its node id."""
+    for arg in config.args:
+        path, sep, rest = str(arg).partition("::")
+        if not sep:
+            continue
+        try:
+            same = os.path.samefile(path, item.path)
+        except OSError:
+            same = False
+        if same and item.nodeid.partition("::")[2].startswith(rest):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without ``--slow``, deselect the tests marked ``slow`` (the default suite stays under 5 minutes on 2 cores),
+    unless ``-m`` chose a selection of its own or the command line named the test by its node id."""
+    if config.getoption("--slow") or config.option.markexpr:
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") and not _named(config, item)]
+    if slow:
+        drop = {id(item) for item in slow}
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if id(item) not in drop]
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Say that the slow tests were left out (pytest-xdist's controller does not see the deselection's count)."""
+    if not (config.getoption("--slow") or config.option.markexpr):
+        terminalreporter.write_line("tests marked slow were not run: --slow runs them (README's test command does)")
+
+
 def pytest_configure(config):
     """One BLAS thread in every test process (unless the environment chose a number), as the command line
     gives a claim it runs in process (``execution.tasks.blas_threads``): pytest-xdist already runs one test

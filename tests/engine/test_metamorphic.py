@@ -33,7 +33,7 @@ not generic -- come back REFUTED; a sum of Kronecker products with a scalar insi
 rejected as a parse error; SymPy's derivative of a sum of traces is 0, so the symbolic stage
 "proves" false gradient identities).  Fix the engine, not this file.
 
-``test_metamorphic_fast`` runs ~150 examples; ``test_metamorphic_slow`` (``-m slow``) runs
+``test_metamorphic_fast`` runs ~150 examples; ``test_metamorphic_slow`` (marked slow: ``--slow``) runs
 ``THEOREM_CHECK_META_EXAMPLES`` examples (default 3000) in 4 shards.  Verdict counts are printed at the end of
 each test (``-s`` shows them).
 """

@@ -76,6 +76,7 @@ class BallArray:
         self.mats = list(mats)
         self.shape = (len(self.mats), self.mats[0].nrows(), self.mats[0].ncols())
         self._mid = None         # the midpoints, computed once (a BallArray is never changed in place)
+        self._inv = None         # (precision, inverse or None), computed once at a precision
 
     ndim = 3
 
@@ -289,14 +290,19 @@ class BallArray:
     # -- linear algebra (arb_mat's own, on the balls: no round trip through mpf) ----------------
     def inv(self):
         """The inverse of each batch element in balls, or None when a ball holds a singular matrix (the
-        caller's object path then decides, as for an object array) or the matrices are not square."""
+        caller's object path then decides, as for an object array) or the matrices are not square.  Computed once
+        per working precision and kept (both sides of a statement invert the same sampled matrix)."""
         if self.shape[1] != self.shape[2]:
             return None
         _prec()
+        if self._inv is not None and self._inv[0] == flint.ctx.prec:
+            return self._inv[1]
         try:
-            return BallArray([m.inv() for m in self.mats])
+            out = BallArray([m.inv() for m in self.mats])
         except ZeroDivisionError:
-            return None
+            out = None
+        self._inv = (flint.ctx.prec, out)   # both sides of a statement invert the same sampled matrix
+        return out
 
     def det(self):
         """The determinant of each batch element, an object array ``(batch,)`` of ``mpf`` midpoints, or None
