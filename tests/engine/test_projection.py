@@ -105,3 +105,24 @@ def test_zero_gradient_is_not_refuted():
     counterexample)."""
     res = _verdict("grad(trace(A), X)", "zeros(n, n)")
     assert res.verdict.value.upper() in ("VERIFIED", "INCONCLUSIVE")
+
+
+def test_the_claimed_side_is_projected_in_balls_and_its_controls_fail(monkeypatch):
+    """At mp50 the expression side other than the derivative reaches the projection as a BallArray (not
+    converted to mpf and back, balls.keeping), and the same path refutes a factor 2 and a transpose."""
+    pytest.importorskip("flint")
+    from theorem_check.numerics import directions
+    from theorem_check.numerics.balls import BallArray
+
+    seen = []
+    real = directions.dot_directions
+
+    def spy(E, U):
+        seen.append(type(E))
+        return real(E, U)
+
+    monkeypatch.setattr(directions, "dot_directions", spy)
+    assert _verdict(QUAD, "(A + A.T)*X").verdict.value.upper() == "VERIFIED"
+    assert seen and all(t is BallArray for t in seen)
+    for wrong in ("2*(A + A.T)*X", "(A + A.T)*X.T"):
+        assert _verdict(QUAD, wrong).verdict.value.upper() == "REFUTED"

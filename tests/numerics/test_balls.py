@@ -226,3 +226,30 @@ def test_det_positive_is_a_certain_sign_at_low_precision():
     assert pos.det_positive()
     assert not mixed.det_positive()
     assert flint.ctx.prec == before
+
+
+def test_dot_directions_of_a_ball_array_is_the_object_arrays_bit_for_bit():
+    """A side kept in balls (``keeping``) is projected as the object array of its midpoints would be: same bits."""
+    A, B = _pair()
+    U = np.random.default_rng(2).standard_normal((2, 5, 256))
+    with MP50.active():
+        prod = balls_of(A) @ balls_of(B)
+        got = dot_directions(prod, U)
+        want = dot_directions(np.asarray(prod).reshape(2, -1), U)
+    assert got.shape == (2, 5) and all(g == w for g, w in zip(got.ravel(), want.ravel()))
+    assert dot_directions(prod, U[:1]) is None                 # batch mismatch: the caller's object path
+
+
+def test_a_side_is_kept_in_balls_only_inside_keeping():
+    from theorem_check.expr.compile import compile_expr, evaluate
+    from theorem_check.expr.parse import parse
+    from theorem_check.numerics.balls import keeping
+
+    A, B = _pair()
+    rec = compile_expr(parse("A*B", {"A": ("n", "n"), "B": ("n", "n")}))
+    with MP50.active():
+        plain = evaluate(rec, MP50, {"A": A, "B": B})
+        with keeping():
+            kept = evaluate(rec, MP50, {"A": A, "B": B})
+    assert isinstance(plain, np.ndarray) and isinstance(kept, BallArray)
+    _close(np.asarray(kept), plain, tol=0)

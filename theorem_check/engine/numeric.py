@@ -54,6 +54,7 @@ from theorem_check.errors import (
 from theorem_check.model.checks import measure
 from theorem_check.model.claims import Instance, Measurement, Statement
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
+from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.directions import Projection
 from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, MP100, Ctx, to_float, watch_floats
 
@@ -189,6 +190,10 @@ def _side(fn, name: str, cinst: Instance, ctx: Ctx, batch: int | None) -> np.nda
         raise SideError(f"{name} raised {type(exc).__name__}: {exc} ({ctx.name})") from exc
     except Exception as exc:  # noqa: BLE001 - user code: reported with the side that raised
         raise SideError(f"{name} raised {type(exc).__name__}: {exc} ({ctx.name})") from exc
+    if isinstance(out, BallArray):   # an expression side's matrix kept in balls for the projection (balls.keeping)
+        if batch is not None and out.shape[0] != batch:
+            raise BadClaim(f"{name} returned shape {out.shape}, which drops the leading batch axis (batch = {batch})")
+        return out
     if not isinstance(out, (np.ndarray, np.generic, int, float, complex)) and not _numeric_sequence(out):
         raise BadClaim(f"{name} returned {type(out).__name__} {str(out)[:60]!r}, not an array of shape (batch, ...)")
     arr = np.asarray(out)

@@ -18,6 +18,7 @@ import numpy as np
 
 from theorem_check.errors import ShapeMismatch
 from theorem_check.model.claims import Instance, Statement
+from theorem_check.numerics.balls import keeping
 from theorem_check.numerics.directions import Projection, projects
 
 __all__ = ["KEY", "MP_ENTRIES", "plan", "derivative_side", "projected_sides", "mp_directions"]
@@ -86,7 +87,8 @@ def projected_sides(statement: Statement, cinst: Instance, ctx, proj: Projection
         return box["v"]
 
     d = side(oracle, which)
-    full = side(getattr(statement, other), other)
+    with keeping():           # a large expression side stays in balls: projected by one ball product
+        full = side(getattr(statement, other), other)
     try:
         e = proj.apply(ctx, full, box["m"])
     except ShapeMismatch as exc:

@@ -23,7 +23,7 @@ from theorem_check.expr.values import (
     size,
     trace_product,
 )
-from theorem_check.numerics.balls import balls_of
+from theorem_check.numerics.balls import BallArray, balls_of, kept
 
 __all__ = ["COMPLEX_KINDS", "Env", "Recipe", "chain_product", "compile_expr", "evaluate", "side", "with_balls"]
 
@@ -441,7 +441,10 @@ def _batch_of(values: Mapping[str, Any]) -> int | None:
 
 def _normalize(v, batch: int | None):
     """A side's value in the engine's layout: ``(batch,)`` for scalars (1x1 matrices included),
-    ``(batch, rows, cols)`` for matrices."""
+    ``(batch, rows, cols)`` for matrices; a :class:`~theorem_check.numerics.balls.BallArray` matrix is kept as
+    one inside :func:`~theorem_check.numerics.balls.keeping`."""
+    if isinstance(v, BallArray) and kept() and v.shape[1:] != (1, 1) and batch in (None, v.shape[0]):
+        return v      # the engine projects it in balls (numerics.balls.keeping)
     v = np.asarray(v) if not isinstance(v, np.ndarray) else v
     if v.ndim >= 2 and v.shape[-2:] == (1, 1):
         v = v[..., 0, 0]

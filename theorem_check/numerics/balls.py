@@ -19,6 +19,9 @@ claim code (callable sides) never sees one.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import mpmath
 import numpy as np
 
@@ -30,7 +33,27 @@ except ImportError:  # no balls: the object-array path
     flint = None
 
 __all__ = ["BallArray", "BALL_MIN", "ENTRYWISE", "balls_of", "product_operand", "from_float", "dot_directions", "polish", "spd_product",
-           "usv_product", "midpoints"]
+           "usv_product", "midpoints", "kept", "keeping"]
+
+_KEEP = contextvars.ContextVar("theorem_check_keep_balls", default=False)
+
+
+@contextlib.contextmanager
+def keeping():
+    """Within the block, an expression side's value that is a :class:`BallArray` is returned as one
+    (:func:`kept`), not as the object array of its midpoints.  The projection of a derivative identity's
+    other side uses it (engine/projection.py): ``<E, U_i>`` is one ball product, and the 65,536 entries of a
+    ``256 x 256`` side are not converted to ``mpf`` and back (about 0.4 s an instance)."""
+    token = _KEEP.set(True)
+    try:
+        yield
+    finally:
+        _KEEP.reset(token)
+
+
+def kept() -> bool:
+    """True inside :func:`keeping`."""
+    return _KEEP.get()
 
 BALL_MIN = 256
 """Smallest number of entries (e.g. ``16 x 16``) of a matrix held in balls at mp50: below it, the
@@ -412,19 +435,30 @@ def from_float(a: np.ndarray) -> BallArray:
     return BallArray([flint.arb_mat(np.asarray(m, dtype=np.float64).tolist()) for m in a])
 
 
-def dot_directions(E: np.ndarray, U: np.ndarray):
-    """``<E_b, U_b,i>`` for an object array ``E`` of ``mpf`` (``(batch, N)``) and float64 directions ``U``
-    (``(batch, k, N)``) as one ball product ``(1 x N)(N x k)`` per batch element: an object array
-    ``(batch, k)`` of midpoints, or None (balls off, fewer than :data:`BALL_MIN` entries, an entry that
-    is not a finite real ``mpf``)."""
-    if flint is None or not USE_ARB or E.shape[1] < BALL_MIN or E.dtype != object:
+def dot_directions(E, U: np.ndarray):
+    """``<E_b, U_b,i>`` for an object array ``E`` of ``mpf`` (``(batch, N)``) or a :class:`BallArray`
+    (``(batch, r, c)``, ``N = r c``, entries in C order; its midpoints are used, as the object array of
+    them would be) and float64 directions ``U`` (``(batch, k, N)``) as one ball product ``(1 x N)(N x k)``
+    per batch element: an object array ``(batch, k)`` of midpoints, or None (balls off, fewer than
+    :data:`BALL_MIN` entries, an entry that is not a finite real number)."""
+    if flint is None or not USE_ARB:
         return None
-    _prec()
-    out = np.empty(U.shape[:2], dtype=object)
-    for b in range(E.shape[0]):
-        row = E[b].tolist()
-        if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for v in row):
+    if isinstance(E, BallArray):
+        if E.shape[1] * E.shape[2] < BALL_MIN or E.shape[0] != U.shape[0]:
             return None
+        _prec()
+        rows = [m.mid().entries() for m in E.mats]
+        if not all(v.is_finite() for row in rows for v in row):
+            return None
+    else:
+        if E.shape[1] < BALL_MIN or E.dtype != object:
+            return None
+        _prec()
+        rows = [E[b].tolist() for b in range(E.shape[0])]
+        if not all(isinstance(v, mpmath.mpf) and mpmath.isfinite(v) for row in rows for v in row):
+            return None
+    out = np.empty(U.shape[:2], dtype=object)
+    for b, row in enumerate(rows):
         prod = flint.arb_mat([row]) * flint.arb_mat(np.ascontiguousarray(U[b].T).tolist())
         out[b, :] = [_mpf(x) for x in prod.entries()]
     return out

@@ -172,9 +172,14 @@ class Projection:
         ``m`` is the number of entries of ``F`` (Jacobians).  Raises ShapeMismatch when ``E`` does not have
         the derivative's shape.
         """
-        E = np.asarray(E)
         self._expect(E, m)
         batch = self.U.shape[0]
+        if isinstance(E, BallArray):
+            fast = dot_directions(E, self.U.reshape(batch, self.k, -1)) if self.kind in ("grad", "sym_grad") \
+                else None
+            if fast is not None:
+                return fast
+        E = np.asarray(E)
         if E.shape[0] != batch:
             E = np.broadcast_to(E, (batch,) + E.shape[1:])
         if ctx.is_mp and self.kind in ("grad", "sym_grad"):
