@@ -49,3 +49,16 @@ def test_nested_products_touch_each_node_once(monkeypatch):
     monkeypatch.setattr(MatrixSymbol, "shape", property(counted))
     assert e.shape == (n, n)
     assert visits[0] < 200, visits[0]
+
+
+def test_signsimp_leaves_a_matrix_product_it_cannot_rebuild():
+    """``sqrt(1/trace(A*(U*V - A)))`` did not parse ("divides by a matrix"): SymPy's signsimp pre-pass rebuilt
+    ``-A`` inside a MatMul as a noncommutative Mul and MatMul raised NotImplementedError (a Hypothesis example of
+    test_normal_form).  Its pre-pass now keeps such an expression as it was."""
+    from theorem_check import expr as ex
+    from theorem_check.expr import sympy_signsimp
+
+    assert sympy_signsimp.installed() and sympy_signsimp.install()
+    shapes = {"A": ("n", "n"), "U": ("n", "k"), "V": ("k", "n")}
+    got = ex.parse("sqrt(1/trace(A*(U*V - A)))", shapes, what="side")
+    assert str(got) == "sqrt(1/Trace(A*(-A + U*V)))"

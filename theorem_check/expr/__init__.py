@@ -55,9 +55,10 @@ Conventions
 
 from __future__ import annotations
 
-from theorem_check.expr import sympy_shapes
+from theorem_check.expr import sympy_shapes, sympy_signsimp
 
 sympy_shapes.install()   # before any SymPy simplification runs: MatMul.shape remembered per node (decision 137)
+sympy_signsimp.install()  # signsimp's pre-pass leaves a MatMul it cannot rebuild as it was (decision 147)
 
 from theorem_check.expr.compile import COMPLEX_KINDS, Env, Recipe, compile_expr, evaluate, side, with_balls  # noqa: F401
 from theorem_check.expr.nodes import (  # noqa: F401

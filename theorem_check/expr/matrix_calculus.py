@@ -377,11 +377,28 @@ def _sympy_diff(F, x):
             continue
         if isinstance(t, sp.MatMul):
             scal = [a for a in t.args if not is_matrix(a)]
+            mats = [a for a in t.args if is_matrix(a)]
             if any(a.has(x) for a in scal):   # c(x) M(x): SymPy drops grad(c) M^T (helper-35: the Hessian of
-                c, m = sp.Mul(*scal), sp.MatMul(*[a for a in t.args if is_matrix(a)])   # exp(-x^T x / 2))
+                c, m = sp.Mul(*scal), sp.MatMul(*mats)   # exp(-x^T x / 2))
                 out.append(gradient(c, x, check=False) * sp.Transpose(m))
                 out += [c * d for d in _sympy_diff(m, x)]
                 continue
+            if len(mats) >= 2 and isinstance(mats[0], DiagMatrix) and t.shape[1] == 1 and t.has(x):
+                rest = mats[1] if len(mats) == 2 else sp.MatMul(*mats[1:])
+                had = sp.HadamardProduct(mats[0].args[0], rest)   # diag(a) b = a o b
+                out += [sp.Mul(*scal) * d for d in _entrywise_rule(had, x)]
+                continue
+            if scal and len(mats) == 1:       # c M(x), c constant: the rules below see M
+                out += [sp.Mul(*scal) * d for d in _sympy_diff(mats[0], x)]
+                continue
+            if len(mats) > 1 and not mats[0].has(x) and t.shape[1] == 1 and _needs_rules(t):
+                tail = mats[1] if len(mats) == 2 else sp.MatMul(*mats[1:])   # c A m(x): J^T = J_m^T A^T c
+                out += [sp.Mul(*scal) * d * sp.Transpose(mats[0]) for d in _sympy_diff(tail, x)]
+                continue
+        rule = _entrywise_rule(t, x)
+        if rule is not None:
+            out += rule
+            continue
         try:
             d = sp.diff(t, x)
         except Exception as exc:  # noqa: BLE001 - SymPy's matrix calculus raises many types
@@ -391,6 +408,50 @@ def _sympy_diff(F, x):
             raise NotDifferentiable(f"no closed-form derivative of {t} by {x} (SymPy returned {d})")
         out.append(d)
     return out
+
+
+def _needs_rules(e) -> bool:
+    """True when ``e`` holds a node whose column derivative :func:`_entrywise_rule` takes (SymPy's fails)."""
+    from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+    return e.has(ElementwiseApplyFunction, sp.HadamardProduct, sp.HadamardPower, Softmax, DiagMatrix, DiagonalOf)
+
+
+def _entrywise_rule(t, x):
+    """``J^T`` of a column ``t`` built entrywise from columns (a list of terms), or None for SymPy's own rules.
+
+    ``d f(a) = f'(a) o da``, ``d (a o b) = b o da + a o db`` and ``d a^p = p a^(p-1) o da``, so
+    ``J^T = J_a^T diag(f'(a))``, ``J_a^T diag(b) + J_b^T diag(a)`` and ``J_a^T diag(p a^(p-1))``; a column
+    softmax's ``J = diag(s) - s s^T``.  SymPy 1.14 raises IndexError or RecursionError on these (the Hessians
+    of ``sum(sigmoid(x))``, ``sum(tanh(x))``, ``logsumexp(W*x)``)."""
+    from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+    if not is_matrix(t) or t.shape[1] != 1:
+        return None
+    if isinstance(t, ElementwiseApplyFunction):
+        slope = entrywise(t._get_function_fdiff(), t.expr)
+        return [d * DiagMatrix(slope) for d in _sympy_diff(t.expr, x)]
+    if isinstance(t, sp.HadamardProduct):
+        out = []
+        for i, a in enumerate(t.args):
+            if a.has(x):
+                others = t.args[:i] + t.args[i + 1:]
+                rest = others[0] if len(others) == 1 else sp.HadamardProduct(*others)
+                out += [d * DiagMatrix(rest) for d in _sympy_diff(a, x)]
+        return out
+    if isinstance(t, sp.HadamardPower) and not t.exp.has(x):
+        base, p = t.args
+        slope = p * (base if p == 2 else sp.HadamardPower(base, p - 1))
+        return [d * DiagMatrix(slope) for d in _sympy_diff(base, x)]
+    if isinstance(t, DiagonalOf) and isinstance(t.arg, sp.MatMul):
+        scal = sp.Mul(*[a for a in t.arg.args if not is_matrix(a)])
+        mats = [a for a in t.arg.args if is_matrix(a)]    # diag(a b^T) = a o b for columns a, b
+        if len(mats) >= 2 and mats[0].shape[1] == 1 and not scal.has(x):
+            row = mats[1] if len(mats) == 2 else sp.MatMul(*mats[1:])
+            return [scal * d for d in _entrywise_rule(sp.HadamardProduct(mats[0], _T(row)), x)]
+    if isinstance(t, Softmax) and t.axis == 0:    # J = diag(s) - s s^T (symmetric)
+        return [d * (DiagMatrix(t) - t * sp.Transpose(t)) for d in _sympy_diff(t.args[0], x)]
+    return None
 
 
 def jacobian(F, x, *, check: bool = True):

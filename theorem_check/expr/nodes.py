@@ -63,6 +63,10 @@ class softplus(sp.Function):  # noqa: N801
     def fdiff(self, argindex=1):
         return sigmoid(self.args[0])
 
+    def _eval_evalf(self, prec):
+        # SymPy evaluates a Function through mpmath's function of the same name; mpmath has no softplus
+        return sp.log(1 + sp.exp(self.args[0]))._eval_evalf(prec)
+
     def _latex(self, printer, exp=None):
         out = rf"\operatorname{{softplus}}\left({printer._print(self.args[0])}\right)"
         return out if exp is None else rf"{out}^{{{exp}}}"
