@@ -372,9 +372,6 @@ def _sympy_diff(F, x):
     for t in terms:
         if not t.has(x):
             continue
-        if isinstance(t, Softmax) and t.args[0] == x and t.axis == 0:   # diag(s) - s s^T (symmetric)
-            out.append(DiagMatrix(t) - t * sp.Transpose(t))
-            continue
         if isinstance(t, sp.MatMul):
             scal = [a for a in t.args if not is_matrix(a)]
             mats = [a for a in t.args if is_matrix(a)]
@@ -383,16 +380,15 @@ def _sympy_diff(F, x):
                 out.append(gradient(c, x, check=False) * sp.Transpose(m))
                 out += [c * d for d in _sympy_diff(m, x)]
                 continue
-            if len(mats) >= 2 and isinstance(mats[0], DiagMatrix) and t.shape[1] == 1 and t.has(x):
-                rest = mats[1] if len(mats) == 2 else sp.MatMul(*mats[1:])
-                had = sp.HadamardProduct(mats[0].args[0], rest)   # diag(a) b = a o b
+            if len(mats) >= 2 and isinstance(mats[0], DiagMatrix) and t.shape[1] == 1:
+                had = sp.HadamardProduct(mats[0].args[0], _product(mats[1:]))   # diag(a) b = a o b
                 out += [sp.Mul(*scal) * d for d in _entrywise_rule(had, x)]
                 continue
             if scal and len(mats) == 1:       # c M(x), c constant: the rules below see M
                 out += [sp.Mul(*scal) * d for d in _sympy_diff(mats[0], x)]
                 continue
             if len(mats) > 1 and not mats[0].has(x) and t.shape[1] == 1 and _needs_rules(t):
-                tail = mats[1] if len(mats) == 2 else sp.MatMul(*mats[1:])   # c A m(x): J^T = J_m^T A^T c
+                tail = _product(mats[1:])   # c A m(x): J^T = J_m^T A^T c
                 out += [sp.Mul(*scal) * d * sp.Transpose(mats[0]) for d in _sympy_diff(tail, x)]
                 continue
         rule = _entrywise_rule(t, x)
@@ -447,11 +443,17 @@ def _entrywise_rule(t, x):
         scal = sp.Mul(*[a for a in t.arg.args if not is_matrix(a)])
         mats = [a for a in t.arg.args if is_matrix(a)]    # diag(a b^T) = a o b for columns a, b
         if len(mats) >= 2 and mats[0].shape[1] == 1 and not scal.has(x):
-            row = mats[1] if len(mats) == 2 else sp.MatMul(*mats[1:])
-            return [scal * d for d in _entrywise_rule(sp.HadamardProduct(mats[0], _T(row)), x)]
+            return [scal * d for d in _entrywise_rule(sp.HadamardProduct(mats[0], _T(_product(mats[1:]))), x)]
     if isinstance(t, Softmax) and t.axis == 0:    # J = diag(s) - s s^T (symmetric)
-        return [d * (DiagMatrix(t) - t * sp.Transpose(t)) for d in _sympy_diff(t.args[0], x)]
+        jac = DiagMatrix(t) - t * sp.Transpose(t)
+        return [jac] if t.args[0] == x else [d * jac for d in _sympy_diff(t.args[0], x)]
     return None
+
+
+def _product(mats):
+    """The matrix product of the factors ``mats`` (the factor itself when there is one: SymPy's one-factor
+    ``MatMul`` is not that factor)."""
+    return mats[0] if len(mats) == 1 else sp.MatMul(*mats)
 
 
 def jacobian(F, x, *, check: bool = True):

@@ -164,11 +164,14 @@ def _text_printer():
             body = fn.expr if isinstance(fn, sp_Lambda()) else None
             if body is not None and len(fn.variables) == 1 and body.args == fn.variables:
                 return self._call(type(body).__name__, e.expr)
-            var = fn.variables[0]
-            text = None if body is None else _entrywise_text(self, body, var, e.expr)
-            if text is not None:
-                return text
-            # not in the string syntax: an unknown function name, never a wrong reading
+            from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+            from theorem_check.expr.matrix_calculus import entrywise
+
+            node = entrywise(fn, e.expr)   # a body of sums, products, powers, g(d): hadamard, ones, sigmoid(X), ...
+            if not isinstance(node, ElementwiseApplyFunction):
+                return self._print(node)
+            var = fn.variables[0]   # not in the string syntax: an unknown function name, never a wrong reading
             return f"entrywise({self._print(body.xreplace({var: _Entry('d')}))}, {self._print(e.expr)})"
 
         def _print__Entry(self, e):
@@ -189,67 +192,6 @@ def _text_printer():
             return e.name
 
     return _Printer
-
-
-_MAX_POWER = 8
-"""The largest integer power of an entrywise body printed as a repeated ``hadamard`` (as ``HadamardPower``)."""
-
-
-def _entrywise_text(printer, body, var, X) -> str | None:
-    """``body(var)`` applied to each entry of the matrix ``X``, in the string syntax, or None when the body
-    is not built from what the syntax has entrywise: ``var`` itself, numbers (``c*ones(r, c)``), sums,
-    products (``hadamard``), integer powers 2..8 (a repeated ``hadamard``) and the entrywise functions
-    (``sigmoid``, ``exp``, ``tanh``, ...; :data:`theorem_check.expr.values.ELEMENTWISE`).  The Hessian of
-    ``sum(sigmoid(x))`` is ``diag(hadamard(ones(n, 1) - sigmoid(x), sigmoid(x)))``, not an ``entrywise(...)``
-    that no statement can hold."""
-    import sympy as sp
-
-    from theorem_check.expr.values import ELEMENTWISE
-
-    x_text = printer._print(X)
-    ones = printer._call("ones", *X.shape)
-
-    def text(b) -> str | None:
-        if b == var:
-            return x_text
-        if b.is_Number and b.is_real:
-            return ones if b == 1 else f"{printer._print(b)}*{ones}"
-        if isinstance(b, sp.Add):
-            out = ""
-            for a in sp.Add.make_args(b):
-                minus = a.as_coeff_Mul()[0].is_negative
-                t = text(-a if minus else a)
-                if t is None:
-                    return None
-                out += (" - " if minus else " + ") + t if out else ("-" + t if minus else t)
-            return f"({out})"
-        if isinstance(b, sp.Mul):
-            coeff, rest = b.as_coeff_Mul()
-            factors = [text(a) for a in sp.Mul.make_args(rest)]
-            if None in factors:
-                return None
-            prod = factors[0] if len(factors) == 1 else printer._call("hadamard", *[_Raw(f) for f in factors])
-            return prod if coeff == 1 else f"{printer._print(coeff)}*{prod}"
-        if isinstance(b, sp.Pow) and b.exp.is_Integer and 2 <= int(b.exp) <= _MAX_POWER:
-            base = text(b.base)
-            return None if base is None else printer._call("hadamard", *[_Raw(base)] * int(b.exp))
-        name = ELEMENTWISE.get(type(b).__name__)
-        if isinstance(b, sp.Function) and name is not None and len(b.args) == 1:
-            inner = text(b.args[0])
-            return None if inner is None else f"{name}({inner})"
-        return None
-
-    return text(body)
-
-
-def _Raw(s: str):  # noqa: N802
-    """A string the text printer prints as it is (an argument already in the syntax)."""
-    import sympy as sp
-
-    class _RawSym(sp.Symbol):
-        pass
-
-    return _RawSym(s)
 
 
 def sp_Lambda():  # noqa: N802 - SymPy's class, imported lazily

@@ -174,18 +174,16 @@ class Projection:
         """
         self._expect(E, m)
         batch = self.U.shape[0]
-        if isinstance(E, BallArray):
-            fast = dot_directions(E, self.U.reshape(batch, self.k, -1)) if self.kind in ("grad", "sym_grad") \
-                else None
+        if not isinstance(E, BallArray) or E.shape[0] != batch:   # a side kept in balls (balls.keeping) stays
+            E = np.asarray(E)
+            if E.shape[0] != batch:
+                E = np.broadcast_to(E, (batch,) + E.shape[1:])
+        if ctx.is_mp and self.kind in ("grad", "sym_grad"):
+            fast = dot_directions(E if isinstance(E, BallArray) else E.reshape(batch, -1),
+                                  self.U.reshape(batch, self.k, -1))
             if fast is not None:
                 return fast
         E = np.asarray(E)
-        if E.shape[0] != batch:
-            E = np.broadcast_to(E, (batch,) + E.shape[1:])
-        if ctx.is_mp and self.kind in ("grad", "sym_grad"):
-            fast = dot_directions(E.reshape(batch, -1), self.U.reshape(batch, self.k, -1))
-            if fast is not None:
-                return fast
         out = []
         for i in range(self.k):
             V = ctx.asarray(self.U[:, i])       # the claimed side is paired with V itself (sym_grad too)
