@@ -56,10 +56,15 @@ def _named(config, item) -> bool:
     return False
 
 
+def _all_asked(config) -> bool:
+    """True when the run keeps the tests marked slow: ``--slow``, or ``-m`` choosing a selection of its own."""
+    return bool(config.getoption("--slow") or config.option.markexpr)
+
+
 def pytest_collection_modifyitems(config, items):
     """Without ``--slow``, deselect the tests marked ``slow`` (the default suite stays under 5 minutes on 2 cores),
     unless ``-m`` chose a selection of its own or the command line named the test by its node id."""
-    if config.getoption("--slow") or config.option.markexpr:
+    if _all_asked(config):
         return
     slow = [item for item in items if item.get_closest_marker("slow") and not _named(config, item)]
     if slow:
@@ -70,7 +75,7 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_terminal_summary(terminalreporter, config):
     """Say that the slow tests were left out (pytest-xdist's controller does not see the deselection's count)."""
-    if not (config.getoption("--slow") or config.option.markexpr):
+    if not _all_asked(config):
         terminalreporter.write_line("tests marked slow were not run: --slow runs them (README's test command does)")
 
 
