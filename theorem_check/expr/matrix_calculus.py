@@ -50,7 +50,7 @@ from sympy.matrices.expressions.diagonal import DiagMatrix, DiagonalOf
 
 from theorem_check.errors import InternalError, ShapeMismatch
 from theorem_check.expr.derivative_check import CHECK_SEED, verify
-from theorem_check.expr.nodes import NotDifferentiable, Softmax, apply_entrywise, is_matrix
+from theorem_check.expr.nodes import NotDifferentiable, Softmax, entrywise, is_matrix
 
 __all__ = ["NotDifferentiable", "gradient", "jacobian", "hessian", "verify", "entrywise", "CHECK_SEED"]
 
@@ -235,41 +235,6 @@ class _Backward:
             raise NotDifferentiable(f"no closed-form derivative through vec of a matrix ({e}): the adjoint is "
                                     "an unvec (reshape), which the expression syntax has no node for")
         self.run(a, bar)
-
-
-def entrywise(fn, A):
-    """The scalar function ``fn`` (a ``Lambda`` of one variable) applied entrywise to ``A``, written with
-    the nodes of the string syntax where the body allows: products become Hadamard products, sums matrix
-    sums (a constant ``c`` is ``c ones``), ``g(d)`` the elementwise ``g(A)``, integer powers Hadamard powers
-    (``sigmoid' = hadamard(sigmoid(A), ones - sigmoid(A))``); otherwise SymPy's ``ElementwiseApplyFunction``."""
-    if not isinstance(fn, sp.Lambda):   # SymPy returns the class itself for exp' = exp
-        d = sp.Dummy("d")
-        fn = sp.Lambda(d, fn(d))
-    var, body = fn.variables[0], fn.expr
-    r, c = A.shape
-
-    def build(b):
-        if b == var:
-            return A
-        if not b.has(var):
-            return b * sp.OneMatrix(r, c)
-        if isinstance(b, sp.Add):
-            return sp.MatAdd(*[build(t) for t in b.args])
-        if isinstance(b, sp.Mul):
-            consts = [t for t in b.args if not t.has(var)]
-            mats = [build(t) for t in b.args if t.has(var)]
-            h = mats[0] if len(mats) == 1 else sp.HadamardProduct(*mats)
-            return sp.Mul(*consts) * h if consts else h
-        if isinstance(b, sp.Pow) and b.exp.is_Integer and int(b.exp) > 0 and not b.exp.has(var):
-            base = build(b.base)
-            return sp.HadamardProduct(*([base] * int(b.exp)))
-        if isinstance(b, sp.Function) and len(b.args) == 1 and b.args[0] == var:
-            return apply_entrywise(b.func, A)
-        raise ValueError(b)
-    try:
-        return build(body)
-    except ValueError:
-        return apply_entrywise(fn, A)
 
 
 def _real_scalars(G):

@@ -7,7 +7,7 @@ from sympy.matrices.exceptions import ShapeError
 
 from theorem_check.errors import ExprError, ParseError  # noqa: F401 - re-exported: their old home
 
-__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "NotDifferentiable", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
+__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "NotDifferentiable", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "entrywise", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
 
 
 class NotDifferentiable(ExprError):
@@ -40,6 +40,41 @@ def apply_entrywise(fn, A):
         inner, A = A.function, A.expr
         return sp.MatrixExpr.__new__(ElementwiseApplyFunction, sp.Lambda(d, fn(inner(d))), A)
     return sp.MatrixExpr.__new__(ElementwiseApplyFunction, sp.Lambda(d, fn(d)), A)
+
+
+def entrywise(fn, A):
+    """The scalar function ``fn`` (a ``Lambda`` of one variable) applied entrywise to ``A``, written with
+    the nodes of the string syntax where the body allows: products become Hadamard products, sums matrix
+    sums (a constant ``c`` is ``c ones``), ``g(d)`` the elementwise ``g(A)``, integer powers Hadamard powers
+    (``sigmoid' = hadamard(sigmoid(A), ones - sigmoid(A))``); otherwise SymPy's ``ElementwiseApplyFunction``."""
+    if not isinstance(fn, sp.Lambda):   # SymPy returns the class itself for exp' = exp
+        d = sp.Dummy("d")
+        fn = sp.Lambda(d, fn(d))
+    var, body = fn.variables[0], fn.expr
+    r, c = A.shape
+
+    def build(b):
+        if b == var:
+            return A
+        if not b.has(var):
+            return b * sp.OneMatrix(r, c)
+        if isinstance(b, sp.Add):
+            return sp.MatAdd(*[build(t) for t in b.args])
+        if isinstance(b, sp.Mul):
+            consts = [t for t in b.args if not t.has(var)]
+            mats = [build(t) for t in b.args if t.has(var)]
+            h = mats[0] if len(mats) == 1 else sp.HadamardProduct(*mats)
+            return sp.Mul(*consts) * h if consts else h
+        if isinstance(b, sp.Pow) and b.exp.is_Integer and int(b.exp) > 0 and not b.exp.has(var):
+            base = build(b.base)
+            return sp.HadamardProduct(*([base] * int(b.exp)))
+        if isinstance(b, sp.Function) and len(b.args) == 1 and b.args[0] == var:
+            return apply_entrywise(b.func, A)
+        raise ValueError(b)
+    try:
+        return build(body)
+    except ValueError:
+        return apply_entrywise(fn, A)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -166,7 +166,7 @@ def _text_printer():
                 return self._call(type(body).__name__, e.expr)
             from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
-            from theorem_check.expr.matrix_calculus import entrywise
+            from theorem_check.expr.nodes import entrywise
 
             node = entrywise(fn, e.expr)   # a body of sums, products, powers, g(d): hadamard, ones, sigmoid(X), ...
             if not isinstance(node, ElementwiseApplyFunction):
