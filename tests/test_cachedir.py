@@ -16,6 +16,7 @@ def test_off_values_turn_every_cache_off(monkeypatch, value):
 
 
 def test_folder_from_the_environment_then_xdg_then_home(monkeypatch, tmp_path):
+    monkeypatch.delenv("THEOREM_CHECK_CACHE", raising=False)   # a suite run with the SymPy cache switched off
     monkeypatch.setenv("THEOREM_CHECK_CACHE_DIR", str(tmp_path / "c"))
     assert cache_dir() == tmp_path / "c" and durations.cache_path() == tmp_path / "c" / "durations.json"
     assert symcache.folder() == tmp_path / "c" / "symbolic"
