@@ -70,6 +70,18 @@ TABLE = [
     (r"x \end{document}", False, "not a math environment"),
     (r"x^", False, "without an argument"),
     (r"\left( a & b \right)", False, "outside any alignment"),
+    # a control symbol as a script's argument is braced: x_\- and x_\, do not compile (a Hypothesis find, stop 37)
+    (r"x_ \-", True, r"x_ {\-}"),
+    (r"x^\,", True, r"x^{\,}"),
+    (r"x_\\", False, "cannot be the argument"),
+    # a command without its mandatory arguments, and \left, \begin as a script's argument, do not compile (the same)
+    (r"\frac a", False, r"\frac without its arguments"),
+    (r"x + \hat", False, r"\hat without its argument"),
+    (r"x_\operatorname}", False, "needs braces"),
+    (r"x^\left( a \right)", False, "needs braces"),
+    (r"\begin{aligned} a ^ \end{aligned}", False, "needs braces"),
+    (r"\frac ab + \hat x", True, r"\frac ab + \hat x"),
+    (r"\operatorname*{arg\,min}_x f", True, r"\operatorname*{arg\,min}_x f"),
 ]
 
 
@@ -78,6 +90,13 @@ def test_math_table(src, ok, expect):
     m = math(src)
     assert m.ok is ok
     assert (m.tex == expect) if ok else (expect in m.reason)
+
+
+@needs_latex
+def test_a_control_symbol_as_a_scripts_argument_compiles(tmp_path):
+    body = " ".join(f"\\[{math(src).tex}\\]" for src in (r"x_\-", r"x_ \,", r"y^\;", r"z_\!", r"w^\ a", r"v_\>"))
+    p = _compile(tmp_path, body)
+    assert p.returncode == 0, p.stdout[-2000:]
 
 
 def test_text_renders_dollar_math_and_escapes_the_rest():

@@ -151,6 +151,34 @@ class _Fallback(Exception):
     pass
 
 
+_ARITY = {**{n: 2 for n in ("frac", "dfrac", "tfrac", "binom", "tbinom", "dbinom", "overset", "underset", "stackrel")},
+          **{n: 1 for n in ("sqrt", "operatorname", "hat", "bar", "tilde", "widehat", "widetilde", "vec", "dot", "ddot",
+                            "overline", "underline", "mathrm", "mathbf", "mathit", "mathsf", "mathtt", "mathcal",
+                            "mathbb", "mathfrak", "boldsymbol", "substack", "underbrace", "overbrace")}}
+"""Mandatory arguments of the standard commands that take some (the provided ones: :data:`MACRO_ARGS`)."""
+_NOT_AN_ARGUMENT = frozenset({"}", "&", "\\\\", "^", "_", "\\end", "\\begin", "\\left", "\\right"})
+
+
+def _arguments_follow(toks: list[str], i: int, k: int) -> bool:
+    """True when ``k`` arguments (a ``{...}`` group or one token; a ``*`` after ``\\operatorname`` is skipped by
+    the caller) follow ``toks[i:]``: ``\\frac a``, ``\\hat`` at the end and ``_{\\operatorname}`` do not compile."""
+    for _ in range(k):
+        while i < len(toks) and toks[i].isspace():
+            i += 1
+        if i >= len(toks) or toks[i] in _NOT_AN_ARGUMENT:
+            return False
+        if toks[i] == "{":
+            depth = 0
+            while i < len(toks):
+                depth += {"{": 1, "}": -1}.get(toks[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+        else:
+            i += 1
+    return True
+
+
 def _sanitize(src: str) -> tuple[str, list[str]]:
     """Token-level rewrite; raises _Fallback(reason) when the math cannot be made to compile."""
     toks = _TOKEN.findall(_strip_wrappers(src))
@@ -198,6 +226,10 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
         was_adjacent, prime_adjacent = prime_adjacent, False
         if pending_script[-1] is not None and t in ("'", "~", "&", "\\\\"):
             raise _Fallback(f"{t!r} cannot be the argument of '{pending_script[-1]}'")
+        if pending_script[-1] is not None and t in _CONTROL_SYMBOLS:   # x_\- and x_\, do not compile: x_{\-}
+            out.append("{" + t + "}")
+            atom_done()
+            continue
         if t.startswith("\\") and len(t) > 1 and t[1:].isascii() and t[1:].isalpha():
             name = t[1:]
             if name in _DROP:
@@ -208,6 +240,8 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
                     if j < len(toks) and toks[j] == "{":
                         _, i = read_group(j)
                 continue
+            if pending_script[-1] is not None and name in ("begin", "end", "left", "right"):
+                raise _Fallback(f"\\{name} as the argument of '{pending_script[-1]}' (it needs braces)")
             if name in ("begin", "end"):
                 j = i
                 while j < len(toks) and toks[j].isspace():
@@ -263,12 +297,16 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
             if name in ("limits", "nolimits"):
                 out.append(t)
                 continue
+            arity = MACRO_ARGS[name][0] if name in MACRO_ARGS else _ARITY.get(name, 0)
             if pending_script[-1] is not None:
                 j = i
                 while j < len(toks) and toks[j].isspace():
                     j += 1
-                if name in MACRO_ARGS or (j < len(toks) and toks[j] == "{"):
+                if arity or (j < len(toks) and toks[j] == "{"):
                     raise _Fallback(f"\\{name} with arguments as a sub/superscript needs braces")
+            star = i < len(toks) and toks[i] == "*" and name == "operatorname"
+            if arity and not _arguments_follow(toks, i + star, arity):
+                raise _Fallback(f"\\{name} without its argument{'s' if arity > 1 else ''}")
             words.append(name)
             out.append("{" + t + "}" if pending_script[-1] is not None else t)  # x_\foo -> x_{\foo}
             # a letter-named command followed by a letter needs a space
