@@ -116,6 +116,29 @@ def test_inverse_and_determinant_of_ball_arrays_stay_in_balls():
         assert MP50.det(rank1)[0] == 0
 
 
+
+def test_an_inverse_kept_at_a_higher_precision_is_rounded_for_a_lower_one():
+    """The derivative oracle inverts at dps + 40 first; the other side's inverse at mp50 is that inverse's
+    midpoints rounded to 169 bits: no second inversion, and as close to the exact inverse as a fresh one."""
+    A, _ = _pair(seed=3)
+    with MP50.active():
+        a = balls_of(A)
+        with mpmath.workdps(MP50.dps + 40):
+            fine = a.inv()
+            exact = MP50.inv(A)                  # the object path at the higher precision: the reference
+        calls = []
+        real_inv = balls.flint.arb_mat.inv
+        try:
+            balls.flint.arb_mat.inv = lambda m: calls.append(1) or real_inv(m)
+            coarse = a.inv()
+        finally:
+            balls.flint.arb_mat.inv = real_inv
+        assert calls == [] and isinstance(coarse, BallArray) and coarse is not fine
+        assert all(m.mid() == m for m in coarse.mats)                       # midpoints, no radius
+        assert all(x.mid().man_exp()[0].bit_length() <= mpmath.mp.prec for m in coarse.mats for x in m.entries())
+        _close(coarse, exact, tol=2.0 ** -mpmath.mp.prec * 4)                # correctly rounded: within an ulp or so
+        assert a.inv().mats[0] == coarse.mats[0]                             # the kept inverse stays the finer one
+        _close(coarse, MP50.inv(A))
 def test_midpoints_are_fresh_arrays():
     A, _ = _pair()
     with MP50.active():
