@@ -198,6 +198,10 @@ def test_the_hessian_of_a_scalar_function_times_a_vector_keeps_both_terms(f, wan
      "A*(diag(softmax(A*x)) - softmax(A*x)*softmax(A*x).T)*A.T"),
     ("x.T*diag(x)*x", "6*diag(x)", "2*diag(x)"),
     ("x.T*diag(x)*A*x", "2*diag(A*x) + 2*diag(x)*A + 2*A.T*diag(x)", "2*diag(A*x) + 4*diag(x)*A"),
+    # d^2/dx^2 log(1 + x^2) = 2 (1 - x^2) / (1 + x^2)^2: its closed form needs the entrywise reciprocal (stop 38)
+    ("sum(log1p(hadamard(x, x)))",
+     "2*diag(hadamard(ones(n, 1) - hadamard(x, x), hadamard_power(ones(n, 1) + hadamard(x, x), -2)))",
+     "2*diag(hadamard_power(ones(n, 1) + hadamard(x, x), -1))"),
 ])
 def test_entrywise_hessians_have_a_closed_form_that_the_engine_checks(f, want, wrong):
     """helper-35: ``derive --order 2`` of these exited 2 with SymPy's error (IndexError, RecursionError): the
@@ -232,5 +236,9 @@ def test_an_entrywise_body_prints_in_the_statement_syntax_or_as_an_unknown_funct
     want = [body.subs(d, v) for v in pt]
     got = sp.Matrix(back.xreplace({x2: pt}).doit())
     assert all(abs(sp.N(g - w, 30)) < 1e-25 for g, w in zip(got, want)), text
-    assert expr_text(ElementwiseApplyFunction(sp.Lambda(d, 1 / (1 + d)), x)).startswith("entrywise(")
+    assert expr_text(ElementwiseApplyFunction(sp.Lambda(d, ex.sigmoid(sp.tanh(d))), x)).startswith("entrywise(")
+    recip = expr_text(ElementwiseApplyFunction(sp.Lambda(d, 1 / (1 + d)), x))   # a numeric power: hadamard_power
+    assert recip == "hadamard_power(x + ones(n, 1), -1)", recip
+    back = ex.parse(recip, {"x": ("n", 1)}, {"n": 2}).xreplace({x2: pt}).doit()
+    assert list(sp.Matrix(back)) == [sp.Rational(3, 4), -1]
     assert abs(sp.N(ex.softplus(sp.Rational(1, 3)), 30) - sp.N(sp.log(1 + sp.exp(sp.Rational(1, 3))), 30)) < 1e-28

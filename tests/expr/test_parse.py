@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from theorem_check.errors import ParseError
+from theorem_check.errors import ExprError, ParseError
 from theorem_check.expr.parse import parse, parse_statement, primes
 
 SH = {"X": ("n", "n"), "A": ("n", "n"), "x": ("n", 1), "y": ("n", 1), "M": ("m", "n")}
@@ -148,3 +148,18 @@ def test_a_shape_error_names_the_entrywise_function_as_written():
         parse("sin(x)**2", {"x": (3, 1)})
     msg = str(info.value)
     assert "Lambda" not in msg and "sin(x)" in msg and "hadamard(M, M)" in msg
+
+
+def test_hadamard_power_is_the_entrywise_power_of_a_matrix_by_a_number():
+    """``hadamard_power(X, p)`` (stop 38): the entrywise power, so that ``derive``'s closed forms with an entrywise
+    reciprocal (``log1p(x o x)'' = 2 (1 - x o x) o (1 + x o x)^{o -2}``) can be read back and checked."""
+    P = parse("hadamard_power(M, -1)", SH, {"m": 2, "n": 2})
+    assert isinstance(P, sp.HadamardPower) and P.exp == -1
+    M = sp.ImmutableMatrix([[1, 2], [-4, sp.Rational(1, 2)]])
+    got = sp.Matrix(P.xreplace({parse("M", SH, {"m": 2, "n": 2}): M}).doit())
+    assert got == sp.Matrix([[1, sp.Rational(1, 2)], [-sp.Rational(1, 4), 2]])     # entrywise, not the inverse
+    assert parse("hadamard_power(x, 1/2)", SH).exp == sp.Rational(1, 2)
+    for bad, words in [("hadamard_power(trace(X), 2)", "needs a matrix"), ("hadamard_power(X, A)", "needs a number"),
+                       ("hadamard_power(X, t)", "needs a number")]:
+        with pytest.raises(ExprError, match=words):    # ParseError is an ExprError
+            parse(bad, SH)

@@ -336,7 +336,8 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     `*` is the matrix product, `.T` the transpose, `**-1` the inverse (Python's precedence: the
     transpose of an inverse is (X**-1).T; X**-1.T does not parse); trace, det, log(det(X)),
     grad(f, X), jacobian(F, x), hessian(f, x), softmax, logsumexp, sigmoid, softplus, vec, kron,
-    diag, hadamard, expm, logm, sqrtm, sin, cos, exp, log, sqrt, abs (elementwise on matrices).
+    diag, hadamard, hadamard_power(X, p) (entrywise power), expm, logm, sqrtm, sin, cos, exp, log,
+    sqrt, abs (elementwise on matrices).
     Names without --shape are scalars (size letters are integers).  grad with respect to a
     symmetric/spd matrix is the symmetric gradient (G + G^T)/2 (arXiv:1911.06491).
     Names from other tools: logdet, inv, norm2, sum, x' (transpose), as matrixcalculus.org.

@@ -205,6 +205,9 @@ class _Backward:
         base, p = e.args
         if p.has(self.X):
             raise NotDifferentiable(f"no closed-form derivative of {e} (the exponent depends on {self.X})")
+        if p == 1:
+            self.run(base, bar)
+            return
         self.run(base, sp.HadamardProduct(bar, p * sp.HadamardPower(base, p - 1)))
 
     def _m_ElementwiseApplyFunction(self, e, bar):
@@ -402,7 +405,7 @@ def _entrywise_rule(t, x):
         return out
     if isinstance(t, sp.HadamardPower) and not t.exp.has(x):
         base, p = t.args
-        slope = p * (base if p == 2 else sp.HadamardPower(base, p - 1))
+        slope = p * (sp.OneMatrix(*base.shape) if p == 1 else base if p == 2 else sp.HadamardPower(base, p - 1))
         return [d * DiagMatrix(slope) for d in _sympy_diff(base, x)]
     if isinstance(t, DiagonalOf) and isinstance(t.arg, sp.MatMul):
         scal = sp.Mul(*[a for a in t.arg.args if not is_matrix(a)])

@@ -46,7 +46,8 @@ def entrywise(fn, A):
     """The scalar function ``fn`` (a ``Lambda`` of one variable) applied entrywise to ``A``, written with
     the nodes of the string syntax where the body allows: products become Hadamard products, sums matrix
     sums (a constant ``c`` is ``c ones``), ``g(d)`` the elementwise ``g(A)``, integer powers Hadamard powers
-    (``sigmoid' = hadamard(sigmoid(A), ones - sigmoid(A))``); otherwise SymPy's ``ElementwiseApplyFunction``."""
+    (``sigmoid' = hadamard(sigmoid(A), ones - sigmoid(A))``), other numeric powers Hadamard powers
+    (``log1p' = hadamard_power(ones + A, -1)``); otherwise SymPy's ``ElementwiseApplyFunction``."""
     if not isinstance(fn, sp.Lambda):   # SymPy returns the class itself for exp' = exp
         d = sp.Dummy("d")
         fn = sp.Lambda(d, fn(d))
@@ -68,6 +69,8 @@ def entrywise(fn, A):
         if isinstance(b, sp.Pow) and b.exp.is_Integer and int(b.exp) > 0 and not b.exp.has(var):
             base = build(b.base)
             return sp.HadamardProduct(*([base] * int(b.exp)))
+        if isinstance(b, sp.Pow) and b.exp.is_Number:   # 1/(1 + d): hadamard_power(ones + A, -1)
+            return sp.HadamardPower(build(b.base), b.exp)
         if isinstance(b, sp.Function) and len(b.args) == 1 and b.args[0] == var:
             return apply_entrywise(b.func, A)
         raise ValueError(b)

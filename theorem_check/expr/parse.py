@@ -150,11 +150,22 @@ def _hadamard(*args):
     return sp.HadamardProduct(*args)
 
 
+def _hadamard_power(x, p):
+    """``hadamard_power(X, p)``: the entrywise power ``X^{o p}`` (``[X^{o p}]_ij = X_ij^p``) of a matrix ``X`` for a
+    number ``p``: ``p = -1`` the entrywise reciprocal, ``p = 1/2`` the entrywise square root (of positive entries).
+    Raises ParseError for a scalar ``X`` or an exponent that is not a number."""
+    need_matrix("hadamard_power", x)
+    p = sp.sympify(p)
+    if is_matrix(p) or not p.is_Number:
+        raise ParseError(f"hadamard_power(X, p) needs a number p, got {p}")
+    return sp.HadamardPower(x, p)
+
+
 FUNCTIONS: dict[str, Any] = {
     "trace": _trace, "tr": _trace, "det": _det, "inv": _inv, "logdet": _logdet, "norm2": _norm2, "sum": _sum,
     "grad": grad, "grad_xy": grad_xy, "jacobian": jacobian, "hessian": hessian,
     "softmax": Softmax, "logsumexp": logsumexp, "vec": Vec, "kron": _kron, "diag": _diag,
-    "hadamard": _hadamard, "expm": Expm, "logm": Logm, "sqrtm": Sqrtm, "cholesky": Cholesky,
+    "hadamard": _hadamard, "hadamard_power": _hadamard_power, "expm": Expm, "logm": Logm, "sqrtm": Sqrtm, "cholesky": Cholesky,
     "tril": Tril, "triu": Triu, "eye": sp.Identity, "zeros": sp.ZeroMatrix, "ones": sp.OneMatrix,
     "sin": _elementwise_fn("sin", sp.sin), "cos": _elementwise_fn("cos", sp.cos),
     "tan": _elementwise_fn("tan", sp.tan), "tanh": _elementwise_fn("tanh", sp.tanh),
