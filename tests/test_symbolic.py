@@ -339,9 +339,17 @@ def test_true_rational_identities_are_certified_with_their_bound(no_simplify, st
         assert float(r.note.rsplit("<= ", 1)[1]) <= symbolic.CERTIFICATE_ALPHA
 
 
-def test_true_matrix_symbol_identity_is_certified_through_its_entries(no_simplify):
+def test_true_matrix_symbol_identity_is_certified_through_its_entries(no_simplify, monkeypatch):
+    """Where simplification does not close a fixed-size step, its explicit entries decide it exactly (stop 38);
+    without that route, the Schwartz-Zippel test on the entries certifies it."""
     d, h = sp.MatrixSymbol("d", 2, 1), sp.MatrixSymbol("h", 2, 1)
-    r = check_step(Step(sp.trace((d * h.T) * (d * h.T).T), sp.trace(d.T * d) * sp.trace(h.T * h)))
+    step = Step(sp.trace((d * h.T) * (d * h.T).T), sp.trace(d.T * d) * sp.trace(h.T * h))
+    r = check_step(step)
+    assert r.certified and r.method == "explicit entries"
+    wrong = check_step(Step(step.lhs, 2 * step.rhs))
+    assert not wrong.closed and wrong.method == "counterexample"
+    monkeypatch.setattr(symbolic, "decide_explicit", lambda *a: None)
+    r = check_step(step)
     assert r.certified and r.method == "schwartz-zippel"
 
 

@@ -25,8 +25,10 @@ from theorem_check.engine.symbolic import Derivation, Step, has_fractional_matpo
 from theorem_check.engine.time_limit import StepTimeout, run_limited
 from theorem_check.errors import InternalError, ShapeMismatch
 from theorem_check.expr.matrix_proof import one_entry, over_symbolic_sizes, prove_identity
+from theorem_check.model.derivation import STATEMENT_SIZES
 
-__all__ = ["DERIVATION_SECONDS", "DERIVATION_TOTAL_SECONDS", "Found", "derivation", "replace_grads", "search",
+__all__ = ["DERIVATION_SECONDS", "DERIVATION_TOTAL_SECONDS", "Found", "derivation", "letters_for_large_sizes",
+           "replace_grads", "search",
            "symbolic_side", "symmetric_sides"]
 
 
@@ -137,7 +139,9 @@ def derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
 
 
 def _wrap(found: "Found"):
-    return lambda: Derivation([Step(found.lhs, found.rhs, found.why)], general=True, structure=found.structure)
+    sizes = STATEMENT_SIZES if found.why.startswith(EXPLICIT_WHY) else ""   # no size letter: its only sizes
+    return lambda: Derivation([Step(found.lhs, found.rhs, found.why)], general=True, sizes=sizes,
+                              structure=found.structure)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,6 +156,9 @@ class Found:
 
 
 _NONE = object()
+
+EXPLICIT_WHY = "explicit entries of every matrix (its declared structure written out), an identity of polynomials"
+"""The ``why`` of a step closed by :func:`theorem_check.expr.explicit.decide`."""
 
 
 def _key(lhs: Side, rhs: Side, spec: Spec, names_used: set) -> str | None:
@@ -194,6 +201,57 @@ def _store(key: str | None, found: "Found | None") -> None:
     symcache.store_entry(key, {**sides, "why": found.why, "structure": found.structure})
 
 
+def letters_for_large_sizes(l, r):
+    """``l``, ``r`` with every fixed size above :data:`~theorem_check.expr.explicit.MAX_SIZE` (``--shape
+    X=128,128``) replaced by a size letter, one per distinct value (``128 -> n128``), in matrix symbols and in
+    ``eye``/``zeros``/``ones``: an identity proved at every size is proved at 128, and the search works at symbolic
+    sizes (its closed-form derivatives are checked at a small concrete size, not at 128 x 128: 15 s before).
+    Sides that use a large size as a number elsewhere (``trace(eye(128)) = 128``) are kept as they are (no proof
+    from the letters would be one of the statement)."""
+    from theorem_check.expr.explicit import MAX_SIZE
+
+    big = sorted({int(d) for x in (l, r) if isinstance(x, sp.Basic)
+                  for m in x.atoms(sp.MatrixSymbol, sp.Identity, sp.ZeroMatrix, sp.OneMatrix)
+                  for d in m.shape if sp.sympify(d).is_Integer and int(d) > MAX_SIZE})
+    if not big:
+        return l, r
+    if any(sp.Integer(v) in x.atoms(sp.Integer) - {d for m in x.atoms(sp.MatrixExpr) for d in m.shape}
+           for v in big for x in (l, r) if isinstance(x, sp.Basic)):
+        return l, r
+    letter = {sp.Integer(v): sp.Symbol(f"n{v}", integer=True, positive=True) for v in big}
+
+    def size(d):
+        return letter.get(sp.sympify(d), d)
+
+    def rename(x):
+        if not isinstance(x, sp.Basic):
+            return x
+        rep = {}
+        for m in x.atoms(sp.MatrixSymbol):
+            rep[m] = sp.MatrixSymbol(m.name, size(m.shape[0]), size(m.shape[1]))
+        for m in x.atoms(sp.Identity):
+            rep[m] = sp.Identity(size(m.shape[0]))
+        for m in x.atoms(sp.ZeroMatrix, sp.OneMatrix):
+            rep[m] = type(m)(size(m.shape[0]), size(m.shape[1]))
+        return x.xreplace(rep)
+    return rename(l), rename(r)
+
+
+def _explicit_entries(l, r, structure: dict, notes: str, deadline: float) -> Found | None:
+    """The step decided by exact polynomial arithmetic on explicit entries of the declared structures
+    (:func:`theorem_check.expr.explicit.decide`): a statement without size letters is about these sizes only, so
+    an identity of the entries' rational functions proves it.  None when it is not one, when the statement is
+    outside that fragment, or over :data:`DERIVATION_SECONDS` (raises StepTimeout, as SymPy's simplification)."""
+    from theorem_check.expr.explicit import decide
+
+    if not (l.atoms(sp.MatrixSymbol) or r.atoms(sp.MatrixSymbol)):
+        return None
+    ok = run_limited(lambda: decide(l, r, structure), max(min(DERIVATION_SECONDS, deadline - time.monotonic()), 0.01))
+    if not ok:
+        return None
+    return Found(l, r, EXPLICIT_WHY + notes, structure)
+
+
 def search(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float) -> Found | None:
     """The step of a one-step derivation when ``lhs = rhs`` is proved for all sizes; None otherwise (raises
     StepTimeout when SymPy's simplification reaches its time limit, :data:`DERIVATION_SECONDS`).
@@ -215,6 +273,7 @@ def search(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float) -
     l, r = symbolic_side(lhs, spec), symbolic_side(rhs, spec)
     if l is None or r is None:
         return None
+    l, r = letters_for_large_sizes(l, r)
     if has_fractional_matpow(l) or has_fractional_matpow(r):   # SymPy folds (A*A)**(1/2) to A: no proof there
         return None   # (tested on the sides as written: the rewriting below would fold them first)
     nodes = l.atoms(ex.Grad, ex.Jacobian, ex.Hessian) | r.atoms(ex.Grad, ex.Jacobian, ex.Hessian)
@@ -244,6 +303,10 @@ def search(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float) -
     proof = prove_identity(l, r, structure) if (over_symbolic_sizes(l) or over_symbolic_sizes(r)) else None
     if proof is not None:
         return Found(l, r, proof.describe() + notes, structure)
+    if not (over_symbolic_sizes(l) or over_symbolic_sizes(r)):
+        found = _explicit_entries(l, r, structure, notes, deadline)
+        if found is not None:
+            return found
     if any(k not in (None, "invertible", "symmetric", "spd") for k in kinds.values()):
         return None
     if sp.count_ops(l) + sp.count_ops(r) > MAX_OPS:

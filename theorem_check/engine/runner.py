@@ -42,6 +42,7 @@ from theorem_check.expr import sympy_rng
 from theorem_check.expr.matrix_proof import ROUTES
 from theorem_check.model.checks import forget_measurements
 from theorem_check.model.claims import Claim, Statement
+from theorem_check.model.derivation import STATEMENT_SIZES
 from theorem_check.model.options import RunOptions
 from theorem_check.model.verdicts import Outcome, Verdict
 
@@ -234,7 +235,8 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
                      "(the check cannot tell the statement from a wrong one)")
     if sym is not None:
         n_ok = sum(s.closed for s in sym.steps)
-        scope = "all sizes" if sym.general else f"fixed sizes {sym.sizes}".strip()
+        scope = ("all sizes" if sym.sizes != STATEMENT_SIZES else f"{STATEMENT_SIZES}, every matrix of them") \
+            if sym.general else f"fixed sizes {sym.sizes}".strip()
         routes = sorted({s.method for s in sym.steps if s.closed and s.method in ROUTES})
         if routes:   # the normal-form proof and its assumptions (rules: show / report)
             scope += "; " + ", ".join(routes) + (

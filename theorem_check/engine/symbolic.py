@@ -73,14 +73,15 @@ from theorem_check.engine.time_limit import (
     resolve_time_limit,
     run_limited,
 )
+from theorem_check.expr.explicit import decide as decide_explicit
 from theorem_check.expr.matrix_proof import ROUTES, over_symbolic_sizes, prove_identity
-from theorem_check.model.derivation import Derivation, Step
+from theorem_check.model.derivation import STATEMENT_SIZES, Derivation, Step
 
 __all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "check_derivation", "is_failure",
            "resolve_time_limit", "DEFAULT_TIME_LIMIT", "TIME_LIMIT_ENV", "POINT_HEIGHT", "N_FRACTIONS",
            "CERTIFICATE_ALPHA"]
 
-CERTIFYING_METHODS = ("simplify", "schwartz-zippel") + ROUTES
+CERTIFYING_METHODS = ("simplify", "schwartz-zippel", "explicit entries") + ROUTES
 """Step methods that prove a step (a ``"random points"`` step was only checked numerically)."""
 
 
@@ -310,7 +311,19 @@ def _normal_form_step(step: Step, structure) -> StepResult | None:
     return StepResult(sp.latex(step.lhs), sp.latex(step.rhs), step.why, True, proof.route, note=proof.describe())
 
 
-def _check_step(step: Step, seed: int, points: int, domain, structure=None) -> StepResult:
+def _explicit_step(step: Step, structure) -> StepResult | None:
+    """The step proved by exact polynomial arithmetic on the explicit entries of its fixed-size matrix symbols (it has
+    one at least), with their declared structures (:func:`theorem_check.expr.explicit.decide`), or None (not an identity there, or
+    outside that fragment: the other methods decide)."""
+    sides = [x for x in (step.lhs, step.rhs) if isinstance(x, sp.Basic)]
+    if not any(x.atoms(sp.MatrixSymbol) for x in sides) or any(over_symbolic_sizes(x) for x in sides) \
+            or not decide_explicit(step.lhs, step.rhs, structure or {}):
+        return None
+    return StepResult(sp.latex(step.lhs), sp.latex(step.rhs), step.why, True, "explicit entries",
+                      note="every entry of lhs - rhs is the zero polynomial (exact arithmetic in QQ[entries])")
+
+
+def _check_step(step: Step, seed: int, points: int, domain, structure=None, explicit_first: bool = False) -> StepResult:
     """The step check proper (no time limit; exceptions propagate to :func:`check_step`)."""
     lhs, rhs = step.lhs, step.rhs
     if _is_matrix(lhs) != _is_matrix(rhs) or (_is_matrix(lhs) and lhs.shape != rhs.shape):
@@ -320,13 +333,16 @@ def _check_step(step: Step, seed: int, points: int, domain, structure=None) -> S
     if has_fractional_matpow(lhs) or has_fractional_matpow(rhs):
         raise ValueError("a fractional matrix power: SymPy folds (X**a)**b into X**(a*b), false for matrices, "
                          "so the step is not checked symbolically")
-    proved = _normal_form_step(step, structure)
+    proved = _normal_form_step(step, structure) or (_explicit_step(step, structure) if explicit_first else None)
     if proved is not None:
         return proved
     diff = lhs - rhs     # (SymPy evaluates the difference: the guard above must look at the sides)
     entries = _entries(diff)
     if all(simplifies_to_zero(e) for e in entries):
         return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "simplify")
+    proved = None if explicit_first else _explicit_step(step, structure)
+    if proved is not None:
+        return proved
     rnd = random.Random(seed)
     entries = [_scalarize(e) for e in entries]
     free = sorted(set().union(*(sp.sympify(e).free_symbols for e in entries)), key=str)
@@ -372,7 +388,7 @@ def _safe_latex(x, seconds: float | None) -> str:
 
 
 def check_step(step: Step, *, seed: int = 0, points: int = 6, domain=None,
-               time_limit: float | None = None, structure=None) -> StepResult:
+               time_limit: float | None = None, structure=None, explicit_first: bool = False) -> StepResult:
     """Check one step; see the module docstring for the two methods, the certificate and the limits.
 
     ``time_limit`` (seconds; default: :func:`resolve_time_limit`) bounds the whole check of the
@@ -381,12 +397,16 @@ def check_step(step: Step, *, seed: int = 0, points: int = 6, domain=None,
     or ``"sympy error: <ExceptionName>: <message>"``.  Raises InvalidArgument for a bad
     ``time_limit`` or ``THEOREM_CHECK_SYMPY_TIMEOUT``.  A step over symbolic sizes is first tried by
     the normal form (:func:`theorem_check.expr.matrix_proof.prove_identity`, with ``structure``: name
-    -> kind): the route is then the ``method`` (certifying), its rules and assumptions the ``note``.
+    -> kind): the route is then the ``method`` (certifying), its rules and assumptions the ``note``.  A step over
+    fixed sizes is decided exactly on the explicit entries of its matrix symbols (method ``"explicit entries"``,
+    :func:`theorem_check.expr.explicit.decide`) where SymPy's simplification does not close it, or before it with
+    ``explicit_first`` (a derivation about its statement's only sizes: simplifying a ``4 x 4`` determinant's
+    entries can take a minute).
     """
     limit = resolve_time_limit(time_limit)
     domain = domain or {}
     try:
-        return run_limited(lambda: _check_step(step, seed, points, domain, structure), limit)
+        return run_limited(lambda: _check_step(step, seed, points, domain, structure, explicit_first), limit)
     except StepTimeout:
         method = f"timeout after {limit:g} s"
     except ChildError as exc:
@@ -402,7 +422,9 @@ def check_derivation(derivation: Derivation, *, seed: int = 0, time_limit: float
 
     The declared scope is enforced: a derivation declared ``general`` is reported as fixed-size
     evidence when a step uses explicit matrices, or when a matrix-valued step closed only by the
-    random-point test (which substitutes the entries of fixed-size matrix symbols).
+    random-point test or on explicit entries (both substitute the entries of fixed-size matrix symbols),
+    unless its ``sizes`` is :data:`~theorem_check.model.derivation.STATEMENT_SIZES` (those fixed sizes are all the
+    statement is about) for a step closed on explicit entries.
 
     ``time_limit`` is per step (seconds; default :func:`resolve_time_limit`: the environment
     variable ``THEOREM_CHECK_SYMPY_TIMEOUT``, else 20 s).  A step that times out or raises is
@@ -415,15 +437,19 @@ def check_derivation(derivation: Derivation, *, seed: int = 0, time_limit: float
     limit_arg = math.inf if limit is None else limit
     structure = dict(getattr(derivation, "structure", None) or {})
 
+    first = derivation.sizes == STATEMENT_SIZES
+    key = {**structure, " explicit first": "yes"} if first else structure   # (not a name: a separate cache entry)
+
     def one(k: int, s: Step) -> StepResult:
         compute = lambda: check_step(s, seed=seed + k, domain=derivation.domain, time_limit=limit_arg,  # noqa: E731
-                                     structure=structure)
-        return compute() if memo is None else memo(s, seed + k, derivation.domain, compute, structure=structure)
+                                     structure=structure, explicit_first=first)
+        return compute() if memo is None else memo(s, seed + k, derivation.domain, compute, structure=key)
 
     steps = tuple(one(k, s) for k, s in enumerate(derivation.steps))
-    general = derivation.general and not any(
+    exact = ("explicit entries",) if derivation.sizes == STATEMENT_SIZES else ()   # the entries of every matrix
+    general = derivation.general and not any(                                        # the statement is about
         isinstance(st.lhs, sp.MatrixBase) or isinstance(st.rhs, sp.MatrixBase)
-        or (_is_matrix(st.lhs) and res.method not in ("simplify",) + ROUTES)
+        or (_is_matrix(st.lhs) and res.method not in ("simplify",) + ROUTES + exact)
         for st, res in zip(derivation.steps, steps))
     sizes = derivation.sizes or ("" if general or not derivation.general else "of the matrix symbols")
     return SymbolicResult(steps, all(s.closed for s in steps), general, sizes, time.perf_counter() - t0)

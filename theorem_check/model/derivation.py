@@ -12,7 +12,12 @@ from typing import Callable, Mapping, Sequence
 
 import sympy as sp
 
-__all__ = ["Step", "Derivation"]
+__all__ = ["Step", "Derivation", "STATEMENT_SIZES"]
+
+STATEMENT_SIZES = "the statement's only sizes"
+"""``Derivation.sizes`` of a derivation whose matrix symbols have fixed sizes that are every size its statement is
+about (a statement without size letters, e.g. ``A`` declared ``2 x 2``): a step closed exactly on the explicit
+entries of those symbols (method ``"explicit entries"``) then proves the statement, and ``general`` stays True."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,8 @@ class Derivation:
         True if the steps hold for every size (scalar or ``MatrixSymbol`` algebra); False if they
         use explicit matrices of fixed sizes (then ``sizes`` says which).
     sizes : str
-        Human-readable sizes of explicit matrices, e.g. ``"D=2, d=(2,3,2)"``.
+        Human-readable sizes of explicit matrices, e.g. ``"D=2, d=(2,3,2)"``; :data:`STATEMENT_SIZES` when the
+        fixed sizes of the matrix symbols are all the statement is about.
     domain : mapping Symbol -> callable(random.Random) -> number, optional
         How to draw exact values of free symbols for the random-point test (default: positive
         rationals for positive/real symbols, integers 2..9 for integer symbols).

@@ -67,6 +67,7 @@ _MAX_MATH_CHARS = 4000
 _METHODS = {
     "simplify": "closed by simplification",
     "schwartz-zippel": "closed: zero at random exact rational points (Schwartz--Zippel)",
+    "explicit entries": "closed: every entry of the difference is the zero polynomial of the matrices' entries",
     "random points": "checked numerically: zero at random exact points, not a proof (not a rational function)",
     "counterexample": "fails: nonzero at an exact rational point",
     "undefined": "does not close: the difference is undefined at a random point",
