@@ -140,6 +140,26 @@ def test_an_outer_alarm_survives_a_step():
         signal.signal(signal.SIGALRM, old)
 
 
+
+def test_a_step_limit_never_outlives_an_outer_deadline():
+    """helper-36: ``check --timeout 2`` of a statement whose derivation search has a 5 s limit took 5.4 s: the
+    step's alarm replaced the claim's.  A step's timer is now at most the outer one's remaining time: the step
+    stops then, and the outer alarm fires at once when the step's is stopped."""
+    fired = []
+    old = signal.signal(signal.SIGALRM, lambda *a: fired.append(time.perf_counter()))
+    try:
+        t0 = time.perf_counter()
+        signal.setitimer(signal.ITIMER_REAL, 0.4)
+        r = check_step(Step(Hang(x), 0), time_limit=20)
+        assert r.method == "timeout after 20 s" and time.perf_counter() - t0 < 3
+        deadline = time.perf_counter() + 2
+        while not fired and time.perf_counter() < deadline:
+            time.sleep(0.01)
+        assert fired and fired[0] - t0 < 3
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
 def test_outside_the_main_thread_a_hanging_step_is_killed_at_the_limit():
     out = {}
 

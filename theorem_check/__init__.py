@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "run_statement": "theorem_check.engine.runner",
     "Derivation": "theorem_check.engine.symbolic",
     "Step": "theorem_check.engine.symbolic",
+    "STATEMENT_SIZES": "theorem_check.model.derivation",
     "check_derivation": "theorem_check.engine.symbolic",
     "BadClaim": "theorem_check.errors",
     "ClaimDefinitionError": "theorem_check.errors",
@@ -81,7 +82,7 @@ __all__ = [
     "CONTEXTS", "FLOAT32", "FLOAT64", "MP50", "Ctx",
     "REGISTRY", "load_builtin", "load_pack", "register", "resolve",
     "ClaimResult", "MutantResult", "RunResult", "StatementResult", "run_claim", "run_claims", "run_statement",
-    "Derivation", "Step", "check_derivation",
+    "Derivation", "Step", "STATEMENT_SIZES", "check_derivation",
     "Outcome", "Verdict", "decide_refinement", "decide_zscore",
 ]
 

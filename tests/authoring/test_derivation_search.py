@@ -27,7 +27,8 @@ def _counting(monkeypatch):
 
 def _steps(claim):
     d = claim.statement.derivation
-    return None if d is None else [(str(s.lhs), str(s.rhs), s.why) for s in d().steps]
+    found = None if d is None else d()      # (the search runs when the callable is called)
+    return None if found is None else [(str(s.lhs), str(s.rhs), s.why) for s in found.steps]
 
 
 @pytest.mark.parametrize("lhs, rhs, shapes, structure", [
@@ -58,7 +59,7 @@ def test_a_timeout_is_never_cached(cache, monkeypatch):
     monkeypatch.setattr(ds, "search", slow)
     for _ in range(2):
         c = tc.identity("t.cache_timeout", "(A*B).T", "B.T*A.T", shapes=SQ, register=False)
-        assert c.statement.derivation is None
+        assert c.statement.derivation() is None     # (the search runs when the statement does: stop 38)
     assert len(calls) == 2 and not any(cache.rglob("*.json"))
 
 
@@ -67,5 +68,27 @@ def test_switched_off_the_search_runs_every_time(cache, monkeypatch, off):
     monkeypatch.setenv("THEOREM_CHECK_CACHE", off)
     calls = _counting(monkeypatch)
     for _ in range(2):
-        tc.identity("t.cache_off", "(A*B).T", "B.T*A.T", shapes=SQ, register=False)
+        tc.identity("t.cache_off", "(A*B).T", "B.T*A.T", shapes=SQ, register=False).statement.derivation()
     assert len(calls) == 2 and not any(cache.rglob("*.json"))
+
+
+def test_large_fixed_sizes_are_searched_as_size_letters():
+    """helper-36: at --shape X=128,128 the search checked its closed-form gradient entrywise at 128 x 128 (15 s) and
+    found no proof; a fixed size above 4 is now a size letter for the search (a proof at every size is one at 128),
+    unless the statement uses that size as a number (then nothing is renamed)."""
+    import sympy as sp
+
+    from theorem_check import expr as ex
+
+    sh = {"A": (128, 128), "X": (128, 128), "x": (128, 1), "C": (3, 3)}
+    l, r = ds.letters_for_large_sizes(ex.parse("grad(trace(A*X), X)", sh), ex.parse("A.T + ones(128, 128) + eye(128)", sh))
+    n = sp.Symbol("n128", integer=True, positive=True)
+    assert {m.shape for m in l.atoms(sp.MatrixSymbol)} == {(n, n)} \
+        and r.atoms(sp.Identity) == {sp.Identity(n)} and r.atoms(sp.OneMatrix) == {sp.OneMatrix(n, n)}
+    kept = ex.parse("trace(eye(128))", sh), sp.Integer(128)
+    assert ds.letters_for_large_sizes(*kept) == kept
+    small = ex.parse("C*C", sh), ex.parse("C**2", sh)
+    assert ds.letters_for_large_sizes(*small) == small
+    claim = tc.identity("t.big", "grad(trace(A*X), X)", "A.T", shapes={"A": (128, 128), "X": (128, 128)},
+                        register=False)
+    assert _steps(claim) is not None       # proved (before: no derivation)

@@ -3,6 +3,7 @@ large are refuted; true ones stay verified; the stage can only refute."""
 
 import dataclasses
 import json
+import math
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 import theorem_check as tc
 from theorem_check.authoring.spec import build_spec, scaled_sampler
-from theorem_check.engine.far import FAR_SCALES, FAR_SCALES_SCALAR, far_stage
+from theorem_check.engine.far import FAR_PER_INSTANCE, FAR_PER_INSTANCE_SCALAR, FAR_SCALES, FAR_SCALES_SCALAR, far_stage
 from theorem_check.engine.numeric import run_numeric
 from theorem_check.model.verdicts import Outcome
 from theorem_check.output.json_record import run_record, schema
@@ -138,3 +139,16 @@ def test_far_instances_of_a_log_det_gradient_are_decided_where_det_overflows():
     assert "far from the origin: 3 instances" in true.evidence and "undecided" not in true.evidence, true.evidence
     slip = tc.run_claim(tc.identity("t.far_logdet", "grad(log(det(X)), X)", "2*X**-1", **kw), seed=0, trials=4)
     assert slip.verdict is tc.Verdict.REFUTED
+
+
+@pytest.mark.parametrize("shapes, ladder", [({"A": (2, 2), "B": (2, 2)}, FAR_SCALES),
+                                            ({"A": (1, 1), "B": (1, 1)}, FAR_SCALES_SCALAR)])
+def test_fixed_size_matrices_take_the_matrix_ladder(shapes, ladder):
+    """helper-36: a statement without size letters is declared scalar, and its 128 x 128 matrices got the scalars'
+    ladder (64 far instances, scale 64).  Fixed-size matrices now take the matrix ladder; 1 x 1 ones stay scalars."""
+    st_ = tc.identity("t.fixed", "(A*B).T", "B.T*A.T", shapes=shapes, register=False, derive=False).statement
+    assert st_.dims.scalar
+    num = far_stage(st_, run_numeric(st_, seed=0, trials=16), seed=0)
+    assert {r.scale for r in num.far} == set(ladder)
+    per = FAR_PER_INSTANCE if ladder is FAR_SCALES else FAR_PER_INSTANCE_SCALAR
+    assert len(num.far) == max(len(ladder), math.ceil(per * len(num.instances)))

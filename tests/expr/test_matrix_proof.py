@@ -77,7 +77,7 @@ def test_identity_claim_proved_for_all_sizes(name, lhs, rhs, shapes, route, wron
     assert res.verdict.value == "PROVED", res.evidence
     assert f"all sizes; {route}" in res.evidence
     bad = tc.identity(f"nf.{name}_wrong", lhs, wrong[0], shapes=shapes, sizes=sizes, register=False)
-    assert bad.statement.derivation is None
+    assert bad.statement.derivation is None or bad.statement.derivation() is None
     assert tc.run_claim(bad, seed=0, trials=4).verdict.value == "REFUTED"
 
 
@@ -89,7 +89,7 @@ def test_orthogonal_structure_is_used_and_named():
     assert "Q orthogonal" in claim.statement.derivation().steps[0].why
     wrong = tc.identity("nf.orth_wrong", "Q**-1", "Q", shapes={"Q": ("n", "n")}, structure={"Q": "orthogonal"},
                         register=False)
-    assert wrong.statement.derivation is None
+    assert wrong.statement.derivation is None or wrong.statement.derivation() is None   # (searched when run)
 
 
 def test_symmetric_domain_gradient_gets_no_normal_form_proof():
@@ -97,7 +97,7 @@ def test_symmetric_domain_gradient_gets_no_normal_form_proof():
     shapes = {"A": ("n", "n"), "X": ("n", "n")}
     wrong = tc.identity("nf.symgrad", "grad(trace(A*X), X)", "A.T", shapes=shapes, structure={"X": "symmetric"},
                         sizes={"n": (1, 3)}, register=False)
-    assert wrong.statement.derivation is None
+    assert wrong.statement.derivation is None or wrong.statement.derivation() is None   # (searched when run)
     assert tc.run_claim(wrong, seed=0, trials=4).verdict.value == "REFUTED"
 
 

@@ -176,8 +176,9 @@ def test_builtin_step_labels_are_plain_text():
         if c.paper not in ("prh", "noise", "cascade"):
             continue
         for st in c.statements():  # noqa: F402 - a statement, not the strategies module
-            if st.derivation is not None:
-                for k, step in enumerate(st.derivation().steps, 1):
+            found = st.derivation() if st.derivation is not None else None
+            if found is not None:
+                for k, step in enumerate(found.steps, 1):
                     check_plain_text(step.why, f"claim {c.id} {st.name!r} step {k} why")
 
 

@@ -168,8 +168,17 @@ def _statement(lhs, rhs, spec, *, name, kind, latex, cond, contexts, scale, note
         scale=scale, derivation=None, contexts=tuple(contexts), cond=cond, note=note)
     if not derive or _false_at_a_generic_instance(st):
         return st
-    deriv = derivation(lhs, rhs, spec, used)
-    return st if deriv is None else dataclasses.replace(st, derivation=deriv)
+    return dataclasses.replace(st, derivation=_searched(lhs, rhs, spec, used))
+
+
+def _searched(lhs, rhs, spec, used):
+    """The statement's derivation callable: the derivation search (:func:`derivation`, cached on disk) runs when the
+    statement runs, under the run's clock and ``--timeout``, not when the claim is built (a ``128 x 128`` search
+    once took 15 s that no timing showed); it returns None when no derivation is found."""
+    def searched():
+        found = derivation(lhs, rhs, spec, used)
+        return None if found is None else found()
+    return searched
 
 
 PROBE_GAP = 1e-6

@@ -122,8 +122,8 @@ def describe(c, *, columns: int = 100) -> str:
         lines += para(f"[{st.kind}] {text_to_unicode(st.name)}: {to_unicode(st.latex)}", 2, 4)
         if st.note:
             lines += para(text_to_unicode(st.note), 6, 0)
-        if st.derivation is not None:
-            d = st.derivation()
+        d = st.derivation() if st.derivation is not None else None
+        if d is not None:
             scope = "all sizes" if d.general else text_to_unicode(f"fixed sizes {d.sizes}")
             lines += para(f"derivation ({len(d.steps)} steps, {scope}):", 6)
             for k, step in enumerate(d.steps, 1):

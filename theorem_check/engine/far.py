@@ -61,6 +61,17 @@ def _at_scale(statement: Statement, scale) -> Statement:
     return dataclasses.replace(statement, sample=sample, undefined="error")
 
 
+def _scalar_inputs(statement: Statement, dims, seed: int) -> bool:
+    """True when every input of one instance drawn at ``dims`` is a scalar or ``1 x 1``: a space declared scalar
+    (no size letter) can hold fixed-size matrices (``--shape A=128,128``), whose far batches are not cheap and
+    take the matrix ladder.  The instance is drawn from its own generator (the other draws are unchanged)."""
+    try:
+        inst = statement.sample(np.random.default_rng(derive_seed(seed, "far", "probe")), dims, 1)
+    except Exception:  # noqa: BLE001 - the ordinary instances were drawn: a probe that fails changes nothing
+        return True
+    return all(int(np.prod(np.shape(v)[1:])) <= 1 for v in inst.values() if isinstance(v, np.ndarray))
+
+
 def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> NumericResult:
     """``num`` with the far instances' evidence added: FAILS with a counterexample when one of them fails.
 
@@ -72,7 +83,7 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
     if statement.sample_at_scale is None or not statement.is_identity or num.outcome is not Outcome.HOLDS \
             or not num.configs:
         return num
-    scalar = statement.dims is not None and statement.dims.scalar
+    scalar = statement.dims is not None and statement.dims.scalar and _scalar_inputs(statement, num.configs[0], seed)
     per, ladder = (FAR_PER_INSTANCE_SCALAR, FAR_SCALES_SCALAR) if scalar else (FAR_PER_INSTANCE, FAR_SCALES)
     total = max(len(ladder), math.ceil(per * len(num.instances)))
     rounds = math.ceil(total / len(ladder))      # whole ladders, dealt to the configurations in turn

@@ -340,6 +340,11 @@ def run_statement(statement: Statement, *, seed: int, trials: int = 16, fuzz: in
                                 claim_id=claim_id)
 
 
+def _checked(derivation, seed: int) -> SymbolicResult | None:
+    """The checked derivation, or None when the statement's derivation callable found none."""
+    return None if derivation is None else check_derivation(derivation, seed=seed, memo=symcache.cached_step)
+
+
 def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, dims: dict | None,
                    claim_id: str | None) -> StatementResult:
     t0 = time.perf_counter()
@@ -347,8 +352,7 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
     if statement.derivation is not None:
         key = symcache.statement_key(statement.derivation, claim_id=claim_id, name=statement.name,
                                      kind=statement.kind, seed=seed) if claim_id and symcache.enabled() else None
-        sym = symcache.cached_symbolic(key, lambda: check_derivation(statement.derivation(), seed=seed,
-                                                                     memo=symcache.cached_step))
+        sym = symcache.cached_symbolic(key, lambda: _checked(statement.derivation(), seed))
     num = None
     if statement.is_identity or statement.check is not None:
         num = far_stage(statement, run_numeric(statement, seed=seed, trials=trials, dims=dims), seed=seed)

@@ -268,7 +268,7 @@ def store_symbolic(key: str | None, result: SymbolicResult) -> None:
                                   "general": result.general, "sizes": result.sizes}})
 
 
-def cached_symbolic(key: str | None, compute: Callable[[], SymbolicResult]) -> SymbolicResult:
+def cached_symbolic(key: str | None, compute: Callable[[], SymbolicResult | None]) -> SymbolicResult | None:
     """``compute()`` (building and checking a derivation), or its cached result under ``key``.
 
     ``key`` from :func:`statement_key` (None: always compute).  The result read back carries the
@@ -279,7 +279,7 @@ def cached_symbolic(key: str | None, compute: Callable[[], SymbolicResult]) -> S
     if hit is not None:
         return dataclasses.replace(hit, seconds=time.perf_counter() - t0)
     result = compute()
-    if key is not None:
+    if key is not None and result is not None:   # (None: the statement's derivation callable found none)
         store_symbolic(key, result)
     return result
 

@@ -45,7 +45,8 @@ _REPEAT_SECONDS = 0.25
 class Alarm:
     """Raise :class:`StepTimeout` in the main thread when ``fn`` runs longer than ``seconds`` (:meth:`run`).
 
-    Uses ``signal.setitimer(ITIMER_REAL)``.  :meth:`stop` (run however ``fn`` ends) disarms the
+    Uses ``signal.setitimer(ITIMER_REAL)``, at most the remaining time of a timer already armed (a claim's
+    ``--timeout`` around a step's limit).  :meth:`stop` (run however ``fn`` ends) disarms the
     timer, restores the previous SIGALRM handler and re-arms a previously armed timer with its
     remaining time.  The handler raises only while the step's own frame (:func:`_run_marked`) is on
     the stack; fired anywhere else (the step has ended but a signal slipped in before
@@ -79,7 +80,11 @@ class Alarm:
         self.old_handler = signal.signal(signal.SIGALRM, self._handler)
         self.active = True
         Alarm.current = self
-        self.old_timer = signal.setitimer(signal.ITIMER_REAL, self.seconds, _REPEAT_SECONDS)
+        # an outer timer (a claim's --timeout) due before this limit fires first: this step stops then, and stop()
+        # re-arms the outer one, which fires at once (a nested limit never outlives the caller's deadline)
+        remaining = signal.getitimer(signal.ITIMER_REAL)[0]
+        first = self.seconds if remaining <= 0 else min(self.seconds, remaining)
+        self.old_timer = signal.setitimer(signal.ITIMER_REAL, first, _REPEAT_SECONDS)
 
     def stop(self) -> None:
         if not self.active:

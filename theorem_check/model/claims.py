@@ -215,8 +215,10 @@ class Statement:
         See the module docstring.
     check : callable(rng, dims) -> Measurement, optional
         Custom numeric stage (optima, flows, Monte Carlo).
-    derivation : callable() -> Derivation, optional
-        The SymPy derivation.
+    derivation : callable() -> Derivation or None, optional
+        The SymPy derivation.  The callable may return None (no derivation found: a short form's derivation
+        search runs when the statement runs, under its clock and ``--timeout``); the statement then has no
+        symbolic stage, as without one.
     contexts : tuple of str
         Precisions for identities; drop ``"mp50"`` only when a side cannot run in mpmath
         (eigen-decompositions of large matrices, ODE solvers).
@@ -254,7 +256,7 @@ class Statement:
     rhs: Callable | None = None
     scale: Callable | None = None
     check: Callable[[np.random.Generator, Dims], Measurement] | None = None
-    derivation: Callable[[], Derivation] | None = None
+    derivation: Callable[[], Derivation | None] | None = None
     contexts: tuple[str, ...] = ("float32", "float64", "mp50")
     cond: float = 100.0
     note: str = ""

@@ -63,9 +63,9 @@ def claim_latex(claim: Claim, *, derivations: bool = True) -> str:
     words = claim_words(claim)
     if derivations:
         for st in claim.statements():
-            if st.derivation is None:
+            d = st.derivation() if st.derivation is not None else None
+            if d is None:
                 continue
-            d = st.derivation()
             rows = [(sympy_latex(step.lhs), sympy_latex(step.rhs), step.why) for step in d.steps]
             for lhs, rhs, _ in rows:
                 words |= control_words(lhs) | control_words(rhs)
