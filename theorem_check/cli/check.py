@@ -25,6 +25,7 @@ given), with ``--latex`` also ``"syntax": "latex"`` and ``"read_as"`` (the strin
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 
@@ -162,8 +163,12 @@ def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None =
                 raise InvalidArgument(f"--assume {name}={kind} needs a square shape, got --shape {name}={r},{c}")
         elif kind not in ("positive", "complex"):
             raise InvalidArgument(f"--assume {name}={kind}: {name!r} has no --shape (matrix kinds need one)")
-    return identity("check.statement", lhs, rhs, shapes=shapes, structure=assume, sizes=sizes or {},
-                    title=f"${latex}$" if latex else statement, printed=latex, latex=latex, register=False)
+    claim = identity("check.statement", lhs, rhs, shapes=shapes, structure=assume, sizes=sizes or {},
+                     title=f"${latex}$" if latex else statement, printed=latex, latex=latex, register=False)
+    from theorem_check.authoring.layouts import vec_reading
+
+    reading = vec_reading(claim.statement, lhs, rhs, shapes, letters)
+    return claim if reading is None else dataclasses.replace(claim, variants=(*claim.variants, reading))
 
 
 MP50_ENTRY_BYTES = 120
@@ -338,6 +343,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     grad(f, X), jacobian(F, x), hessian(f, x), softmax, logsumexp, sigmoid, softplus, vec, kron,
     diag, hadamard, hadamard_power(X, p) (entrywise power), expm, logm, sqrtm, sin, cos, exp, log,
     sqrt, abs (elementwise on matrices).
+    jacobian(F, X) flattens F and X row by row (NumPy's, JAX's layout); where F or X has more
+    columns than one, check also runs the vec reading (columns stacked, d vec(F)/d vec(X)^T, as
+    Magnus-Neudecker and the Matrix Cookbook write it) and reports which holds; hessian(f, X) too.
     Names without --shape are scalars (size letters are integers).  grad with respect to a
     symmetric/spd matrix is the symmetric gradient (G + G^T)/2 (arXiv:1911.06491).
     Names from other tools: logdet, inv, norm2, sum, x' (transpose), as matrixcalculus.org.

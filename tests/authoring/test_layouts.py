@@ -1,0 +1,58 @@
+"""The vec reading of jacobian/hessian by a matrix (theorem_check/authoring/layouts.py): helper-36 found the
+Magnus-Neudecker results REFUTED by ``check`` with no word about the layout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from theorem_check.authoring.layouts import VEC_READING, _order
+from theorem_check.cli.check import build_claim
+from theorem_check.engine.runner import run_claim
+
+
+def _run(statement, shapes, assume=None):
+    claim = build_claim(statement, shapes, assume or {})
+    return claim, run_claim(claim, seed=0, trials=8)
+
+
+def test_vec_order_lists_row_major_indices_column_by_column():
+    assert _order(2, 3).tolist() == [0, 3, 1, 4, 2, 5]
+    X = np.arange(6).reshape(2, 3)
+    assert X.reshape(-1)[_order(2, 3)].tolist() == X.ravel(order="F").tolist()
+
+
+@pytest.mark.parametrize("statement, shapes, assume", [
+    ("jacobian(A*X, X) = kron(eye(n), A)", {"A": ("m", "k"), "X": ("k", "n")}, None),
+    ("jacobian(X**-1, X) = -kron((X**-1).T, X**-1)", {"X": ("n", "n")}, {"X": "invertible"}),
+    ("hessian(trace(X.T*A*X), X) = kron(eye(n), A + A.T)", {"A": ("m", "m"), "X": ("m", "n")}, None),
+])
+def test_a_textbook_vec_result_is_an_erratum_that_holds_in_the_vec_reading(statement, shapes, assume):
+    claim, res = _run(statement, shapes, assume)
+    assert [v.name for v in claim.variants] == [VEC_READING]
+    assert res.verdict.value == "ERRATUM", res.evidence
+    assert res.printed.verdict.value == "REFUTED"
+    assert [(v.name, v.verdict.value) for v in res.variants] == [(VEC_READING, "VERIFIED")]
+
+
+def test_the_row_major_statement_holds_as_printed_and_fails_in_the_vec_reading():
+    claim, res = _run("jacobian(A*X, X) = kron(A, eye(n))", {"A": ("m", "k"), "X": ("k", "n")})
+    assert res.verdict.value in ("PROVED", "VERIFIED")
+    assert [(v.name, v.verdict.value) for v in res.variants] == [(VEC_READING, "REFUTED")]
+
+
+def test_a_wrong_statement_is_wrong_in_both_layouts():
+    _, res = _run("jacobian(A*X, X) = kron(eye(n), A.T)", {"A": ("m", "m"), "X": ("m", "n")})
+    assert res.verdict.value == "REFUTED"
+    assert [(v.name, v.verdict.value) for v in res.variants] == [(VEC_READING, "REFUTED")]
+
+
+@pytest.mark.parametrize("statement, shapes", [
+    ("jacobian(A*x, x) = A", {"A": ("m", "n"), "x": ("n", 1)}),           # columns: one layout
+    ("hessian(trace(x.T*A*x), x) = A + A.T", {"A": ("n", "n"), "x": ("n", 1)}),
+    ("grad(trace(A*X), X) = A.T", {"A": ("n", "n"), "X": ("n", "n")}),    # a gradient has X's shape
+    ("2*jacobian(A*X, X) = 2*kron(A, eye(n))", {"A": ("m", "k"), "X": ("k", "n")}),   # not a single node
+])
+def test_no_reading_where_the_layouts_agree_or_the_side_is_not_one_node(statement, shapes):
+    claim = build_claim(statement, shapes, {})
+    assert claim.variants == ()

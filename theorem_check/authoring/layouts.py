@@ -1,0 +1,100 @@
+"""Readings of a derivative's layout: the vec (column-major) reading of ``jacobian`` and ``hessian`` by a matrix.
+
+``jacobian(F, X)`` flattens ``F`` and ``X`` row by row (``J[i*q + j, k*n + l] = dF_ij / dX_kl``, docs/writing-claims.md),
+as NumPy and JAX do; Magnus and Neudecker, the Matrix Cookbook's vec identities and most matrix-calculus papers
+write ``d vec(F) / d vec(X)^T``, with ``vec`` stacking columns.  The two differ by row and column permutations
+(commutation matrices) wherever ``F`` or ``X`` has more than one column: the textbook ``d vec(A X) / d vec(X)^T =
+I (x) A`` is ``A (x) I`` row by row.  The LaTeX reader refuses such a Jacobian as ambiguous; the string syntax has
+one meaning, and :func:`vec_reading` adds the other as a ``reading`` variant of the statement, so that ``check``
+reports which layout the statement holds in (an ERRATUM "holds in the vec reading" instead of a bare REFUTED).
+
+Only a side that is a single ``jacobian``/``hessian`` node gets the reading (the side's value is permuted; inside a
+larger expression the permutation would not be the statement's).  The reading's side is a callable (the engine's
+own side, its value permuted): decided by the numeric stage, without a derivation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import sympy as sp
+
+from theorem_check import expr as ex
+from theorem_check.model.claims import Statement
+
+__all__ = ["vec_reading", "VEC_READING"]
+
+VEC_READING = "reading: vec layout (columns stacked, d vec(F)/d vec(X)^T, Magnus-Neudecker)"
+"""The variant's name."""
+
+
+def _cols_differ(shape) -> bool:
+    """True unless the shape's column count is the number 1."""
+    return sp.sympify(shape[1]) != 1
+
+
+def _order(rows, cols) -> np.ndarray:
+    """Row-major flat indices of a ``rows x cols`` matrix listed in vec (column-major) order."""
+    return np.arange(rows * cols).reshape(rows, cols).ravel(order="F")
+
+
+def _letters(inst, mats: dict) -> dict:
+    """Size letter -> value at the instance (from the declared shapes of its matrices)."""
+    out = {}
+    for name, (r, c) in mats.items():
+        v = inst.get(name) if hasattr(inst, "get") else None
+        if v is None or np.ndim(v) < 3:
+            continue
+        for d, k in zip((r, c), np.shape(v)[1:]):
+            if isinstance(d, str):
+                out[ex.size_symbol(d)] = int(k)
+    return out
+
+
+def _size(d, letters: dict) -> int:
+    return int(sp.sympify(d).xreplace(letters))
+
+
+def _permuted(side, node, mats: dict):
+    """``side``'s value (batch, rows, cols) with rows and columns in vec order."""
+    f, x = node.args
+    out_shape = tuple(f.shape) if ex.is_matrix(f) else (1, 1)
+    in_shape = tuple(x.shape)
+
+    def vec_side(inst, ctx):
+        v = side(inst, ctx)
+        if np.ndim(v) < 3:        # a 1 x 1 derivative, returned as a scalar per batch element: one layout
+            return v
+        letters = _letters(inst, mats)
+        xr, xc = (_size(d, letters) for d in in_shape)
+        cols = _order(xr, xc)
+        rows = cols if isinstance(node, ex.Hessian) else _order(*(_size(d, letters) for d in out_shape))
+        return v[:, rows][:, :, cols]
+    return vec_side
+
+
+def vec_reading(statement: Statement, lhs: str, rhs: str, mats: dict, letters=()) -> Statement | None:
+    """The statement read with its ``jacobian``/``hessian`` side in the vec layout (a ``reading`` variant), or None
+    when no side is a single such node by a matrix whose layouts differ.
+
+    ``lhs``, ``rhs``: the sides as strings; ``mats``: name -> (rows, cols) (ints or letters); ``letters``: the size
+    letters.  Raises nothing for a side that does not parse (None: the statement itself reports it).
+    """
+    shapes = dict(mats)
+    try:
+        nodes = [ex.parse(s, shapes, sizes=tuple(letters)) for s in (lhs, rhs)]
+    except Exception:  # noqa: BLE001 - the statement's own parse reports what is wrong
+        return None
+    sides = {}
+    for which, node, fn in zip(("lhs", "rhs"), nodes, (statement.lhs, statement.rhs)):
+        if isinstance(node, ex.Jacobian):
+            f, x = node.args
+            if ex.is_matrix(x) and (_cols_differ(x.shape) or (ex.is_matrix(f) and _cols_differ(f.shape))):
+                sides[which] = _permuted(fn, node, mats)
+        elif isinstance(node, ex.Hessian) and ex.is_matrix(node.args[1]) and _cols_differ(node.args[1].shape):
+            sides[which] = _permuted(fn, node, mats)
+    if not sides:
+        return None
+    return dataclasses.replace(statement, name=VEC_READING, kind="reading", derivation=None,
+                               latex=statement.latex + r"\quad(\operatorname{vec}\ \text{layout})", **sides)
