@@ -120,6 +120,11 @@ BAD = [
     (("A = A", "--shape", "A=100000,100000"), "--shape: the sizes A=100000,100000 need about"),
     (("A = A", "--shape", "A=n,n", "--timeout", "-1"), "Invalid value for '--timeout'"),
     (("A = A", "--shape", "A=n,n", "--color", "sometimes"), "Invalid value for '--color'"),
+    # helper-36 (stop 38): a repeated --size silently used the last one; a matrix called like a function; a
+    # statement starting with '-' read as an option, now with the hint
+    (("det(X) = 0", "--shape", "X=n,n", "--size", "n=3", "--size", "n=4"), "--size 'n' is given twice"),
+    (("X(1) = X", "--shape", "X=n,n"), "'X' is a matrix, not a function"),
+    (("-X*X = X", "--shape", "X=n,n"), "a statement that starts with '-' goes last, after '--'"),
 ]
 
 

@@ -260,6 +260,9 @@ def parse_options(shape, assume, size, declared=None, *, check_sizes: bool = Tru
         check_size_letters(size, shapes, "the --shape options", statement)
     for text in size:
         name, rng = parse_size(text)
+        if name in sizes:   # helper-36: the last one silently won (n=3 dropped from --size n=3 --size n=4)
+            raise InvalidArgument(f"--size {name!r} is given twice ({name}={sizes[name][0]}:{sizes[name][1]} and "
+                                  f"{text}): give one range, e.g. --size {name}=3:4")
         sizes[name] = rng
     return shapes, structure, sizes
 

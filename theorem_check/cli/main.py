@@ -40,6 +40,10 @@ def _one_line(exc: click.ClickException) -> str:
     """Click's message on one line, with the help hint of usage errors (no 'Usage:' block)."""
     msg = " ".join(exc.format_message().split())
     ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.NoSuchOption) and not str(exc.option_name).startswith("--") and ctx is not None \
+            and ctx.info_name in ("check", "derive"):
+        msg += (f" (a statement that starts with '-' goes last, after '--': theorem-check {ctx.info_name} --shape "
+                "X=n,n -- \"-X*X = ...\")")
     if isinstance(exc, click.UsageError) and ctx is not None:
         msg += f" (see '{ctx.command_path} --help')"
     return msg

@@ -391,6 +391,9 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
     local: dict[str, Any] = {}
     for name, called, dotted in names_in(text, ""):
         if name in shapes_d:
+            if called:   # helper-36: "'MatrixSymbol' object is not callable"
+                raise ParseError(f"{text!r}: {name!r} is a matrix, not a function: {name}(...) is no product "
+                                 f"(write {name}*(...))")
             r, c = (_shape_value(v, dims_d) for v in shapes_d[name])
             local[name] = sp.MatrixSymbol(name, r, c)
         elif name in FUNCTIONS:

@@ -151,12 +151,20 @@ class DimSpace:
         """The configurations an identity runs (design decision 121): every valid configuration when the
         space has at most ``budget`` of them (:meth:`generic` first, then smallest total first), so that a
         statement false at a single size of a small space is never verified because that size went
-        untried; otherwise :meth:`configurations` ``(rng, k)``.  Draws from ``rng`` only in the second case."""
+        untried; otherwise the generic configuration, the smallest one (least total size: where statements
+        degenerate, ``n = 1`` of ``--size n=1:100``, a helper's ``trace(A) = trace(A) + 0**(n-1)`` was VERIFIED
+        there) and ``k - 2`` drawn uniformly from the rest.  Draws from ``rng`` only in the second case."""
         every = self._all()
+        first = self.generic()
         if len(every) <= budget:
-            first = self.generic()
             return [first] + [dict(d) for d in every if d != first]
-        return self.configurations(rng, k)
+        smallest = dict(min(every, key=lambda d: (sum(d.values()), sorted(d.items()))))
+        if k < 2 or smallest == first:
+            return self.configurations(rng, k)
+        rest = [d for d in every if d != first and d != smallest]   # the smallest sizes always run: where a
+        take = min(k - 2, len(rest))                                # statement degenerates (n = 1 of --size 1:100)
+        idx = rng.choice(len(rest), size=take, replace=False) if take else []
+        return [first, smallest] + [dict(rest[int(i)]) for i in idx]
 
     def draw(self, rng: np.random.Generator) -> Dims:
         """A uniformly random valid configuration."""
