@@ -308,6 +308,26 @@ CORPUS = [
        "A = -A^T, n odd: det(A) = 0", True,
        ["det(A) = 0", "--shape", "A=3,3", "--assume", "A=antisymmetric"],
        "det A = det A^T = det(-A) = (-1)^n det A", degenerate=False),
+    # ================================ fixed sizes, wide ranges (helper-36, stop 38) ===========================
+    _e("cayley_hamilton.n2", "Cayley-Hamilton theorem for 2 x 2 matrices, https://en.wikipedia.org/wiki/Cayley%E2%80%93Hamilton_theorem",
+       "A^2 - tr(A) A + det(A) I = 0", True,
+       ["A*A - trace(A)*A + det(A)*eye(2) = zeros(2, 2)", "--shape", "A=2,2"],
+       "the characteristic polynomial t^2 - tr(A) t + det(A) annihilates A; both sides vanish numerically",
+       note="was INCONCLUSIVE (vacuous) before the explicit entries of decision 153"),
+    _e("cayley_hamilton.n2_factor", "Cayley-Hamilton theorem for 2 x 2 matrices (a factor-2 slip of it)",
+       "A^2 - tr(A) A + 2 det(A) I = 0", False,
+       ["A*A - trace(A)*A + 2*det(A)*eye(2) = zeros(2, 2)", "--shape", "A=2,2"],
+       "the true form minus this one is det(A) I, nonzero for an invertible A"),
+    _e("cookbook.sherman_morrison_3", COOKBOOK + ", sec. 3.2.2, eq. (160), at 3 x 3",
+       "(A + b c^T)^{-1} = A^{-1} - A^{-1} b c^T A^{-1} / (1 + c^T A^{-1} b)", True,
+       ["(A + b*c.T)**-1 = A**-1 - A**-1*b*c.T*A**-1/(1 + trace(c.T*A**-1*b))",
+        "--shape", "A=3,3", "--shape", "b=3,1", "--shape", "c=3,1"],
+       "multiply by A + b c^T", note="numeric shapes: proved on explicit entries (decision 153)"),
+    _e("sizes.false_at_one_only", "a helper's statement (stop 38): false at n = 1 only, wide --size range",
+       "tr(A) = tr(A) + 0^(n-1)", False,
+       ["trace(A) = trace(A) + 0**(n-1)", "--shape", "A=n,n", "--size", "n=1:100"],
+       "0^0 = 1 at n = 1, 0 above", degenerate=True,
+       note="VERIFIED before the smallest configuration always ran (decision 156)"),
 ]
 
 
