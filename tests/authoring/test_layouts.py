@@ -56,3 +56,20 @@ def test_a_wrong_statement_is_wrong_in_both_layouts():
 def test_no_reading_where_the_layouts_agree_or_the_side_is_not_one_node(statement, shapes):
     claim = build_claim(statement, shapes, {})
     assert claim.variants == ()
+
+
+@pytest.mark.parametrize("statement, shapes, inside", [
+    ("jacobian(X.T, X)*vec(X) = vec(X.T)", {"X": (2, 3)}, True),          # helper-37: a bare REFUTED before
+    ("2*jacobian(A*X, X) = 2*kron(A, eye(n))", {"A": ("m", "k"), "X": ("k", "n")}, True),
+    ("jacobian(A*X, X) = kron(A, eye(n))", {"A": ("m", "k"), "X": ("k", "n")}, False),   # alone: read both ways
+    ("2*jacobian(A*x, x) = 2*A", {"A": ("m", "n"), "x": ("n", 1)}, False),              # one layout
+])
+def test_a_derivative_inside_a_larger_expression_is_named_in_a_note(statement, shapes, inside, capsys):
+    from theorem_check.authoring.layouts import layouts_differ_inside
+    from theorem_check.expr import parse_statement
+
+    lhs, rhs = parse_statement(statement)
+    letters = {v for s in shapes.values() for v in s if isinstance(v, str)}
+    assert layouts_differ_inside(lhs, rhs, shapes, letters) is inside
+    build_claim(statement, shapes, {})
+    assert ("vec reading (Magnus-Neudecker) is not tried" in capsys.readouterr().err) is inside

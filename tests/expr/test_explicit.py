@@ -43,6 +43,14 @@ def _decide(lhs, rhs, structure=None):
     ("det(A**-1)", "1/det(A)", {}, True),
     ("t*A/t", "A", {}, True),
     ("diag(diag(A))*u", "hadamard(diag(A), u)", {}, True),
+    # helper-37: eye/zeros/diag were sparse DomainMatrices, which mul_elementwise does not mix with dense ones
+    ("diag(diag(A))", "hadamard(A, eye(3))", {}, True),
+    ("diag(diag(A))", "hadamard(eye(3), A)", {}, True),
+    ("hadamard(A, zeros(3, 3))", "zeros(3, 3)", {}, True),
+    ("hadamard(A + eye(3), B)", "hadamard(A, B) + hadamard(eye(3), B)", {}, True),
+    ("hadamard(A, diag(u))", "diag(hadamard(u, diag(A)))", {}, True),
+    ("hadamard(A, eye(3))", "A", {}, False),
+    ("hadamard(A, eye(3))", "A", {"A": "diagonal"}, True),
 ])
 def test_fixed_size_statements_are_decided_exactly(lhs, rhs, structure, want):
     assert _decide(lhs, rhs, structure) is want

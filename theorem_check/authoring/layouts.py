@@ -23,7 +23,7 @@ import sympy as sp
 from theorem_check import expr as ex
 from theorem_check.model.claims import Statement
 
-__all__ = ["vec_reading", "VEC_READING"]
+__all__ = ["vec_reading", "VEC_READING", "layouts_differ_inside"]
 
 VEC_READING = "reading: vec layout (columns stacked, d vec(F)/d vec(X)^T, Magnus-Neudecker)"
 """The variant's name."""
@@ -74,6 +74,24 @@ def _permuted(side, node, mats: dict):
     return vec_side
 
 
+def _differ(node) -> bool:
+    f, x = node.args
+    if isinstance(node, ex.Hessian):
+        return ex.is_matrix(x) and _cols_differ(x.shape)
+    return ex.is_matrix(x) and (_cols_differ(x.shape) or (ex.is_matrix(f) and _cols_differ(f.shape)))
+
+
+def layouts_differ_inside(lhs: str, rhs: str, mats: dict, letters=()) -> bool:
+    """True when a ``jacobian``/``hessian`` by a matrix whose two layouts differ sits inside a larger expression
+    (``jacobian(X.T, X)*vec(X)``): the vec reading is not tried there, and ``check`` says so (helper-37)."""
+    try:
+        nodes = [ex.parse(s, dict(mats), sizes=tuple(letters)) for s in (lhs, rhs)]
+    except Exception:  # noqa: BLE001 - the statement's own parse reports what is wrong
+        return False
+    return any(_differ(d) for n in nodes if not isinstance(n, (ex.Jacobian, ex.Hessian))
+               for d in n.atoms(ex.Jacobian, ex.Hessian))
+
+
 def vec_reading(statement: Statement, lhs: str, rhs: str, mats: dict, letters=()) -> Statement | None:
     """The statement read with its ``jacobian``/``hessian`` side in the vec layout (a ``reading`` variant), or None
     when no side is a single such node by a matrix whose layouts differ.
@@ -88,11 +106,7 @@ def vec_reading(statement: Statement, lhs: str, rhs: str, mats: dict, letters=()
         return None
     sides = {}
     for which, node, fn in zip(("lhs", "rhs"), nodes, (statement.lhs, statement.rhs)):
-        if isinstance(node, ex.Jacobian):
-            f, x = node.args
-            if ex.is_matrix(x) and (_cols_differ(x.shape) or (ex.is_matrix(f) and _cols_differ(f.shape))):
-                sides[which] = _permuted(fn, node, mats)
-        elif isinstance(node, ex.Hessian) and ex.is_matrix(node.args[1]) and _cols_differ(node.args[1].shape):
+        if isinstance(node, (ex.Jacobian, ex.Hessian)) and _differ(node):
             sides[which] = _permuted(fn, node, mats)
     if not sides:
         return None
