@@ -73,3 +73,25 @@ def test_a_derivative_inside_a_larger_expression_is_named_in_a_note(statement, s
     assert layouts_differ_inside(lhs, rhs, shapes, letters) is inside
     build_claim(statement, shapes, {})
     assert ("vec reading (Magnus-Neudecker) is not tried" in capsys.readouterr().err) is inside
+
+
+@pytest.mark.parametrize("rhs, kind, printed, reading", [
+    ("A.T", "antisymmetric", "VERIFIED", "REFUTED"),              # the unconstrained gradient (helper-37)
+    ("(A.T - A)/2", "antisymmetric", "REFUTED", "VERIFIED"),      # the gradient within the subspace
+    ("A", "antisymmetric", "REFUTED", "REFUTED"),                 # wrong in both readings
+    ("diag(diag(A))", "diagonal", "REFUTED", "VERIFIED"),
+    ("A.T", "diagonal", "VERIFIED", "REFUTED"),
+])
+def test_a_gradient_by_an_antisymmetric_or_diagonal_matrix_is_read_both_ways(rhs, kind, printed, reading):
+    from theorem_check.authoring.layouts import SUBSPACE_READINGS
+
+    claim, res = _run(f"grad(trace(A*X), X) = {rhs}", {"A": ("n", "n"), "X": ("n", "n")}, {"X": kind})
+    assert [v.name for v in claim.variants] == [SUBSPACE_READINGS[kind]]
+    assert res.printed.verdict.value in ((printed, "PROVED") if printed == "VERIFIED" else (printed,))
+    assert [v.verdict.value for v in res.variants] == [reading]
+
+
+def test_no_subspace_reading_for_symmetric_or_free_variables():
+    for assume in ({"X": "symmetric"}, {"X": "spd"}, {}):
+        claim = build_claim("grad(trace(A*X), X) = A.T", {"A": ("n", "n"), "X": ("n", "n")}, assume)
+        assert claim.variants == ()

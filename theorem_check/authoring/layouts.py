@@ -8,7 +8,13 @@ I (x) A`` is ``A (x) I`` row by row.  The LaTeX reader refuses such a Jacobian a
 one meaning, and :func:`vec_reading` adds the other as a ``reading`` variant of the statement, so that ``check``
 reports which layout the statement holds in (an ERRATUM "holds in the vec reading" instead of a bare REFUTED).
 
-Only a side that is a single ``jacobian``/``hessian`` node gets the reading (the side's value is permuted; inside a
+The same holds for ``grad(f, X)`` of an ``X`` declared ``antisymmetric`` or ``diagonal``: ``grad`` is then the
+unconstrained gradient ``G_ij = df/dX_ij`` (only ``symmetric``/``spd`` get the projected one, arXiv:1911.06491), and
+:func:`subspace_reading` adds the gradient within the structure's subspace (the Frobenius projection of ``G``:
+``(G - G^T)/2``, ``diag(diag(G))``) as a reading (helper-37 found ``grad(trace(A*X), X) = A.T`` VERIFIED for an
+antisymmetric ``X`` with no word about the convention).
+
+Only a side that is a single ``jacobian``/``hessian`` (``grad``) node gets the reading (the side's value is permuted; inside a
 larger expression the permutation would not be the statement's).  The reading's side is a callable (the engine's
 own side, its value permuted): decided by the numeric stage, without a derivation.
 """
@@ -23,7 +29,7 @@ import sympy as sp
 from theorem_check import expr as ex
 from theorem_check.model.claims import Statement
 
-__all__ = ["vec_reading", "VEC_READING", "layouts_differ_inside"]
+__all__ = ["vec_reading", "VEC_READING", "layouts_differ_inside", "subspace_reading", "SUBSPACE_READINGS"]
 
 VEC_READING = "reading: vec layout (columns stacked, d vec(F)/d vec(X)^T, Magnus-Neudecker)"
 """The variant's name."""
@@ -72,6 +78,46 @@ def _permuted(side, node, mats: dict):
         rows = cols if isinstance(node, ex.Hessian) else _order(*(_size(d, letters) for d in out_shape))
         return v[:, rows][:, :, cols]
     return vec_side
+
+
+SUBSPACE_READINGS = {
+    "antisymmetric": "reading: gradient within the antisymmetric matrices, (G - G^T)/2",
+    "diagonal": "reading: gradient within the diagonal matrices, diag(diag(G))",
+}
+"""The subspace reading's name per declared structure."""
+
+
+def _projected(side, kind: str):
+    def sub_side(inst, ctx):
+        g = side(inst, ctx)
+        if np.ndim(g) < 3:      # a 1 x 1 variable: its one entry (antisymmetric 1 x 1 is 0, its gradient too)
+            return g * 0 if kind == "antisymmetric" else g
+        if kind == "antisymmetric":
+            return (g - np.swapaxes(g, -1, -2)) / 2
+        eye = np.eye(g.shape[-1], dtype=bool)
+        return np.where(eye, g, g * 0)
+    return sub_side
+
+
+def subspace_reading(statement: Statement, lhs: str, rhs: str, mats: dict, structure: dict, letters=()):
+    """The statement with its ``grad(f, X)`` side, ``X`` declared antisymmetric or diagonal, read as the gradient
+    within that subspace (a ``reading`` variant), or None (no such side)."""
+    try:
+        nodes = [ex.parse(s, dict(mats), sizes=tuple(letters)) for s in (lhs, rhs)]
+    except Exception:  # noqa: BLE001 - the statement's own parse reports what is wrong
+        return None
+    sides, kinds = {}, set()
+    for which, node, fn in zip(("lhs", "rhs"), nodes, (statement.lhs, statement.rhs)):
+        if isinstance(node, ex.Grad) and not isinstance(node, ex.GradXY):
+            kind = structure.get(getattr(node.args[1], "name", None))
+            if kind in SUBSPACE_READINGS:
+                sides[which] = _projected(fn, kind)
+                kinds.add(kind)
+    if len(kinds) != 1:
+        return None
+    (kind,) = kinds
+    return dataclasses.replace(statement, name=SUBSPACE_READINGS[kind], kind="reading", derivation=None,
+                               latex=statement.latex + rf"\quad(\text{{within the {kind} matrices}})", **sides)
 
 
 def _differ(node) -> bool:

@@ -165,14 +165,16 @@ def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None =
             raise InvalidArgument(f"--assume {name}={kind}: {name!r} has no --shape (matrix kinds need one)")
     claim = identity("check.statement", lhs, rhs, shapes=shapes, structure=assume, sizes=sizes or {},
                      title=f"${latex}$" if latex else statement, printed=latex, latex=latex, register=False)
-    from theorem_check.authoring.layouts import layouts_differ_inside, vec_reading
+    from theorem_check.authoring.layouts import layouts_differ_inside, subspace_reading, vec_reading
 
     reading = vec_reading(claim.statement, lhs, rhs, shapes, letters)
     if reading is None and layouts_differ_inside(lhs, rhs, shapes, letters):
         click.echo("theorem-check: note: jacobian/hessian by a matrix is read row by row (NumPy's layout); inside a "
                    "larger expression its vec reading (Magnus-Neudecker) is not tried: put the derivative alone on "
                    "one side to have both readings", err=True)
-    return claim if reading is None else dataclasses.replace(claim, variants=(*claim.variants, reading))
+    readings = tuple(r for r in (reading, subspace_reading(claim.statement, lhs, rhs, shapes, assume, letters))
+                     if r is not None)
+    return dataclasses.replace(claim, variants=(*claim.variants, *readings)) if readings else claim
 
 
 MP50_ENTRY_BYTES = 120
@@ -354,7 +356,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     columns than one, check also runs the vec reading (columns stacked, d vec(F)/d vec(X)^T, as
     Magnus-Neudecker and the Matrix Cookbook write it) and reports which holds; hessian(f, X) too.
     Names without --shape are scalars (size letters are integers).  grad with respect to a
-    symmetric/spd matrix is the symmetric gradient (G + G^T)/2 (arXiv:1911.06491).
+    symmetric/spd matrix is the symmetric gradient (G + G^T)/2 (arXiv:1911.06491); with respect
+    to an antisymmetric/diagonal one it is G, and check also runs the reading within the
+    subspace ((G - G^T)/2, diag(diag(G))) and reports which holds.
     Names from other tools: logdet, inv, norm2, sum, x' (transpose), as matrixcalculus.org.
 
     \b
