@@ -92,3 +92,16 @@ def test_large_fixed_sizes_are_searched_as_size_letters():
     claim = tc.identity("t.big", "grad(trace(A*X), X)", "A.T", shapes={"A": (128, 128), "X": (128, 128)},
                         register=False)
     assert _steps(claim) is not None       # proved (before: no derivation)
+
+
+@pytest.mark.parametrize("lhs, rhs, verdicts", [
+    ("cos(x)**2 + sin(x)**2", "1 - 10**-52", ("INCONCLUSIVE", "REFUTED")),   # a gap below mp50: no longer VERIFIED
+    ("exp(x)*exp(-x)*cos(x)**2 + sin(x)**2", "1 + 10**-60", ("INCONCLUSIVE", "REFUTED")),
+    ("cos(x)**2 + sin(x)**2", "1", ("PROVED",)),                            # the true one is still proved
+])
+def test_a_constant_gap_below_every_level_is_not_verified(lhs, rhs, verdicts):
+    """helper-36: ``sigmoid(x) + sigmoid(-x) = 1 + 10**-55``-like statements were VERIFIED (a gap below mp50's
+    resolution).  Where SymPy simplifies lhs - rhs to a nonzero number, the step is attached anyway: it does not
+    close, and the statement is INCONCLUSIVE (or REFUTED by an exact counterexample), never VERIFIED."""
+    claim = tc.identity("t.gap", lhs, rhs, register=False)
+    assert tc.run_claim(claim, seed=0, trials=4).verdict.value in verdicts

@@ -359,7 +359,7 @@ def _check_step(step: Step, seed: int, points: int, domain, structure=None, expl
                 break
             if val.is_number and val != 0:
                 subs, val = _shrink_point(entries, subs, val, domain)
-                pt = ", ".join(f"{k}={v}" for k, v in subs.items())
+                pt = ", ".join(f"{k}={v}" for k, v in subs.items()) or "every point"   # (no free symbol left)
                 return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, False, "counterexample",
                                   difference_latex=sp.latex(sp.simplify(diff) if not _is_matrix(diff) else diff),
                                   point=f"{pt}: difference {_fmt_value(val)}")
