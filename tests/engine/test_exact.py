@@ -106,8 +106,9 @@ def test_a_gap_below_every_numeric_level_is_refuted_by_exact_arithmetic(lhs, rhs
     c = tc.identity("demo.exact_gap", lhs, rhs, shapes=shapes, register=False)
     r = tc.run_claim(c, seed=0, controls=False)
     assert r.verdict.value == verdict, r.evidence
-    if verdict == "REFUTED":
-        assert "below the numeric stages' resolution: exact counterexample" in r.evidence
+    if verdict == "REFUTED":   # (a scalar gap SymPy sees is a failing symbolic step too since stop 38: decision 158)
+        assert ("below the numeric stages' resolution: exact counterexample" in r.evidence
+                or "exact arithmetic shows the sides differ: exact counterexample" in r.evidence), r.evidence
         assert r.printed.exact is not None
 
 

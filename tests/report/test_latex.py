@@ -82,6 +82,10 @@ TABLE = [
     (r"\begin{aligned} a ^ \end{aligned}", False, "needs braces"),
     (r"\frac ab + \hat x", True, r"\frac ab + \hat x"),
     (r"\operatorname*{arg\,min}_x f", True, r"\operatorname*{arg\,min}_x f"),
+    # a bracket after \\ that is no dimension was read as \\[<dimen>]: "Illegal unit of measure" (stop 38)
+    (r"\\[,;:!> ]|x", True, r"\begin{aligned}{}\\{}[,;:!> ]|x\end{aligned}"),
+    (r"a \\*[x] b", True, r"\begin{aligned}{}a \\{}*[x] b\end{aligned}"),
+    (r"a \\[2pt] b \\* c \\*[-1.5ex] d", True, r"\begin{aligned}{}a \\[2pt] b \\* c \\*[-1.5ex] d\end{aligned}"),
 ]
 
 
@@ -94,7 +98,8 @@ def test_math_table(src, ok, expect):
 
 @needs_latex
 def test_a_control_symbol_as_a_scripts_argument_compiles(tmp_path):
-    body = " ".join(f"\\[{math(src).tex}\\]" for src in (r"x_\-", r"x_ \,", r"y^\;", r"z_\!", r"w^\ a", r"v_\>"))
+    body = " ".join(f"\\[{math(src).tex}\\]" for src in (r"x_\-", r"x_ \,", r"y^\;", r"z_\!", r"w^\ a", r"v_\>",
+                                                        r"\\[,;:!> ]|x", r"a \\*[x] b", r"a \\[2pt] b \\*[1ex] c"))
     p = _compile(tmp_path, body)
     assert p.returncode == 0, p.stdout[-2000:]
 

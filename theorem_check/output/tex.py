@@ -95,6 +95,7 @@ _TEXT_CMDS = frozenset({"text", "textrm", "textit", "textbf", "texttt", "textsf"
 _CONTROL_SYMBOLS = frozenset({"\\\\", "\\,", "\\;", "\\:", "\\!", "\\ ", "\\{", "\\}", "\\|", "\\%", "\\#", "\\$",
                               "\\&", "\\_", "\\>", "\\-"})
 _DROP = {"label": 1, "tag": 1, "eqref": 1, "nonumber": 0, "notag": 0}
+_SPACING = re.compile(r"\*?\s*(\[\s*[-+]?(\d+\.?\d*|\.\d+)\s*(pt|em|ex|mm|cm|in|bp|pc|dd|cc|sp|mu)\s*\])?")
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\[^A-Za-z]|\\\Z|\s+|.", re.S)
 BREAK_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}]|[^\\{}]")
 
@@ -327,11 +328,11 @@ def _sanitize(src: str) -> tuple[str, list[str]]:
                         raise _Fallback("'\\\\' between \\left and \\right outside any alignment")
                     if depth == 0:
                         needs_aligned = True
-                j = i
-                while j < len(toks) and toks[j].isspace():
-                    j += 1
+                rest = "".join(toks[i:i + 24]).lstrip()   # \\* and \\[<dimen>] stay; a bracket that is no
+                spacing = _SPACING.match(rest)             # dimension (\\[,;]) would be read as one: "{}" first
                 # "{}" opens each alignment cell: a cell that starts with \begin{...} breaks \halign
-                out.append(t if j < len(toks) and toks[j] in ("[", "*") else t + "{}")
+                out.append(t if rest[:1] in ("[", "*") and not rest[spacing.end():].lstrip().startswith("[")
+                           else t + "{}")
                 atom_done()
                 continue
             out.append(t)
