@@ -300,10 +300,11 @@ def search(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float) -
     structure = {n: k for n, k in spec.structure.items() if n in names_used}
     notes = (" (derivative in closed form, matrix_calculus)" if diffed else "") \
         + (f" with {', '.join(sorted(sym))} symmetric (S^T = S)" if sym else "")
-    proof = prove_identity(l, r, structure) if (over_symbolic_sizes(l) or over_symbolic_sizes(r)) else None
-    if proof is not None:
-        return Found(l, r, proof.describe() + notes, structure)
-    if not (over_symbolic_sizes(l) or over_symbolic_sizes(r)):
+    if over_symbolic_sizes(l) or over_symbolic_sizes(r):
+        proof = prove_identity(l, r, structure)
+        if proof is not None:
+            return Found(l, r, proof.describe() + notes, structure)
+    else:
         found = _explicit_entries(l, r, structure, notes, deadline)
         if found is not None:
             return found

@@ -5,12 +5,12 @@ as NumPy and JAX do; Magnus and Neudecker, the Matrix Cookbook's vec identities 
 write ``d vec(F) / d vec(X)^T``, with ``vec`` stacking columns.  The two differ by row and column permutations
 (commutation matrices) wherever ``F`` or ``X`` has more than one column: the textbook ``d vec(A X) / d vec(X)^T =
 I (x) A`` is ``A (x) I`` row by row.  The LaTeX reader refuses such a Jacobian as ambiguous; the string syntax has
-one meaning, and :func:`vec_reading` adds the other as a ``reading`` variant of the statement, so that ``check``
+one meaning, and :func:`readings` adds the other as a ``reading`` variant of the statement, so that ``check``
 reports which layout the statement holds in (an ERRATUM "holds in the vec reading" instead of a bare REFUTED).
 
 The same holds for ``grad(f, X)`` of an ``X`` declared ``antisymmetric`` or ``diagonal``: ``grad`` is then the
 unconstrained gradient ``G_ij = df/dX_ij`` (only ``symmetric``/``spd`` get the projected one, arXiv:1911.06491), and
-:func:`subspace_reading` adds the gradient within the structure's subspace (the Frobenius projection of ``G``:
+:func:`readings` adds the gradient within the structure's subspace (the Frobenius projection of ``G``:
 ``(G - G^T)/2``, ``diag(diag(G))``) as a reading (helper-37 found ``grad(trace(A*X), X) = A.T`` VERIFIED for an
 antisymmetric ``X`` with no word about the convention).
 
@@ -29,7 +29,7 @@ import sympy as sp
 from theorem_check import expr as ex
 from theorem_check.model.claims import Statement
 
-__all__ = ["vec_reading", "VEC_READING", "layouts_differ_inside", "subspace_reading", "SUBSPACE_READINGS"]
+__all__ = ["readings", "VEC_READING", "SUBSPACE_READINGS"]
 
 VEC_READING = "reading: vec layout (columns stacked, d vec(F)/d vec(X)^T, Magnus-Neudecker)"
 """The variant's name."""
@@ -99,13 +99,9 @@ def _projected(side, kind: str):
     return sub_side
 
 
-def subspace_reading(statement: Statement, lhs: str, rhs: str, mats: dict, structure: dict, letters=()):
+def _subspace_reading(statement: Statement, nodes: list, structure: dict) -> Statement | None:
     """The statement with its ``grad(f, X)`` side, ``X`` declared antisymmetric or diagonal, read as the gradient
     within that subspace (a ``reading`` variant), or None (no such side)."""
-    try:
-        nodes = [ex.parse(s, dict(mats), sizes=tuple(letters)) for s in (lhs, rhs)]
-    except Exception:  # noqa: BLE001 - the statement's own parse reports what is wrong
-        return None
     sides, kinds = {}, set()
     for which, node, fn in zip(("lhs", "rhs"), nodes, (statement.lhs, statement.rhs)):
         if isinstance(node, ex.Grad) and not isinstance(node, ex.GradXY):
@@ -127,29 +123,9 @@ def _differ(node) -> bool:
     return ex.is_matrix(x) and (_cols_differ(x.shape) or (ex.is_matrix(f) and _cols_differ(f.shape)))
 
 
-def layouts_differ_inside(lhs: str, rhs: str, mats: dict, letters=()) -> bool:
-    """True when a ``jacobian``/``hessian`` by a matrix whose two layouts differ sits inside a larger expression
-    (``jacobian(X.T, X)*vec(X)``): the vec reading is not tried there, and ``check`` says so (helper-37)."""
-    try:
-        nodes = [ex.parse(s, dict(mats), sizes=tuple(letters)) for s in (lhs, rhs)]
-    except Exception:  # noqa: BLE001 - the statement's own parse reports what is wrong
-        return False
-    return any(_differ(d) for n in nodes if not isinstance(n, (ex.Jacobian, ex.Hessian))
-               for d in n.atoms(ex.Jacobian, ex.Hessian))
-
-
-def vec_reading(statement: Statement, lhs: str, rhs: str, mats: dict, letters=()) -> Statement | None:
+def _vec_reading(statement: Statement, nodes: list, mats: dict) -> Statement | None:
     """The statement read with its ``jacobian``/``hessian`` side in the vec layout (a ``reading`` variant), or None
-    when no side is a single such node by a matrix whose layouts differ.
-
-    ``lhs``, ``rhs``: the sides as strings; ``mats``: name -> (rows, cols) (ints or letters); ``letters``: the size
-    letters.  Raises nothing for a side that does not parse (None: the statement itself reports it).
-    """
-    shapes = dict(mats)
-    try:
-        nodes = [ex.parse(s, shapes, sizes=tuple(letters)) for s in (lhs, rhs)]
-    except Exception:  # noqa: BLE001 - the statement's own parse reports what is wrong
-        return None
+    when no side is a single such node by a matrix whose layouts differ."""
     sides = {}
     for which, node, fn in zip(("lhs", "rhs"), nodes, (statement.lhs, statement.rhs)):
         if isinstance(node, (ex.Jacobian, ex.Hessian)) and _differ(node):
@@ -158,3 +134,23 @@ def vec_reading(statement: Statement, lhs: str, rhs: str, mats: dict, letters=()
         return None
     return dataclasses.replace(statement, name=VEC_READING, kind="reading", derivation=None,
                                latex=statement.latex + r"\quad(\operatorname{vec}\ \text{layout})", **sides)
+
+
+def readings(statement: Statement, lhs: str, rhs: str, mats: dict, structure: dict, letters=()):
+    """``(variants, unread)``: the reading variants of ``statement`` (the vec layout of a ``jacobian``/``hessian``
+    side by a matrix, the subspace gradient of a ``grad`` side by an antisymmetric or diagonal matrix), and whether
+    a derivative by a matrix whose two layouts differ sits inside a larger expression (``jacobian(X.T, X)*vec(X)``:
+    the vec reading is not tried there, and ``check`` says so; helper-37).
+
+    ``lhs``, ``rhs``: the sides as strings (parsed once here); ``mats``: name -> (rows, cols) (ints or letters);
+    ``structure``: name -> declared kind; ``letters``: the size letters.  A side that does not parse gives no
+    reading (the statement itself reports it).
+    """
+    try:
+        nodes = [ex.parse(s, dict(mats), sizes=tuple(letters)) for s in (lhs, rhs)]
+    except Exception:  # noqa: BLE001 - the statement's own parse reports what is wrong
+        return (), False
+    vec = _vec_reading(statement, nodes, mats)
+    unread = vec is None and any(_differ(d) for n in nodes if not isinstance(n, (ex.Jacobian, ex.Hessian))
+                                 for d in n.atoms(ex.Jacobian, ex.Hessian))
+    return tuple(r for r in (vec, _subspace_reading(statement, nodes, structure)) if r is not None), unread

@@ -165,16 +165,14 @@ def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None =
             raise InvalidArgument(f"--assume {name}={kind}: {name!r} has no --shape (matrix kinds need one)")
     claim = identity("check.statement", lhs, rhs, shapes=shapes, structure=assume, sizes=sizes or {},
                      title=f"${latex}$" if latex else statement, printed=latex, latex=latex, register=False)
-    from theorem_check.authoring.layouts import layouts_differ_inside, subspace_reading, vec_reading
+    from theorem_check.authoring.layouts import readings
 
-    reading = vec_reading(claim.statement, lhs, rhs, shapes, letters)
-    if reading is None and layouts_differ_inside(lhs, rhs, shapes, letters):
+    variants, unread = readings(claim.statement, lhs, rhs, shapes, assume, letters)
+    if unread:
         click.echo("theorem-check: note: jacobian/hessian by a matrix is read row by row (NumPy's layout); inside a "
                    "larger expression its vec reading (Magnus-Neudecker) is not tried: put the derivative alone on "
                    "one side to have both readings", err=True)
-    readings = tuple(r for r in (reading, subspace_reading(claim.statement, lhs, rhs, shapes, assume, letters))
-                     if r is not None)
-    return dataclasses.replace(claim, variants=(*claim.variants, *readings)) if readings else claim
+    return dataclasses.replace(claim, variants=(*claim.variants, *variants)) if variants else claim
 
 
 MP50_ENTRY_BYTES = 120

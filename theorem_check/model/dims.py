@@ -141,11 +141,14 @@ class DimSpace:
     def configurations(self, rng: np.random.Generator, k: int) -> list[Dims]:
         """``k`` configurations: :meth:`generic` first, then others drawn uniformly without replacement
         (fewer when the space has fewer than ``k``)."""
-        first = self.generic()
-        rest = [d for d in self._all() if d != first]
-        take = min(max(k - 1, 0), len(rest))
+        return self._with_draws(rng, [self.generic()], k)
+
+    def _with_draws(self, rng: np.random.Generator, fixed: list, k: int) -> list[Dims]:
+        """``fixed`` (configurations), then ``k - len(fixed)`` others drawn uniformly without replacement."""
+        rest = [d for d in self._all() if d not in fixed]
+        take = min(max(k - len(fixed), 0), len(rest))
         idx = rng.choice(len(rest), size=take, replace=False) if take else []
-        return [first] + [dict(rest[int(i)]) for i in idx]
+        return [dict(d) for d in fixed] + [dict(rest[int(i)]) for i in idx]
 
     def plan(self, rng: np.random.Generator, k: int, budget: int) -> list[Dims]:
         """The configurations an identity runs (design decision 121): every valid configuration when the
@@ -161,10 +164,8 @@ class DimSpace:
         smallest = dict(min(every, key=lambda d: (sum(d.values()), sorted(d.items()))))
         if k < 2 or smallest == first:
             return self.configurations(rng, k)
-        rest = [d for d in every if d != first and d != smallest]   # the smallest sizes always run: where a
-        take = min(k - 2, len(rest))                                # statement degenerates (n = 1 of --size 1:100)
-        idx = rng.choice(len(rest), size=take, replace=False) if take else []
-        return [first, smallest] + [dict(rest[int(i)]) for i in idx]
+        return self._with_draws(rng, [first, smallest], k)   # the smallest sizes always run: where a statement
+        #                                                       degenerates (n = 1 of --size n=1:100)
 
     def draw(self, rng: np.random.Generator) -> Dims:
         """A uniformly random valid configuration."""
