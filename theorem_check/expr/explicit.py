@@ -103,6 +103,14 @@ class _Eval:
         (Na, da), (Nb, db) = a, b
         return Na * db, Nb * da, da * db
 
+    def total(self, terms):
+        """The sum of the terms' values (scalars or matrices), over the product of their denominators."""
+        out = self.value(terms[0])
+        for a in terms[1:]:
+            x, y, d = self.lift(out, self.value(a))
+            out = (x + y, d)
+        return out
+
     def value(self, e):
         if isinstance(e, sp.MatrixExpr) or isinstance(e, sp.MatrixBase):
             return self.matrix(e)
@@ -111,16 +119,10 @@ class _Eval:
     # -- scalars --------------------------------------------------------------------------------
     def number(self, e):
         one = self.K.one
-        if e.is_Rational:
-            return self.scalar(self.const(e)), one
-        if isinstance(e, sp.Symbol):
+        if e.is_Rational or isinstance(e, sp.Symbol):
             return self.scalar(self.const(e)), one
         if e.is_Add:
-            out = self.number(e.args[0])
-            for a in e.args[1:]:
-                x, y, d = self.lift(out, self.number(a))
-                out = (x + y, d)
-            return out
+            return self.total(e.args)
         if e.is_Mul:
             n, d = one, one
             for a in e.args:
@@ -174,11 +176,7 @@ class _Eval:
             r, c = e.shape
             return DomainMatrix([flat[i * c:(i + 1) * c] for i in range(r)], (r, c), self.K), d
         if isinstance(e, sp.MatAdd):
-            out = self.value(e.args[0])
-            for a in e.args[1:]:
-                x, y, d = self.lift(out, self.value(a))
-                out = (x + y, d)
-            return out
+            return self.total(e.args)
         if isinstance(e, sp.MatMul):
             N, d = None, one
             s = self.scalar(one)
