@@ -37,6 +37,13 @@ def test_primes_in_statements_and_refused_elsewhere():
         parse("'x", SH)
 
 
+def test_errors_quote_the_primes_as_written():
+    """The message quotes what the user typed, not the ``x' -> x.T`` rewrite (helper-36: ``'os.T)``)."""
+    with pytest.raises(ParseError, match=r"^lhs=\"foo\(A'\)\": unknown function 'foo'"):
+        parse("foo(A')", SH, what="lhs")
+    with pytest.raises(ParseError, match=r"statement=\"A' = B' = C\" must have exactly one"):
+        parse_statement("A' = B' = C")
+
 
 @pytest.mark.parametrize("text, value", [
     ("sqrt(1/trace(2*A))", lambda A, B: (1 / np.trace(2 * A)) ** 0.5),

@@ -358,12 +358,15 @@ def parse(text: str, shapes: Mapping[str, tuple], dims: Mapping[str, int] | None
     ShapeMismatch
         The expression does not conform (with concrete dims, or a structural mismatch).
     """
+    rewritten = carets(primes(text))
     try:
-        return _parse(carets(primes(text)), _freeze(shapes), _freeze(dims) if dims is not None else None,
+        return _parse(rewritten, _freeze(shapes), _freeze(dims) if dims is not None else None,
                       tuple(sorted(complex_names)), tuple(sorted(sizes)))
     except (ParseError, ShapeMismatch) as exc:
         msg = str(exc)
-        raise type(exc)(f"{what}={msg}" if msg.startswith("'") else msg) from None
+        if rewritten != text and msg.startswith(repr(rewritten)):   # quote what the user wrote, not A' -> A.T
+            msg = repr(text) + msg[len(repr(rewritten)):]
+        raise type(exc)(f"{what}={msg}" if msg.startswith(("'", '"')) else msg) from None
 
 
 def _freeze(m):
@@ -579,18 +582,18 @@ def _shape_msg(exc: Exception) -> str:
 
 def parse_statement(text: str) -> tuple[str, str]:
     """Split ``"LHS = RHS"`` at its one top-level ``=``; ParseError otherwise (``x'`` is read as ``x.T``)."""
-    text = primes(text)
+    written, text = text, primes(text)
     toks = _tokens(text, "statement")
     eqs = [t for t in toks if t.type == tokenize.OP and t.string in ("=", "==")]
     if len(eqs) != 1:
-        raise ParseError(f"statement={text!r} must have exactly one '=' (found {len(eqs)})")
+        raise ParseError(f"statement={written!r} must have exactly one '=' (found {len(eqs)})")
     t = eqs[0]
     col = t.start[1]
     lines = text.splitlines() or [text]
     flat_off = sum(len(ln) + 1 for ln in lines[:t.start[0] - 1]) + col
     lhs, rhs = text[:flat_off], text[flat_off + len(t.string):]
     if not lhs.strip():
-        raise ParseError(f"statement={text!r}: nothing left of '='")
+        raise ParseError(f"statement={written!r}: nothing left of '='")
     if not rhs.strip():
-        raise ParseError(f"statement={text!r}: nothing right of '='")
+        raise ParseError(f"statement={written!r}: nothing right of '='")
     return lhs.strip(), rhs.strip()
