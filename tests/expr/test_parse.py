@@ -170,3 +170,33 @@ def test_hadamard_power_is_the_entrywise_power_of_a_matrix_by_a_number():
                        ("hadamard_power(X, t)", "needs a number")]:
         with pytest.raises(ExprError, match=words):    # ParseError is an ExprError
             parse(bad, SH)
+
+
+@pytest.mark.parametrize("text", [
+    "(x-x)/trace((x-x).T*(x-x))",
+    "jacobian((x-x)/sqrt(trace((x-x).T*(x-x))), x)",
+    "(0*x)/(0*trace(y.T*y))",
+])
+def test_a_matrix_divided_by_an_identically_zero_scalar_is_refused(text):
+    """helper-39: SymPy's ``ZeroMatrix * zoo`` is the zero matrix, so 0/0 of a matrix was PROVED equal to 0."""
+    with pytest.raises(ParseError, match="division by zero"):
+        parse(text, SH)
+
+
+@pytest.mark.parametrize("text", ["x/2", "x/trace(x.T*x)", "x/sqrt(trace((x - y).T*(x - y)))", "X/det(X)"])
+def test_division_by_a_scalar_that_is_not_identically_zero_is_read_as_before(text):
+    e = parse(text, SH)
+    assert not e.has(sp.zoo, sp.nan)
+
+
+def test_layer_norm_without_eps_is_not_proved_where_it_is_undefined():
+    """At n = 1 the centred x is 0 and c/|c| is 0/0: no verdict there; from n = 2 on the Jacobian is PROVED."""
+    import theorem_check as tc
+
+    c = "(x - ones(n,1)*ones(n,1).T*x/n)"
+    f, claimed = f"jacobian({c}/sqrt(trace({c}.T*{c})), x)", \
+        f"(eye(n) - ones(n,n)/n - {c}*{c}.T/trace({c}.T*{c}))/sqrt(trace({c}.T*{c}))"
+    at1 = tc.identity("mine.ln1", f, claimed, shapes={"x": ("n", 1)}, sizes={"n": (1, 1)}, register=False)
+    assert tc.run_claim(at1, seed=0, trials=4).verdict.value == "INCONCLUSIVE"
+    from2 = tc.identity("mine.ln2", f, claimed, shapes={"x": ("n", 1)}, sizes={"n": (2, 5)}, register=False)
+    assert tc.run_claim(from2, seed=0, trials=4).verdict.value in ("PROVED", "VERIFIED")

@@ -428,7 +428,7 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
     except SyntaxError as exc:
         raise ParseError(f"{text!r}: parse error at {_syntax_error_token(text.strip(), exc)!r}") from None
     tree = ast.fix_missing_locations(_Rewrite(text.strip()).visit(tree))
-    env = {"__builtins__": {}, "_T": sp.Transpose, "_H": _adjoint, "_num": _num, "_pow": _pow, **local}
+    env = {"__builtins__": {}, "_T": sp.Transpose, "_H": _adjoint, "_num": _num, "_pow": _pow, "_div": _div, **local}
     try:
         expr = eval(compile(tree, "<statement>", "eval"), env)  # noqa: S307 - names restricted to `env`
     except ShapeError as exc:
@@ -491,6 +491,30 @@ def _complex_checked(name: str, fn, complex_names):
 def _adjoint(x):
     """``x.H``: the conjugate transpose (SymPy's ``Adjoint``, kept unevaluated); of a scalar, its conjugate."""
     return sp.Adjoint(x) if is_matrix(x) else sp.conjugate(x)
+
+
+def _is_zero(x) -> bool:
+    """True when the scalar ``x`` is identically 0 (``trace((x - x).T*(x - x))``: SymPy keeps ``Trace(0)``
+    unevaluated, so its value is asked of ``doit()``)."""
+    x = sp.sympify(x)
+    if is_matrix(x):
+        return False
+    zero = x.is_zero
+    if zero is None and x.has(sp.Trace, sp.Determinant):
+        try:
+            zero = x.doit().is_zero
+        except Exception:  # noqa: BLE001 - no decision: not known to be zero
+            zero = None
+    return zero is True
+
+
+def _div(num, den):
+    """``num / den``, refusing a matrix divided by a scalar that is identically 0: SymPy's ``ZeroMatrix * zoo`` is
+    the zero matrix, so ``(x - x)/trace((x - x).T*(x - x)) = x - x`` (0/0 at every point) was PROVED (helper-39);
+    a scalar ``0/0`` is ``nan`` and refused by :func:`_not_finite`."""
+    if is_matrix(num) and _is_zero(den):
+        raise ZeroDivisionError(f"a division by zero: the denominator {den} is identically 0 (at these sizes)")
+    return num / den
 
 
 def _pow(base, exponent):
@@ -564,6 +588,8 @@ class _Rewrite(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.op, ast.Pow):   # ``^`` is ``**`` already (:func:`carets`); keep what was written
             return ast.copy_location(ast.Call(ast.Name("_pow", ast.Load()), [node.left, node.right], []), node)
+        if isinstance(node.op, ast.Div):
+            return ast.copy_location(ast.Call(ast.Name("_div", ast.Load()), [node.left, node.right], []), node)
         return node
 
 
