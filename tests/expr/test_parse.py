@@ -176,6 +176,9 @@ def test_hadamard_power_is_the_entrywise_power_of_a_matrix_by_a_number():
     "(x-x)/trace((x-x).T*(x-x))",
     "jacobian((x-x)/sqrt(trace((x-x).T*(x-x))), x)",
     "(0*x)/(0*trace(y.T*y))",
+    "(x-x)*(1/trace((x-x).T*(x-x)))",
+    "(x-x)*trace((x-x).T*(x-x))**-1",
+    "(x-x)*sqrt(trace((x-x).T*(x-x)))**(-1)",
 ])
 def test_a_matrix_divided_by_an_identically_zero_scalar_is_refused(text):
     """helper-39: SymPy's ``ZeroMatrix * zoo`` is the zero matrix, so 0/0 of a matrix was PROVED equal to 0."""

@@ -509,10 +509,11 @@ def _is_zero(x) -> bool:
 
 
 def _div(num, den):
-    """``num / den``, refusing a matrix divided by a scalar that is identically 0: SymPy's ``ZeroMatrix * zoo`` is
-    the zero matrix, so ``(x - x)/trace((x - x).T*(x - x)) = x - x`` (0/0 at every point) was PROVED (helper-39);
-    a scalar ``0/0`` is ``nan`` and refused by :func:`_not_finite`."""
-    if is_matrix(num) and _is_zero(den):
+    """``num / den``, refusing a division by a scalar that is identically 0: SymPy's ``ZeroMatrix * zoo`` is the zero
+    matrix, and ``1/Trace(0)`` stays unevaluated, so ``(x - x)/trace((x - x).T*(x - x)) = x - x`` (0/0 at every
+    point) was PROVED (helper-39); a number over the number 0 is ``zoo`` or ``nan``, refused by :func:`_not_finite`
+    (with its message)."""
+    if (is_matrix(num) or not sp.sympify(den).is_Number) and _is_zero(den):
         raise ZeroDivisionError(f"a division by zero: the denominator {den} is identically 0 (at these sizes)")
     return num / den
 
@@ -527,6 +528,9 @@ def _pow(base, exponent):
         if not (isinstance(base, sp.MatrixSymbol) and exponent.is_Integer):
             return sp.MatPow(base, exponent)
         return base ** exponent
+    if sp.sympify(exponent).is_negative and _is_zero(base):   # 1/trace(0) is no number (a zero matrix absorbs it)
+        raise ZeroDivisionError(f"a division by zero: {base} is identically 0 (at these sizes) and raised to "
+                                f"{exponent}")
     _exact_power_size(base, exponent)
     return _unevaluated_on_sympy_error(lambda: base ** exponent, lambda: sp.Pow(base, exponent, evaluate=False))
 
