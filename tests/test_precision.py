@@ -476,6 +476,13 @@ def test_logm_sqrtm_symmetric_route_matches_mpmath_on_spd():
             assert max(abs(ours[i, j] - theirs[i, j]) for i in range(3) for j in range(3)) < 1e-45
 
 
+@pytest.mark.parametrize("ctx", [FLOAT32, FLOAT64], ids=lambda c: c.name)
+def test_logm_of_an_overflowed_matrix_is_nan_not_a_hang(ctx):
+    """helper-38: expm of a 1 x 1 input at scale 16 overflowed to inf, and scipy's logm([[inf]]) never returns."""
+    out = ctx.logm(ctx.asarray(np.array([[[np.inf]], [[2.0]]])))
+    assert np.isnan(out[0, 0, 0]) and abs(float(out[1, 0, 0]) - np.log(2.0)) < 1e-6
+
+
 def test_watch_floats_records_rounded_literals_only():
     from theorem_check.numerics.precision import MP50, watch_floats
     A = MP50.asarray(np.random.default_rng(0).standard_normal((1, 2, 2)))   # engine conversion: not recorded

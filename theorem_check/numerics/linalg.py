@@ -208,6 +208,8 @@ class LinalgOps:
             from scipy.linalg import logm
 
             def one(m):
+                if not np.all(np.isfinite(m)):   # scipy's logm([[inf]]) never returns (helper-38: expm overflowed)
+                    return np.full(m.shape, np.nan)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     return logm(m)
