@@ -72,3 +72,17 @@ def test_tiny_sides_in_single_precision_are_rescaled_exactly(dtype):
     st = side_stats(u, u * 2)[0]
     assert (st.shift < 0) is (dtype != np.float64)          # in range at float64: not rescaled
     assert stats_residual(st) == pytest.approx(0.5, rel=1e-6)
+
+
+@pytest.mark.parametrize("rhs, want", [("10000000000000000", "PROVED"), ("10000000000000001", "REFUTED"),
+                                       ("-10000000000000000", "REFUTED")])
+def test_an_integer_side_is_a_number_of_the_context_not_an_int64(rhs, want):
+    """helper-38: the constant side 10**16 was an int64 array, its square wrapped to a negative sum, and every mutant
+    of the true statement held (INCONCLUSIVE, "INSENSITIVE"); the wrong constants are the negative controls."""
+    import theorem_check as tc
+
+    c = tc.identity("mine.int_side", "(x + 100000000)**2 - x**2 - 200000000*x", rhs, register=False)
+    res = tc.run_claim(c, seed=0, trials=4)
+    assert res.verdict.value == want, res.printed.evidence
+    if want == "PROVED":
+        assert not any(m.survived for m in res.printed.mutants)

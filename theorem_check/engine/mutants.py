@@ -153,6 +153,7 @@ def _ldexp(x: np.ndarray, k: int) -> np.ndarray:
 def _side_stats(u: np.ndarray, v: np.ndarray, batch_axes: int, scale) -> list[SideStats]:
     from theorem_check.numerics.precision import to_float
 
+    u, v = (x.astype(float) if x.dtype.kind in "biu" else x for x in (u, v))   # no int64 squares (they wrap)
     axes = tuple(range(batch_axes, u.ndim))
     size = int(np.prod(u.shape[batch_axes:])) if u.ndim > batch_axes else 1
     d = u - v

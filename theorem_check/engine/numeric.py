@@ -202,6 +202,8 @@ def _side(fn, name: str, cinst: Instance, ctx: Ctx, batch: int | None) -> np.nda
     if batch is not None and (arr.ndim == 0 or arr.shape[0] != batch):
         raise BadClaim(f"{name} returned shape {arr.shape}, which drops the leading batch axis (batch = {batch}; a "
                        "scalar side returns shape (batch,))")
+    if arr.dtype.kind in "biu":   # an integer side (a constant) in the context's numbers: int64 squares of 1e16
+        arr = ctx.asarray(arr)    # wrapped to negative sums, and every mutant of a true statement held (helper-38)
     return arr
 
 
