@@ -125,6 +125,20 @@ BAD = [
     (("det(X) = 0", "--shape", "X=n,n", "--size", "n=3", "--size", "n=4"), "--size 'n' is given twice"),
     (("X(1) = X", "--shape", "X=n,n"), "'X' is a matrix, not a function"),
     (("-X*X = X", "--shape", "X=n,n"), "a statement that starts with '-' goes last, after '--'"),
+    # helper-38 (stop 39): special values as size names, size-0 constants, functions with the wrong number of
+    # arguments (Python's "_trace() takes 1 positional argument"), a matrix over an identically zero scalar
+    (("A = A", "--shape", "A=nan,2"), "size 'nan' is not a number"),
+    (("A = A", "--shape", "A=inf,2"), "size 'inf' is not a number"),
+    (("A = A", "--shape", "A=pi,2"), "size 'pi' is a constant"),
+    (("A = A", "--shape", "A=trace,2"), "size 'trace' is a function"),
+    (("eye(0) = eye(0)",), "eye(...) needs sizes that are integers >= 1, got 0"),
+    (("zeros(2, 0) = zeros(2, 0)",), "zeros(...) needs sizes that are integers >= 1, got 0"),
+    (("kron(A) = A", "--shape", "A=n,n"), "kron(...) takes 2 or more arguments, got 1"),
+    (("hadamard(A) = A", "--shape", "A=n,n"), "hadamard(...) takes 2 or more arguments, got 1"),
+    (("trace(A, A) = 1", "--shape", "A=n,n"), "trace(...) takes 1 argument, got 2"),
+    (("zeros(2) = eye(2)",), "zeros(...) takes 2 arguments, got 1"),
+    (("det() = 1",), "det(...) takes 1 argument, got 0"),
+    (("(x-x)/trace((x-x).T*(x-x)) = x-x", "--shape", "x=n,1"), "a division by zero"),
 ]
 
 

@@ -203,3 +203,10 @@ def test_layer_norm_without_eps_is_not_proved_where_it_is_undefined():
     assert tc.run_claim(at1, seed=0, trials=4).verdict.value == "INCONCLUSIVE"
     from2 = tc.identity("mine.ln2", f, claimed, shapes={"x": ("n", 1)}, sizes={"n": (2, 5)}, register=False)
     assert tc.run_claim(from2, seed=0, trials=4).verdict.value in ("PROVED", "VERIFIED")
+
+
+def test_the_transpose_of_a_scalar_expression_is_itself():
+    """helper-39: ``sqrt(trace(x.T*x)).T`` raised "'Pow' object has no attribute 'shape'"."""
+    assert parse("x*sqrt(trace(x.T*x)).T", SH) == parse("x*sqrt(trace(x.T*x))", SH)
+    with pytest.raises(ParseError, match="has no shape"):
+        parse("a.T", SH)

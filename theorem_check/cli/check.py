@@ -67,10 +67,29 @@ def parse_shape(text: str) -> tuple[str, tuple]:
                 raise InvalidArgument(f"--shape {text!r}: size {p!r} must be >= 1")
             out.append(int(p))
         elif _NAME.match(p):
+            if _reserved(p):
+                raise InvalidArgument(f"--shape {text!r}: size {p!r} {_reserved(p)}: name the size with a letter "
+                                      "(n, m, k) or give a positive integer")
             out.append(p)
         else:
             raise InvalidArgument(f"--shape {text!r}: size {p!r} must be a positive integer or a letter")
     return name, tuple(out)
+
+
+def _reserved(name: str) -> str | None:
+    """Why ``name`` cannot name a size, or None: SymPy's special values (``nan``, ``oo``, ``zoo``; ``inf``, which
+    reads as infinity), its constants ``I``, ``E``, ``pi`` and the statement's functions (helper-38: ``--shape
+    A=nan,2`` was a matrix with ``nan`` rows)."""
+    from theorem_check.expr import FUNCTIONS
+    from theorem_check.expr.parse import IMAGINARY, NOT_NUMBERS
+
+    if name in NOT_NUMBERS or name.lower() in ("inf", "infinity", "nan"):
+        return "is not a number"
+    if name in (IMAGINARY, "E", "pi"):
+        return "is a constant"
+    if name in FUNCTIONS:
+        return "is a function"
+    return None
 
 
 def parse_assume(text: str) -> tuple[str, str]:

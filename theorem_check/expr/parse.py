@@ -2,6 +2,7 @@
 
 import ast
 import functools
+import inspect
 import io
 import keyword
 import re
@@ -184,6 +185,11 @@ entrywise (on real values: the identity, the identity and 0); ``X.H`` is the con
 ``inv``, ``norm2``, ``sum`` and ``x'`` (the transpose, :func:`primes`) are the names matrixcalculus.org users bring."""
 
 
+_ARITY: dict[str, tuple[int, int | None]] = {}
+"""Function name -> (least, most) arguments (:func:`_arity`; filled below): ``trace(A, A)`` and ``kron(A)`` are
+refused with the function's name, not Python's ``_trace() takes 1 positional argument`` (helper-38)."""
+
+
 NOT_NUMBERS = {"nan": "SymPy's not-a-number", "oo": "SymPy's infinity", "zoo": "SymPy's complex infinity"}
 """Names SymPy reads as values that are not real numbers: refused as scalar names (a side is a finite
 expression, so ``oo = oo`` is no statement), with the imaginary unit ``I`` (:data:`IMAGINARY`) in real statements."""
@@ -205,6 +211,21 @@ def _special_name(text: str, name: str, complex_names=()) -> ParseError | None:
                           "(--assume z=complex), and this statement is real: name a real scalar otherwise, write "
                           "eye(n) for the identity matrix")
     return None
+
+
+def _arity(name: str, fn) -> tuple[int, int | None]:
+    """``(least, most)`` arguments of the statement function ``name`` (None: any number), from its signature."""
+    if name in ("kron", "hadamard"):
+        return 2, None
+    if name == "ones":
+        return 2, 2
+    params = list(inspect.signature(fn).parameters.values())
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return 1, None
+    return sum(p.default is p.empty for p in params), len(params)
+
+
+_ARITY.update({k: _arity(k, v) for k, v in FUNCTIONS.items() if callable(v)})
 
 
 def _not_finite(text: str, expr) -> None:
@@ -428,7 +449,7 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
     except SyntaxError as exc:
         raise ParseError(f"{text!r}: parse error at {_syntax_error_token(text.strip(), exc)!r}") from None
     tree = ast.fix_missing_locations(_Rewrite(text.strip()).visit(tree))
-    env = {"__builtins__": {}, "_T": sp.Transpose, "_H": _adjoint, "_num": _num, "_pow": _pow, "_div": _div, **local}
+    env = {"__builtins__": {}, "_T": _transpose, "_H": _adjoint, "_num": _num, "_pow": _pow, "_div": _div, **local}
     try:
         expr = eval(compile(tree, "<statement>", "eval"), env)  # noqa: S307 - names restricted to `env`
     except ShapeError as exc:
@@ -508,6 +529,12 @@ def _is_zero(x) -> bool:
     return zero is True
 
 
+def _transpose(x):
+    """``x.T``: ``Transpose`` of a matrix, ``x`` itself of a scalar expression (``sqrt(trace(x.T*x)).T`` raised
+    "'Pow' object has no attribute 'shape'"; helper-39).  An undeclared name with ``.T`` is refused before."""
+    return sp.Transpose(x) if is_matrix(x) else x
+
+
 def _div(num, den):
     """``num / den``, refusing a division by a scalar that is identically 0: SymPy's ``ZeroMatrix * zoo`` is the zero
     matrix, and ``1/Trace(0)`` stays unevaluated, so ``(x - x)/trace((x - x).T*(x - x)) = x - x`` (0/0 at every
@@ -575,6 +602,26 @@ class _Rewrite(ast.NodeTransformer):
             seg = ast.get_source_segment(self.text, node) or type(node).__name__
             raise ParseError(f"{self.text!r}: unexpected {seg!r} at column {col + 1}")
         return super().generic_visit(node)
+
+    def visit_Call(self, node):
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name in ("eye", "zeros", "ones"):   # before the literals become _num(...) calls
+            for a in node.args:
+                v = a.operand.value if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub) and isinstance(
+                    a.operand, ast.Constant) else (a.value if isinstance(a, ast.Constant) else None)
+                if isinstance(a, ast.UnaryOp) and v is not None:
+                    v = -v
+                if isinstance(v, (int, float)) and not isinstance(v, bool) and (v < 1 or v != int(v)):
+                    raise ParseError(f"{self.text!r}: {name}(...) needs sizes that are integers >= 1, got {v}")
+        self.generic_visit(node)
+        if name in _ARITY:
+            lo, hi = _ARITY[name]
+            got = len(node.args) + len(node.keywords)
+            if got < lo or (hi is not None and got > hi):
+                want = f"{lo}" if lo == hi else (f"{lo} or more" if hi is None else f"{lo} or {hi}")
+                raise ParseError(f"{self.text!r}: {name}(...) takes {want} argument{'s' if want != '1' else ''}, "
+                                 f"got {got}")
+        return node
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
