@@ -105,3 +105,28 @@ def test_a_constant_gap_below_every_level_is_not_verified(lhs, rhs, verdicts):
     close, and the statement is INCONCLUSIVE (or REFUTED by an exact counterexample), never VERIFIED."""
     claim = tc.identity("t.gap", lhs, rhs, register=False)
     assert tc.run_claim(claim, seed=0, trials=4).verdict.value in verdicts
+
+
+CAYLEY_HAMILTON = "A*A - trace(A)*A + det(A)*eye(n)"
+
+
+@pytest.mark.parametrize("lhs, sizes, want", [
+    (CAYLEY_HAMILTON, {"n": (2, 2)}, "PROVED"),                  # pinned: decided on explicit 2 x 2 entries
+    ("A*A - trace(A)*A + 2*det(A)*eye(n)", {"n": (2, 2)}, "REFUTED"),   # the factor-2 slip at the same size
+    (CAYLEY_HAMILTON, {"n": (1, 4)}, "REFUTED"),                  # the same text over 1..4: false at n = 3; the
+])                                                                #   pinned proof is not reused (its cache key)
+def test_a_statement_at_pinned_sizes_is_decided_on_explicit_entries(lhs, sizes, want):
+    """helper-38: ``--shape A=2,2`` was PROVED and ``--shape A=n,n --size n=2:2`` INCONCLUSIVE (vacuous)."""
+    c = tc.identity("mine.pinned", lhs, "zeros(n, n)", shapes={"A": ("n", "n")}, sizes=sizes, register=False)
+    res = tc.run_claim(c, seed=0, trials=4)
+    assert res.verdict.value == want, res.printed.evidence
+    if want == "PROVED":
+        assert "the statement's only sizes" in res.printed.evidence
+
+
+def test_pinned_sizes_are_every_letter_at_one_small_value():
+    spec = lambda r: type("S", (), {"ranges": r})()
+    assert ds.pinned_sizes(spec({"n": (2, 2), "m": (3, 3)})) == {"m": 3, "n": 2}
+    assert ds.pinned_sizes(spec({"n": (2, 2), "m": (1, 3)})) == {}
+    assert ds.pinned_sizes(spec({"n": (5, 5)})) == {}
+    assert ds.pinned_sizes(spec({})) == {}

@@ -172,7 +172,8 @@ def _key(lhs: Side, rhs: Side, spec: Spec, names_used: set) -> str | None:
     except Exception:  # noqa: BLE001 - a side SymPy cannot print is not cached
         return None
     kinds = sorted((n, str(k)) for n, k in spec.structure.items() if n in names_used)
-    return symcache.derivation_key(["short form", sides, kinds, sorted(names_used), DERIVATION_SECONDS, MAX_OPS])
+    return symcache.derivation_key(["short form", sides, kinds, sorted(names_used), DERIVATION_SECONDS, MAX_OPS,
+                                    sorted(pinned_sizes(spec).items())])   # a pinned decision holds at its sizes only
 
 
 def _load(key: str | None):
@@ -253,6 +254,49 @@ def _explicit_entries(l, r, structure: dict, notes: str, deadline: float) -> Fou
 
 
 def search(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float) -> Found | None:
+    """:func:`search_all_sizes`, else, for a statement whose every size letter is pinned to one value of at most
+    :data:`PINNED_MAX` (``--size n=2:2``), the exact decision on explicit entries at those sizes
+    (:func:`_pinned_entries`): ``--shape A=2,2`` was PROVED where ``--shape A=n,n --size n=2:2`` was INCONCLUSIVE
+    (helper-38)."""
+    found = search_all_sizes(lhs, rhs, spec, names_used, deadline)
+    pinned = pinned_sizes(spec)
+    if found is None and pinned:
+        return _pinned_entries(lhs, rhs, spec, names_used, pinned, deadline)
+    return found
+
+
+PINNED_MAX = 4
+"""The largest pinned size decided on explicit entries (:func:`theorem_check.expr.explicit.decide` takes matrices of
+at most 4 x 4)."""
+
+
+def pinned_sizes(spec: Spec) -> dict:
+    """``{letter: value}`` when every size letter of ``spec`` has a one-value range of at most :data:`PINNED_MAX`,
+    else ``{}``."""
+    ranges = dict(spec.ranges)
+    if not ranges or any(lo != hi or hi > PINNED_MAX for lo, hi in ranges.values()):
+        return {}
+    return {k: int(lo) for k, (lo, _) in sorted(ranges.items())}
+
+
+def _pinned_entries(lhs: Side, rhs: Side, spec: Spec, names_used: set, pinned: dict, deadline: float) -> Found | None:
+    """The statement at its pinned sizes (the letters replaced by their values), decided on explicit entries; None
+    when a side does not parse there, has a derivative, or is outside :func:`~theorem_check.expr.explicit.decide`."""
+    if not all(isinstance(s, str) for s in (lhs, rhs)):
+        return None
+    try:
+        l, r = (ex.parse(s, dict(spec.mats), pinned, what="side", complex_names=complex_names(spec),
+                         sizes=tuple(spec.ranges)) for s in (lhs, rhs))
+    except Exception:  # noqa: BLE001 - the statement's own parse reports what is wrong
+        return None
+    if any(e.atoms(ex.Grad, ex.Jacobian, ex.Hessian) for e in (l, r)):
+        return None
+    structure = {n: k for n, k in spec.structure.items() if n in names_used}
+    shown = ", ".join(f"{k} = {v}" for k, v in pinned.items())
+    return _explicit_entries(l, r, structure, f" at the pinned sizes {shown}", deadline)
+
+
+def search_all_sizes(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float) -> Found | None:
     """The step of a one-step derivation when ``lhs = rhs`` is proved for all sizes; None otherwise (raises
     StepTimeout when SymPy's simplification reaches its time limit, :data:`DERIVATION_SECONDS`).
 
