@@ -141,9 +141,9 @@ def _eval(e, vals: dict):
         return args[0].det()
     if isinstance(e, sp.KroneckerProduct):
         out = args[0]
-        for a in args[1:]:
-            out = sp.kronecker_product(out, a)
-        return sp.Matrix(out)
+        for a in args[1:]:   # entry lists: sympy's kronecker_product took 0.7 s at 16 x 16, this 0.1 s
+            out = sp.Matrix([[x * y for x in ra for y in rb] for ra in out.tolist() for rb in a.tolist()])
+        return out
     if isinstance(e, Vec):
         return _vec(args[0])
     if isinstance(e, (sp.HadamardProduct, DiagMatrix, DiagonalOf)):
@@ -348,21 +348,21 @@ def exact_cost(e) -> float:
         n = rows_cols(e.args[0])[0]
         k = -1 if isinstance(e, sp.Inverse) else int(e.args[1])
         return total + (1.5 * float(n) ** 4 + float(n) ** 3 * (abs(k) - 1) if k < 0 else float(n) ** 3 * k)
-    if isinstance(e, sp.KroneckerProduct):
-        return total + float(r) * c
+    if isinstance(e, sp.KroneckerProduct):   # each entry a new product: about 12 units (0.1 s for 65,536 entries)
+        return total + 12.0 * float(r) * c
     return total + float(r) * c
 
 
 def exact_counterexample(lhs: Callable[[dict], object], rhs: Callable[[dict], object], dims: Mapping[str, int],
                          structure: Mapping[str, str] | None = None, *, seed: int = 0,
-                         tries: int = 12) -> ExactCounterexample | None:
+                         tries: int = 12, budget: float = EXACT_BUDGET) -> ExactCounterexample | None:
     """An exact point at ``dims`` where ``lhs != rhs``, or None.
 
     ``lhs``/``rhs`` map ``{"_dims": dims}`` to the SymPy side at those sizes (concrete shapes), as the
     short forms' sides do (their ``symbolic`` attribute).  None when a side is not rational
     (:func:`is_rational`), does not parse at ``dims``, or no point of ``tries`` random ones (seeded by
     ``seed``) is defined with a nonzero difference, or when one exact evaluation would cost more than
-    :data:`EXACT_BUDGET` (:func:`exact_cost`).  Never raises for such statements.
+    ``budget`` (default :data:`EXACT_BUDGET`; :func:`exact_cost`).  Never raises for such statements.
     """
     structure = dict(structure or {})
     try:
@@ -372,7 +372,7 @@ def exact_counterexample(lhs: Callable[[dict], object], rhs: Callable[[dict], ob
         return None
     if not (is_rational(le) and is_rational(re_)):
         return None
-    if exact_cost(le) + exact_cost(re_) > EXACT_BUDGET:   # too large for exact arithmetic: the numerics decide
+    if exact_cost(le) + exact_cost(re_) > budget:   # too large for exact arithmetic: the numerics decide
         return None
     mats = sorted({m for side in (le, re_) for m in sp.sympify(side).atoms(sp.MatrixSymbol)}, key=lambda m: m.name)
     scalars = sorted({s for side in (le, re_) for s in sp.sympify(side).free_symbols
@@ -398,7 +398,7 @@ def exact_counterexample(lhs: Callable[[dict], object], rhs: Callable[[dict], ob
             continue
         if sp.sympify(d).has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             continue
-        nonzero = any(x != 0 for x in d) if isinstance(d, sp.MatrixBase) else d != 0
+        nonzero = any(x.is_zero is not True for x in d) if isinstance(d, sp.MatrixBase) else d != 0
         if nonzero:
             shown = tuple((k, _text(vals[k])) for k in [m.name for m in mats] + [s.name for s in scalars])
             return ExactCounterexample(dict(dims), shown, _text(d))
