@@ -242,3 +242,21 @@ def test_an_entrywise_body_prints_in_the_statement_syntax_or_as_an_unknown_funct
     back = ex.parse(recip, {"x": ("n", 1)}, {"n": 2}).xreplace({x2: pt}).doit()
     assert list(sp.Matrix(back)) == [sp.Rational(3, 4), -1]
     assert abs(sp.N(ex.softplus(sp.Rational(1, 3)), 30) - sp.N(sp.log(1 + sp.exp(sp.Rational(1, 3))), 30)) < 1e-28
+
+
+@pytest.mark.parametrize("f_text, want", [
+    ("ones(n,1).T*log(abs(x))", "hadamard_power(x, -1)"),
+    ("ones(n,1).T*abs(x)", "hadamard(hadamard_power(abs(x), -1), x)"),
+])
+def test_entrywise_abs_has_the_real_derivative(f_text, want):
+    """helper-40: SymPy differentiates ``Abs`` at a complex dummy (a Piecewise of ``re``/``im`` derivatives), and
+    ``derive`` exited 3; the derivative at a real argument is ``a/|a|``.  The engine checks the closed form, and a
+    wrong one (the sign dropped) is REFUTED."""
+    import theorem_check as tc
+
+    sh = {"x": ("n", 1)}
+    G = mc.gradient(ex.parse(f_text, sh), ex.parse("x", sh))   # checked at one size inside (InternalError else)
+    assert tuple(G.shape) == (ex.parse("x", sh).shape) and not G.has(sp.Derivative, sp.re, sp.im)
+    for claimed, verdicts in ((want, ("PROVED", "VERIFIED")), ("hadamard_power(abs(x), -1)", ("REFUTED",))):
+        c = tc.identity("mine.abs", f"grad({f_text}, x)", claimed, shapes=sh, register=False)
+        assert tc.run_claim(c, seed=0, trials=4).verdict.value in verdicts

@@ -106,7 +106,12 @@ def _run_main(argv, args) -> int:
             _error(_one_line(exc), args)
         return 2
     except InternalError as exc:  # a failed self-check: a bug, not bad input
-        click.echo(f"theorem-check: internal error: {terminal.shorten_args(str(exc), args)}", err=True)
+        import os
+
+        if os.environ.get("THEOREM_CHECK_DEBUG"):   # as for any other internal error (helper-40)
+            raise
+        click.echo(f"theorem-check: internal error: {terminal.shorten_args(str(exc), args)} (set "
+                   "THEOREM_CHECK_DEBUG=1 for the traceback)", err=True)
         return 3
     except TheoremCheckError as exc:
         _error(str(exc), args)

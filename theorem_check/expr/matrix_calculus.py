@@ -212,6 +212,9 @@ class _Backward:
 
     def _m_ElementwiseApplyFunction(self, e, bar):
         fprime = e._get_function_fdiff()
+        if isinstance(fprime, sp.Basic) and fprime.has(sp.Derivative, sp.Subs, sp.re, sp.im):   # abs: SymPy
+            #   differentiates at a complex dummy (fprime is the class exp for exp: nothing to do)
+            fprime = _real_fdiff(e.function)
         self.run(e.expr, sp.HadamardProduct(bar, entrywise(fprime, e.expr)))
 
     def _m_Softmax(self, e, bar):
@@ -324,6 +327,18 @@ def gradient(f, X, *, symmetric: bool = False, check: bool = True):
     if check:
         verify(f, X, G, order=1, symmetric=symmetric)
     return G
+
+
+def _real_fdiff(fn):
+    """The derivative of the entrywise function ``fn`` (a ``Lambda``) at a real argument, ``sign(a)`` written
+    ``a/|a|`` (the statements' real entries; as ``d|a| = a/|a| da`` of a scalar): ``derive`` of
+    ``ones(n,1).T*log(abs(x))`` exited 3 on SymPy's complex-argument Piecewise (helper-40).  Raises
+    NotDifferentiable when SymPy leaves a derivative unevaluated."""
+    d = sp.Dummy("a", real=True)
+    da = sp.diff(fn(d), d).replace(sp.sign, lambda a: a / sp.Abs(a))
+    if da.has(sp.Derivative, sp.Subs):
+        raise NotDifferentiable(f"no closed-form derivative of {fn(d)} (SymPy leaves {da})")
+    return sp.Lambda(d, da)
 
 
 def _column(x, what: str) -> None:
