@@ -125,3 +125,15 @@ def test_tex_numbered_within_sections_and_appendices():
     ds = find_displays(read_text(FIXTURES / "sections.tex"), "tex")
     # \section* does not count; \appendix restarts the sections at A; a \tag neither counts nor resets
     assert _numbers(ds) == ["1.1", "1.2", "1.3", "2.1", "2.2", "A.1", r"$\star$", "B.1"]
+
+
+def test_unnumbered_rows_before_a_numbered_continuation_are_its_chain():
+    """helper-40: ``a &= b \\nonumber \\\\ &= c`` numbers the chain ``a = b = c``; its first link was lost (neither a
+    claim nor a TODO).  A numbered row before the continuation stays its own equation."""
+    from theorem_check.authoring.scan_find import find_displays
+
+    tex = ("\\begin{align}\nX &= Y \\nonumber \\\\\n &= Z \\nonumber \\\\\n &= W \\label{eq:c}\n\\end{align}\n"
+           "\\begin{align}\nP &= Q \\\\\n &= R\n\\end{align}\n")
+    d = find_displays(tex, "tex")
+    assert [(x.number, " ".join(x.latex.split()), x.continues) for x in d] == [
+        ("1", "X = Y = Z = W", ""), ("2", "P = Q", ""), ("3", "= R", "P = Q")]

@@ -227,10 +227,12 @@ def _find_tex(text: str) -> list[Display]:
                 counter, last = 0, prefix
         rows = _split_rows(body) if env in _ROWS else [(0, body)]
         prev = ""
+        chain, chain_cont = "", ""   # unnumbered rows since the last numbered one, and what they continue
         for r_off, row in rows:
             tag = re.search(r"\\tag\*?\{([^{}]*)\}", row)
             label = re.search(r"\\label\{([^{}]*)\}", row)
             numbered = tag is not None or not (starred or re.search(r"\\no(?:number|tag)\b", row))
+            starts = _starts_with_relation(row)
             if numbered:
                 if tag:
                     number = tag.group(1).strip()
@@ -238,9 +240,17 @@ def _find_tex(text: str) -> list[Display]:
                     counter += 1
                     number = f"{prefix}.{counter}" if within else str(counter)
                 latex = strip_wrappers(row)
-                cont = prev if prev and _starts_with_relation(row) else ""
+                if chain and starts:   # "a &= b \nonumber \\ &= c (1)": (1) numbers the chain a = b = c, whose
+                    latex, cont = f"{chain} {latex}", chain_cont   # first link was lost (helper-40)
+                else:
+                    cont = prev if prev and starts else ""
                 out.append(Display(number, latex, _line_of(text, off + r_off + len(row) - len(row.lstrip())),
                                    label.group(1) if label else "", cont))
+                chain, chain_cont = "", ""
+            elif chain and starts:
+                chain = f"{chain} {strip_wrappers(row)}"
+            else:
+                chain, chain_cont = strip_wrappers(row), (prev if prev and starts else "")
             prev = strip_wrappers(row)
     return out
 
