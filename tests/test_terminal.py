@@ -401,3 +401,11 @@ def test_elapsed_clock_moves_before_the_first_claim_ends():
     with terminal.Progress(3, stream=buf, refresh=0.001, tty=True, clock=lambda: now[0]) as p:
         p.update(0, "prh.slow")        # one event only; the redraws come from the refresh thread
         assert seen.wait(10), buf.getvalue()
+
+
+def test_every_command_takes_color():
+    """The user guide says each command accepts ``--color``; ``sweep`` did not (helper-40, exit 2)."""
+    from theorem_check.cli.main import cli
+
+    for name, cmd in cli.commands.items():
+        assert any("--color" in p.opts for p in cmd.params), name

@@ -6,7 +6,14 @@ import sys
 
 import click
 
-from theorem_check.cli.options import load_claims, report_broken, select_claims, start_workers_early, worker_options
+from theorem_check.cli.options import (
+    color_option,
+    load_claims,
+    report_broken,
+    select_claims,
+    start_workers_early,
+    worker_options,
+)
 from theorem_check.output import terminal
 
 __all__ = ["sweep"]
@@ -28,6 +35,7 @@ __all__ = ["sweep"]
 @click.option("--json", "as_json", is_flag=True, help="Write the sweep's JSON record to stdout.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
 @worker_options
+@color_option
 def sweep(ids, seeds_text, paper, all_, trials, slow, controls, packs, scheduler, as_json, quiet, jobs, timeout):
     """Run claims on many seeds: verdict counts, the seeds that disagree, surviving mutants.
 
