@@ -349,3 +349,14 @@ def test_a_bare_identity_nothing_sizes_takes_the_one_size_letter_or_is_refused()
     with pytest.raises(ParseError, match="I has no size here"):
         parse_latex_statement(r"\operatorname{tr}(I) = \operatorname{tr}(A) + \operatorname{tr}(B)",
                               {"A": ("m", "m"), "B": ("k", "k")})
+
+
+@pytest.mark.parametrize("tex, shapes, expected", [
+    (r"K + K^\top = 0", {"K": ("n", "n")}, ("K + K.T", "zeros(n, n)")),
+    (r"0 = A B - B A", {"A": ("n", "m"), "B": ("m", "n")}, ("zeros(n, n)", "A*B - B*A")),
+    (r"x^\top K x = 0", {"K": ("n", "n"), "x": ("n", 1)}, ("x.T*K*x", "0")),     # a 1 x 1 side: the number
+    (r"a - a = 0", {}, ("a - a", "0")),
+])
+def test_zero_against_a_matrix_is_the_zero_matrix(tex, shapes, expected):
+    """helper-40: papers write 0 for the zero matrix; ``K + K^T = 0`` was ILL-POSED ("rhs has shape ()")."""
+    assert parse_latex_statement(tex, shapes) == expected

@@ -60,7 +60,7 @@ What is read
   contrast, close its argument: ``\operatorname{tr}(A) B`` is ``tr(A) B``); a sum needs parentheses.
 * ``I``, ``I_n`` the identity (a bare ``I`` takes its size from a term it is added to or a factor it
   multiplies), ``\mathbf{1}``, ``\mathbf{1}_n`` the column of ones; ``e^{x}`` is ``exp(x)`` unless
-  ``e`` is declared.
+  ``e`` is declared; a side that is ``0`` against a matrix side is that matrix's zero (``K + K^\top = 0``).
 * names: one Latin letter, a Greek letter (``\lambda`` is ``lamda``), with subscripts (``W_1``,
   ``W_{l+1}`` -> ``W_lp1``) and labels (``W^{(l)}`` -> ``W__l``; ``W^{(l)\top}`` is its transpose), in ``\mathbf``, ``\boldsymbol``,
   ``\bm`` (the same name), ``\hat``, ``\tilde`` (``xhat``, ``Wtilde``), ``\mathcal`` (``Lcal``).
@@ -184,7 +184,21 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
         default = _one_size(frozen)
         lhs, rhs = (o if o is not None else _Emit(text, frozen, cplx, default).emit(s) for o, s in
                     zip((lhs, rhs), sides))
-    return lhs[0], rhs[0]
+    return _zero_matrix(lhs[0], rhs[0], frozen)
+
+
+def _zero_matrix(lhs: str, rhs: str, shapes: tuple) -> tuple[str, str]:
+    """``K + K^\top = 0``: a side that is the number 0 against a matrix side is that matrix's zero (papers write
+    ``0`` for the zero matrix; it was ILL-POSED, "rhs has shape ()", helper-40), as a bare ``I`` takes the
+    other side's size.  A 1 x 1 other side keeps the number (a 1 x 1 product is a scalar)."""
+    zero = [t.strip() == "0" for t in (lhs, rhs)]
+    if zero[0] == zero[1]:
+        return lhs, rhs
+    shape = _shape(rhs if zero[0] else lhs, shapes)
+    if not isinstance(shape, tuple) or _is_1x1(shape):
+        return lhs, rhs
+    z = f"zeros({_size_text(shape[0])}, {_size_text(shape[1])})"
+    return (z, rhs) if zero[0] else (lhs, z)
 
 
 def _one_size(shapes: tuple):
