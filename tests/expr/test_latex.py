@@ -360,3 +360,19 @@ def test_a_bare_identity_nothing_sizes_takes_the_one_size_letter_or_is_refused()
 def test_zero_against_a_matrix_is_the_zero_matrix(tex, shapes, expected):
     """helper-40: papers write 0 for the zero matrix; ``K + K^T = 0`` was ILL-POSED ("rhs has shape ()")."""
     assert parse_latex_statement(tex, shapes) == expected
+
+
+@pytest.mark.parametrize("tex, shapes, expected", [
+    # a function's value squared, of a vector: the entries' square (no matrix power exists)
+    (r"\tanh(W x)^2 = \tanh(W x)^2", {"W": ("m", "n"), "x": ("n", 1)},
+     ("hadamard_power(tanh(W*x), 2)", "hadamard_power(tanh(W*x), 2)")),
+    # a number beside a vector: that many ones
+    (r"1 - \sigma(x) = \sigma(-x)", {"x": ("n", 1)}, ("1*ones(n, 1) - sigmoid(x)", "sigmoid(-x)")),
+    # of a square matrix both stay as written (a matrix power; I or ones: the engine reports it)
+    (r"\tanh(X)^2 = X", {"X": ("n", "n")}, ("tanh(X)**2", "X")),
+    (r"1 + X = X", {"X": ("n", "n")}, ("1 + X", "X")),
+])
+def test_vector_conventions_of_papers(tex, shapes, expected):
+    """helper-40: ``((1 - \\tanh(W x)^2) \\odot y) x^\\top`` was ILL-POSED twice over (a matrix power of a vector,
+    a number added to a vector); papers mean the entrywise square and the vector of ones."""
+    assert parse_latex_statement(tex, shapes) == expected

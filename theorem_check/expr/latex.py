@@ -354,6 +354,13 @@ class _Emit:
             if out[i] is None:
                 out[i] = self.emit(t, full)
         shapes = [self.shape(o[0]) for o in out]
+        vec = next((s for s in shapes if isinstance(s, tuple) and not _is_1x1(s) and (_one(s[0]) or _one(s[1]))),
+                   None)
+        if vec is not None:   # 1 - \tanh^2(W x): a number beside a vector is that many ones (helper-40; beside a
+            for i, ((_, t), s) in enumerate(zip(terms, shapes)):   # square matrix it stays refused: I or ones?)
+                if s is None and t[0] == "num":
+                    out[i] = (f"{out[i][0]}*ones({_size_text(vec[0])}, {_size_text(vec[1])})", _MUL)
+            shapes = [self.shape(o[0]) for o in out]
         if any(s is None for s in shapes) and any(_is_1x1(s) for s in shapes):
             out = [self.scalar(*o) for o in out]
         txt = ""
@@ -471,6 +478,10 @@ class _Emit:
         te, pe = self.emit(ex)
         if tb.lstrip("-").replace(".", "").isdigit():
             pb = _NEG
+        if base[0] == "call" and te.lstrip("-").replace("/", "").isdigit():
+            sh = self.shape(tb)   # \tanh(W x)^2 of a vector: no matrix power exists, papers mean the entries'
+            if isinstance(sh, tuple) and not _is_1x1(sh) and sp.sympify(sh[0]) != sp.sympify(sh[1]):
+                return f"hadamard_power({tb}, {te})", _ATOM   # square (helper-40: it was ILL-POSED)
         return f"{self.wrap(tb, pb, _ATOM)}**{self.wrap(te, pe, _ATOM)}", _POW
 
     # functions ---------------------------------------------------------------------------------
