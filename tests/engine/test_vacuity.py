@@ -56,3 +56,24 @@ def test_claim_code_never_sees_a_ball_array():
     inst = dict(st.sample(np.random.default_rng(1), {"n": 20}, 2))
     numeric.evaluate_identity(st, inst, MP50)
     assert seen == [np.ndarray]
+
+
+def test_a_batch_whose_magnitude_raises_gives_each_instance_its_own():
+    """helper-41: one far instance whose bound overflowed made the whole batch fall back to no reference, while the
+    same instance alone (mp100) had its own magnitude: the residuals of one instance disagreed between levels."""
+    import numpy as np
+
+    import theorem_check as tc
+    from theorem_check.engine.far import _at_scale
+    from theorem_check.engine.vacuity import magnitudes
+    from theorem_check.numerics.precision import FLOAT64
+
+    st = tc.identity("t.mag", "logm(expm(A))", "A", shapes={"A": (2, 2)}, register=False, derive=False).statement
+    scales = np.array([4.0, 8.0, 16.0] * 4)
+    st = _at_scale(st, scales)
+    inst = dict(st.sample(np.random.default_rng(12345), {}, len(scales)))
+    batch = magnitudes(st, inst, len(scales), [FLOAT64])["mag"]
+    for b in range(len(scales)):
+        one = {k: (v[b:b + 1] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == len(scales) else v)
+               for k, v in inst.items()}
+        assert magnitudes(st, one, 1, [FLOAT64])["mag"][0] == batch[b]

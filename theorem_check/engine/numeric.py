@@ -540,7 +540,8 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
             batch = max(1, trials)
     elif statement.is_identity:
         plan = statement.dims.plan(rng, configs, max(1, trials))
-        batch = max(1, math.ceil(trials / max(len(plan), configs)))   # as before when the space is small
+        batch = max(1, math.ceil(trials / len(plan)))   # a space of fewer configurations than planned gets the
+        #   trials all the same: a fixed-size statement (--shape A=2,2) ran 4 instances, and 3 far ones (helper-41)
     else:
         plan = statement.dims.configurations(rng, configs)
     instances: list[InstanceResult] = []

@@ -97,12 +97,40 @@ def magnitudes(statement: Statement, inst: Mapping[str, Any], batch: int, ctxs) 
             per = {k: np.nan_to_num(np.asarray(v, dtype=float), nan=0.0, posinf=0.0) for k, v in per.items()}
             if any(v.shape != (batch,) for v in per.values()):
                 raise ValueError("magnitude of the wrong shape")
-        except Exception:  # noqa: BLE001 - no tree, or a node without a rule: the inputs' magnitude
+        except LookupError:   # a callable side: the inputs' magnitude
             m_in = input_magnitude(inst, batch) if m_in is None else m_in
             per = {None: np.zeros(batch), **{n: m_in for n in names}}
+        except Exception:  # noqa: BLE001 - a node without a rule, or one instance's computation raised
+            m_in = input_magnitude(inst, batch) if m_in is None else m_in
+            per = _one_by_one(mag, f64, ctxs, names, inst, batch, m_in)
         out["mag"] = np.maximum(out["mag"], per[None])
         for n in names:
             out[n] = np.maximum(out[n], per[n])
+    return out
+
+
+def _one_by_one(mag, f64, ctxs, names, inst, batch: int, m_in) -> dict:
+    """The magnitudes of a batch whose computation raised, instance by instance: an instance that raises alone gets
+    the inputs' magnitude (no residual reference), the others their own.  Before, one instance far from the origin
+    whose bound overflowed took the reference from every instance of its batch, and the same instance evaluated
+    alone (mp100, decision 120) had another: ``logm(expm(A)) = A`` failed at mp50 against the one and held at mp100
+    against the other, and went grey (helper-41)."""
+    out = {None: np.zeros(batch), **{n: np.array(m_in, dtype=float, copy=True) for n in names}}
+    if batch <= 1 or inst.get("_projection") is not None:
+        return out
+    for b in range(batch):
+        one = Instance({k: (v[b:b + 1] if isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == batch
+                            and not k.startswith("_") else v) for k, v in f64.items()})
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                vals = mag(one, [None, *ctxs])
+        except Exception:  # noqa: BLE001 - this instance alone: the inputs' magnitude, as before
+            continue
+        for k, v in zip([None, *names], vals):
+            v = np.nan_to_num(np.asarray(v, dtype=float), nan=0.0, posinf=0.0)
+            if v.shape == (1,):
+                out[k][b] = v[0]
     return out
 
 
