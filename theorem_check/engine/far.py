@@ -25,13 +25,12 @@ import math
 
 import numpy as np
 
-from theorem_check.engine.numeric import derive_seed, evaluate_instances, shrink
+from theorem_check.engine.numeric import SMALL_ENTRIES, derive_seed, evaluate_instances, largest_input, shrink
 from theorem_check.engine.numeric_result import InstanceResult, NumericResult
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 
-__all__ = ["FAR_PER_INSTANCE", "FAR_PER_INSTANCE_SCALAR", "FAR_SCALES", "FAR_SCALES_SCALAR", "FAR_SMALL_ENTRIES",
-           "FAR_SMALL_TOTAL", "far_stage"]
+__all__ = ["FAR_PER_INSTANCE", "FAR_PER_INSTANCE_SCALAR", "FAR_SCALES", "FAR_SCALES_SCALAR", "FAR_SMALL_TOTAL", "far_stage"]
 
 FAR_PER_INSTANCE = 0.75
 """Far instances per ordinary instance, rounded up to whole ladders of :data:`FAR_SCALES` (one instance at each
@@ -62,25 +61,13 @@ def _at_scale(statement: Statement, scale) -> Statement:
     return dataclasses.replace(statement, sample=sample, undefined="error")
 
 
-def _largest_input(statement: Statement, dims, seed: int) -> int:
-    """The entries of the largest input of one instance drawn at ``dims`` (1: scalars or ``1 x 1``; 0 when the
-    probe cannot draw): a space declared scalar (no size letter) can hold fixed-size matrices (``--shape
-    A=128,128``), whose far batches are not cheap and take the matrix ladder.  The instance is drawn from its own
-    generator (the other draws are unchanged)."""
-    try:
-        inst = statement.sample(np.random.default_rng(derive_seed(seed, "far", "probe")), dims, 1)
-    except Exception:  # noqa: BLE001 - the ordinary instances were drawn: a probe that fails changes nothing
-        return 0
-    return max((int(np.prod(np.shape(v)[1:])) for v in inst.values() if isinstance(v, np.ndarray)), default=0)
-
-
 def _scalar_inputs(statement: Statement, dims, seed: int) -> bool:
-    """True when every input of one instance drawn at ``dims`` is a scalar or ``1 x 1`` (:func:`_largest_input`)."""
-    return _largest_input(statement, dims, seed) <= 1
+    """True when every input of one instance drawn at ``dims`` is a scalar or ``1 x 1``
+    (:func:`~theorem_check.engine.numeric.largest_input`): a space declared scalar (no size letter) can hold
+    fixed-size matrices (``--shape A=128,128``), whose far batches are not cheap and take the matrix ladder."""
+    return largest_input(statement, dims, derive_seed(seed, "far", "probe")) <= 1
 
 
-FAR_SMALL_ENTRIES = 16
-"""Inputs of at most this many entries (4 x 4) make a configuration small: its far batch costs little."""
 FAR_SMALL_TOTAL = 48
 """Far instances of a statement whose configurations are all small (16 ladders): a failure set as thin as ``|Im
 lambda| > pi`` of a 2 x 2 matrix (probability 0.11, 0.23, 0.27 at scales 4, 8, 16) is missed with probability
@@ -102,7 +89,8 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
     scalar = statement.dims is not None and statement.dims.scalar and _scalar_inputs(statement, num.configs[0], seed)
     per, ladder = (FAR_PER_INSTANCE_SCALAR, FAR_SCALES_SCALAR) if scalar else (FAR_PER_INSTANCE, FAR_SCALES)
     total = max(len(ladder), math.ceil(per * len(num.instances)))
-    if not scalar and all(0 < _largest_input(statement, c, seed) <= FAR_SMALL_ENTRIES for c in num.configs):
+    if not scalar and all(0 < largest_input(statement, c, derive_seed(seed, "far", "probe")) <= SMALL_ENTRIES
+                          for c in num.configs):
         total = max(total, FAR_SMALL_TOTAL)
     rounds = math.ceil(total / len(ladder))      # whole ladders, dealt to the configurations in turn
     results: list[InstanceResult] = []

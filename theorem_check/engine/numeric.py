@@ -59,7 +59,7 @@ from theorem_check.numerics.directions import Projection
 from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, MP100, Ctx, to_float, watch_floats
 
 __all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "evaluate_instances", "run_numeric", "derive_seed",
-           "shrink", "TheoremCheckDeprecationWarning", "IDENTITY_DELTA"]
+           "shrink", "TheoremCheckDeprecationWarning", "IDENTITY_DELTA", "SMALL_ENTRIES", "largest_input"]
 
 IDENTITY_DELTA = 1e-6
 """The small relative mutant of identities: right side times ``1 + 1e-6``."""
@@ -511,6 +511,22 @@ def user_configuration(statement: Statement, dims: Mapping[str, int]) -> dict[st
     return out
 
 
+SMALL_ENTRIES = 16
+"""Inputs of at most this many entries (4 x 4) make a configuration small: its instances cost little, so a
+statement of few such configurations gets the trials of a default run (:func:`run_numeric`) and at least
+``FAR_SMALL_TOTAL`` far instances (:mod:`theorem_check.engine.far`).  Design decision 170."""
+
+
+def largest_input(statement: Statement, dims, seed: int) -> int:
+    """The entries of the largest input of one instance drawn at ``dims`` from its own generator (``seed``; the
+    other draws are unchanged): 1 for scalars or ``1 x 1``, 0 when it cannot be drawn."""
+    try:
+        inst = statement.sample(np.random.default_rng(seed), dims, 1)
+    except Exception:  # noqa: BLE001 - the instances themselves report a sampler that fails
+        return 0
+    return max((int(np.prod(np.shape(v)[1:])) for v in inst.values() if isinstance(v, np.ndarray)), default=0)
+
+
 def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
                 dims: Mapping[str, int] | None = None) -> NumericResult:
     """Run the numeric stage of ``statement``.
@@ -540,8 +556,11 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
             batch = max(1, trials)
     elif statement.is_identity:
         plan = statement.dims.plan(rng, configs, max(1, trials))
-        batch = max(1, math.ceil(trials / len(plan)))   # a space of fewer configurations than planned gets the
-        #   trials all the same: a fixed-size statement (--shape A=2,2) ran 4 instances, and 3 far ones (helper-41)
+        small = len(plan) < configs and all(
+            0 < largest_input(statement, c, derive_seed(seed, "probe")) <= SMALL_ENTRIES for c in plan)
+        # a small space of fewer configurations than planned gets the trials all the same (a fixed-size statement,
+        # --shape A=2,2, ran 4 instances; helper-41); a large one keeps a quarter (n = 256 costs what it did)
+        batch = max(1, math.ceil(trials / (len(plan) if small else max(len(plan), configs))))
     else:
         plan = statement.dims.configurations(rng, configs)
     instances: list[InstanceResult] = []
