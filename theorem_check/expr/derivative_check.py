@@ -253,6 +253,13 @@ def _verify_at(f, X, D, sizes: dict, order: int, symmetric: bool, jac: bool) -> 
     except (InternalError, ExprError):
         raise
     except Exception as exc:  # noqa: BLE001 - SymPy could not evaluate a node explicitly
-        raise NotDifferentiable(f"cannot check the derivative of {f} by {X} at a concrete size "
-                                f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+        from theorem_check.expr.printing import expr_text
+
+        try:
+            shown = expr_text(f)
+        except Exception:  # noqa: BLE001 - the message still names the expression, as SymPy prints it
+            shown = str(f)
+        why = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "SymPy cannot evaluate it entry by entry")
+        raise NotDifferentiable(f"cannot check the derivative of {shown} by {X} at a concrete size "
+                                f"({type(exc).__name__}: {why})") from None
 
