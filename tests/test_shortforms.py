@@ -220,6 +220,27 @@ def test_an_inverse_sympy_cancels_must_still_exist(lhs, rhs, shapes, sizes, defi
     assert (v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)) is defined, v
 
 
+@pytest.mark.parametrize("lhs, rhs, shapes, structure, sizes, defined", [
+    ("x*trace(K)/trace(K)", "x", {"K": ("n", "n")}, {"K": "antisymmetric"}, {}, False),
+    ("x*trace(K)/trace(K)", "x", {"K": ("n", "n")}, {}, {}, True),
+    ("det(y*y.T)/det(y*y.T)", "1", {"y": ("n", 1)}, {}, {"n": (2, 4)}, False),
+    ("det(y*y.T)/det(y*y.T)", "1", {"y": ("n", 1)}, {}, {"n": (1, 1)}, True),
+    ("x/det(y*y.T)", "2*x/(2*det(y*y.T))", {"y": ("n", 1)}, {}, {"n": (2, 3)}, False),
+    ("x/trace(y.T*A*y)", "x/trace(y.T*A.T*y)", {"y": ("n", 1), "A": ("n", "n")}, {}, {}, True),
+])
+def test_a_scalar_divisor_that_is_zero_everywhere_leaves_the_statement_undefined(lhs, rhs, shapes, structure, sizes,
+                                                                                 defined):
+    """SymPy's ``Mul`` cancels ``trace(K)/trace(K)`` while the side is built, and ``x/det(y*y.T)`` on both sides is
+    the same huge number at float64: ``x*trace(K)/trace(K) = x`` with ``K`` antisymmetric was VERIFIED (helper-42).
+    The engine evaluates each scalar divisor beside the side at mp50 (:mod:`theorem_check.authoring.guards`)."""
+    c = tc.identity("demo.sf_divisor", lhs, rhs, shapes=shapes, structure=structure, sizes=sizes, register=False)
+    try:
+        v = _run(c, controls=False).verdict
+    except tc.TheoremCheckError:          # no instance could be evaluated: a broken statement, exit 2
+        v = None
+    assert (v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)) is defined, v
+
+
 BAD_DEFS = [
     (dict(structure={"A": "spd"}), "needs a square shape"),
     (dict(structure={"A": "weird"}), "must be one of"),

@@ -137,6 +137,14 @@ def test_inverted_bases_are_the_texts_raised_to_negative_powers():
     assert inverted_bases("A**2 + (A*X)**(1/2)") == [] and inverted_bases("A +* ") == []
 
 
+def test_denominators_are_the_divisors_and_the_inverted_bases():
+    from theorem_check.expr.textual import denominators
+
+    assert denominators("x*trace(K)/trace(K)") == ["trace(K)"]
+    assert denominators("a/(b + c)/d + inv(A)*x") == ["d", "b + c", "A"]
+    assert denominators("x'*y/(x.T*x)") == ["x.T*x"] and denominators("1/") == []
+
+
 @pytest.mark.parametrize("k", [1, 2, 7, 64, 65, 100, 1023])
 def test_matrix_power_by_squaring_is_the_product(k):
     from theorem_check.expr.compile import matrix_power

@@ -10,6 +10,7 @@ import numpy as np
 import sympy as sp
 
 from theorem_check import expr as ex
+from theorem_check.authoring.guards import Guards, side_guards
 from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
 from theorem_check.model.claims import Instance
 from theorem_check.numerics.sampling import (
@@ -259,23 +260,6 @@ def _orthogonal_from(ctx, S, signs):
     return signs * ((eye - S) @ ctx.inv(eye + S))
 
 
-def _cancelled_inverses(text: str, parsed, shapes, cplx, letters) -> list[str]:
-    """The matrix bases the side inverts (:func:`theorem_check.expr.inverted_bases`) whose inverse the parsed
-    side no longer holds: SymPy cancelled ``M**-1*M`` while building it, so the numeric stage would never see
-    that ``M`` is singular (``(X.T*X)**-1*X.T*X*w = w`` with fewer rows than columns was PROVED)."""
-    held = {a.base if isinstance(a, sp.MatPow) else a.arg for a in parsed.atoms(sp.MatPow, sp.Inverse)
-            if isinstance(a, sp.Inverse) or (a.exp.is_number and a.exp < 0)}
-    out = []
-    for g in ex.inverted_bases(text):
-        try:
-            base = ex.parse(g, shapes, complex_names=cplx, sizes=letters)
-        except Exception:  # noqa: BLE001 - a fragment that is no expression of its own: nothing to guard
-            continue
-        if isinstance(base, sp.MatrixExpr) and base not in held:
-            out.append(g)
-    return out
-
-
 def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
     """The engine's side ``(inst, ctx) -> array`` for a callable, SymPy expression or string."""
     structure = dict(spec.structure)
@@ -284,11 +268,11 @@ def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
         shapes = {k: v for k, v in spec.mats.items()}
         letters = tuple(spec.ranges)
         # definition-time checks (unknown names, parse errors) at symbolic sizes:
-        guards: list[str] = []
+        guards = Guards()
         try:
             e = ex.parse(s, shapes, what=which, complex_names=cplx, sizes=letters)
             ex.compile_expr(e)
-            guards = _cancelled_inverses(s, e, shapes, cplx, letters)
+            guards = side_guards(s, e, shapes, cplx, letters)
         except ShapeMismatch:
             pass  # may conform at no size: decided (ILL-POSED) by the numeric stage, per configuration
 
@@ -299,12 +283,9 @@ def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
 
         def inner(inst, ctx):
             d = inst.get("_dims", {})
-            for g in guards:                  # inverses SymPy cancelled (M**-1*M): they must exist here
-                base = ex.parse(g, shapes, {k: d[k] for k in spec.ranges}, complex_names=cplx, sizes=letters)
-                inv = ex.evaluate(ex.compile_expr(sp.MatPow(base, -1)), ctx, inst, d, structure)
-                if not np.all(np.isfinite(np.asarray(inv, dtype=complex if np.asarray(inv).dtype == object
-                                                     else None))):
-                    raise np.linalg.LinAlgError(f"({g})**-1 does not exist (singular matrix)")
+            if guards:                # what SymPy cancelled (M**-1*M, trace(K)/trace(K)) must exist here
+                guards.check(lambda g: ex.parse(g, shapes, {k: d[k] for k in spec.ranges}, complex_names=cplx,
+                                                sizes=letters), ctx, inst, d, structure)
             return ex.evaluate(ex.compile_expr(parsed(inst)), ctx, inst, d, structure)
     elif isinstance(s, sp.Basic):
         try:

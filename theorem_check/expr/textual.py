@@ -13,7 +13,7 @@ import tokenize
 
 from theorem_check.errors import ParseError
 
-__all__ = ["SIZE_FUNCTIONS", "carets", "inverted_bases", "primes", "size_names_in", "tokens"]
+__all__ = ["SIZE_FUNCTIONS", "carets", "denominators", "inverted_bases", "primes", "size_names_in", "tokens"]
 
 
 _PRIME = re.compile(r"(?<=[A-Za-z0-9_)\]'])\s*'")
@@ -82,6 +82,29 @@ def inverted_bases(text: str) -> list[str]:
             seg = ast.get_source_segment(src, base)
             if seg:
                 out[seg] = None
+    return list(out)
+
+
+def denominators(text: str) -> list[str]:
+    """The source text of every divisor (the right operand of ``/``) and every inverted base
+    (:func:`inverted_bases`) of a side, in order, once each; [] when the text does not parse.  SymPy cancels
+    ``trace(K)`` in ``x*trace(K)/trace(K)`` while the side is built, so a divisor that is 0 at every point
+    (``K`` antisymmetric, ``det(y*y.T)`` of a vector ``y`` with two or more rows) would vanish with its
+    quotient: the engine evaluates the scalar ones beside the side
+    (:func:`theorem_check.authoring.spec.make_side`)."""
+    src = carets(primes(text)).strip()
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError:
+        return []
+    out: dict[str, None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            seg = ast.get_source_segment(src, node.right)
+            if seg:
+                out[seg] = None
+    for seg in inverted_bases(text):
+        out[seg] = None
     return list(out)
 
 
