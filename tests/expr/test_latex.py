@@ -44,6 +44,10 @@ READINGS = [
     (r"(A B)^{-1}", SQ, "(A*B)**-1"),
     (r"A \cdot B", SQ, "A*B"),
     (r"A \times B", SQ, "A*B"),
+    (r"x \cdot y", SQ, "trace(x.T*y)"),                 # two columns: their dot product (helper-41)
+    (r"(A x) \cdot y", SQ, "trace((A*x).T*y)"),
+    (r"x^\top \cdot y", SQ, "x.T*y"),                   # a row times a column: the product as written
+    (r"A \cdot x", SQ, "A*x"),
     (r"\operatorname{tr}(A B)", SQ, "trace(A*B)"),
     (r"\mathrm{Tr}(A B)", SQ, "trace(A*B)"),
     (r"\operatorname{tr} A B", SQ, "trace(A*B)"),

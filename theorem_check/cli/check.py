@@ -379,7 +379,8 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     Names from other tools: logdet, inv, norm2, sum, x' (transpose), as matrixcalculus.org.
 
     \b
-    --latex reads papers' notation: products by juxtaposition or \\cdot, ^\\top ^T ^{-1} ^{-\\top},
+    --latex reads papers' notation: products by juxtaposition or \\cdot (u \\cdot v of two
+    columns: u^\\top v), ^\\top ^T ^{-1} ^{-\\top},
     \\operatorname{tr}, \\det, \\log\\det, \\|X\\|_F, \\langle A, B\\rangle, \\odot, \\otimes,
     \\nabla_X f, \\frac{\\partial f}{\\partial X}, \\nabla^2_x f, I, I_n, \\mathbf{1}, W_1, W^{(l)}
     (names: \\lambda is lamda, W^{(l)} is W__l); \\exp, \\log, \\sqrt of a square matrix are refused

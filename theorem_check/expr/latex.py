@@ -25,7 +25,8 @@ Stable entry points (``theorem-check check --latex`` and ``theorem-check scan`` 
 
 What is read
 ------------
-* products: juxtaposition, ``\cdot``, ``\times``; ``/`` and ``\frac{}{}`` (``\frac12``); ``+``, ``-``;
+* products: juxtaposition, ``\cdot``, ``\times`` (``u \cdot v`` of two column vectors of one shape is their
+  dot product ``u^\top v``, as in most papers); ``/`` and ``\frac{}{}`` (``\frac12``); ``+``, ``-``;
   ``\odot`` and ``\circ`` the Hadamard product, ``\otimes`` the Kronecker product; a product of
   matrices beside them without parentheses (``A B \odot C``) is refused as ambiguous (papers read it
   ``(AB) \odot C``, SymPy's printer ``A (B \odot C)``); a scalar factor is fine (``c A \odot B``);
@@ -265,6 +266,11 @@ def _is_1x1(sh) -> bool:
     return isinstance(sh, tuple) and _one(sh[0]) and _one(sh[1])
 
 
+def _column(sh) -> bool:
+    """A column vector's shape: one column, rows not the number 1."""
+    return isinstance(sh, tuple) and _one(sh[1]) and not _one(sh[0])
+
+
 def _size_text(x) -> str:
     """A size as string syntax: ``n``, ``3``, ``m*n`` (SymPy prints products of size letters so)."""
     return str(x)
@@ -394,6 +400,8 @@ class _Emit:
             tb = self.emit(b, hint if not isinstance(sa, tuple) or _is_1x1(sa)
                            else (sa[1], (hint or (None, None))[1]))
         sa, sb = self.shape(ta[0]), self.shape(tb[0])
+        if len(n) > 3 and _column(sa) and sa == sb:      # u \cdot v of two columns: their dot product
+            return f"trace({self.wrap(ta[0], ta[1], _ATOM)}.T*{self.wrap(tb[0], tb[1], _NEG)})", _ATOM
         if _is_1x1(sa) and isinstance(sb, tuple) and not _one(sb[0]):
             ta = self.scalar(*ta)
         if _is_1x1(sb) and isinstance(sa, tuple) and not _one(sa[1]):

@@ -327,6 +327,10 @@ class _Build:
     n_hadamard, n_kron = product("had"), product("kron")
 
     def n_mul(self, a, *rest):
+        """``("mul", a, b)``; ``("mul", a, b, True)`` when written ``a \\cdot b`` (the dot product of two
+        column vectors, :meth:`theorem_check.expr.latex._Emit.e_mul`)."""
+        if len(rest) == 2 and str(rest[0]).startswith("\\cdot"):
+            return ("mul", self.node(a), self.node(rest[-1]), True)
         return ("mul", self.node(a), self.node(rest[-1]))
 
     def n_oplus(self, a, op, b):
