@@ -30,7 +30,7 @@ def same_tree(a, b) -> bool:
     return sp.srepr(sp.expand(a.doit())) == sp.srepr(sp.expand(b.doit()))
 
 
-SQ = {"A": ("n", "n"), "B": ("n", "n"), "C": ("n", "n"), "X": ("n", "n"), "x": ("n", 1), "y": ("n", 1)}
+SQ = {"A": ("n", "n"), "B": ("n", "n"), "C": ("n", "n"), "X": ("n", "n"), "x": ("n", 1), "y": ("n", 1), "a": ("n", 1)}
 
 # (LaTeX as printed, shapes, the string syntax it must read as)
 READINGS = [
@@ -85,6 +85,14 @@ READINGS = [
     (r"\tfrac12 a", {}, "1/2*a"),
     (r"\nabla_X \operatorname{tr}(X^\top A X)", SQ, "grad(trace(X.T*A*X), X)"),
     (r"\nabla_{X} f", {"X": ("n", "n")}, "grad(f, X)"),
+    # explicit spacing ends the product a gradient is of, as it ends \det X \, Y (helper-44: the gradient of the
+    # product was taken, and 'nabla_x |x|^2 \, |x|^2 = 2 |x|^2 x' came back REFUTED)
+    (r"\nabla_x \|x\|^2 \, \|x\|^2", SQ, "grad(norm2(x)**2, x)*norm2(x)**2"),
+    (r"\nabla_x (x^\top x)\, \|x\|^2", SQ, "grad(trace(x.T*x), x)*norm2(x)**2"),
+    (r"\nabla_X \tfrac12 \left\| A X - B \right\|_F^2 \, X^\top", SQ,
+     "grad(1/2*norm2(A*X - B)**2, X)*X.T"),
+    (r"\nabla_x \|x\|^2 + \|x\|^2 \, x", SQ, "grad(norm2(x)**2, x) + norm2(x)**2*x"),
+    (r"\nabla_x |a^\top x| \, x", SQ, "grad(abs(trace(a.T*x)), x)*x"),
     (r"\nabla^2_x \tfrac12 x^\top A x", SQ, "hessian(trace(1/2*x.T*A*x), x)"),
     (r"\nabla_x^2 (x^\top A x)", SQ, "hessian(trace(x.T*A*x), x)"),
     (r"\frac{\partial x^\top A x}{\partial x}", SQ, "grad(trace(x.T*A*x), x)"),

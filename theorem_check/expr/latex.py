@@ -58,7 +58,8 @@ What is read
   \partial x^\top}`` the Hessian; ``\frac{\partial}{\partial X} f``.  ``\nabla`` and ``\frac{\partial}{\partial x}``
   take the whole product that follows, parenthesised factors included: ``\nabla_x (a^\top x)(b^\top x)`` is
   the gradient of the product and ``\nabla_w (w^\top x - y)^2`` of the square (a function's parentheses, by
-  contrast, close its argument: ``\operatorname{tr}(A) B`` is ``tr(A) B``); a sum needs parentheses.
+  contrast, close its argument: ``\operatorname{tr}(A) B`` is ``tr(A) B``); a sum needs parentheses; explicit
+  spacing ends the product (``\nabla_X L \, X^\top`` is ``(\nabla_X L) X^\top``, as ``\det X \, Y`` is ``\det(X) Y``).
 * ``I``, ``I_n`` the identity (a bare ``I`` takes its size from a term it is added to or a factor it
   multiplies), ``\mathbf{1}``, ``\mathbf{1}_n`` the column of ones; ``e^{x}`` is ``exp(x)`` unless
   ``e`` is declared; a side that is ``0`` against a matrix side is that matrix's zero (``K + K^\top = 0``).

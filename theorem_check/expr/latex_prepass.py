@@ -70,10 +70,13 @@ _SIZED_OPEN = re.compile(r"\\(left|bigl|Bigl|biggl|Biggl|big|Big|bigg|Bigg)(?![A
 or ``(`` is."""
 
 
-def prepass(text: str, operator: re.Pattern | None = None) -> tuple[str, list[int]]:
+def prepass(text: str, operator: re.Pattern | None = None, nabla: re.Pattern | None = None) -> tuple[str, list[int]]:
     """The text lark reads and, for each of its characters, the index of the character of ``text`` it comes
     from (see the module docstring).  ``operator``: the grammar's operator token (``\\det``,
-    ``\\operatorname{tr}``, ...), whose argument the pre-pass delimits; None leaves arguments as written."""
+    ``\\operatorname{tr}``, ...), whose argument the pre-pass delimits; None leaves arguments as written.
+    ``nabla``: the grammar's gradient token (``\\nabla_x``): where explicit spacing ends the product after it,
+    the gradient is bracketed there (``\\nabla_x \\|x\\|^2 \\, \\|x\\|^2`` is ``(\\nabla_x \\|x\\|^2) \\|x\\|^2``,
+    as ``\\det X \\, Y`` is ``\\det(X) Y``; helper-44: it was the gradient of the product)."""
     stripped = text.rstrip()
     while stripped and stripped[-1] in ".,;":
         stripped = stripped[:-1].rstrip()
@@ -122,6 +125,15 @@ def prepass(text: str, operator: re.Pattern | None = None) -> tuple[str, list[in
                 else:
                     opened.append(kind)
                     put(kind + " ", i)
+                i = m.end()
+                continue
+            m = nabla.match(stripped, i) if nabla is not None else None
+            if m:
+                end = _spaced_product_end(stripped, m.end())
+                if end is not None:
+                    put("(", i)
+                    ends[end] = ends.get(end, 0) + 1
+                put(m.group(0), i)
                 i = m.end()
                 continue
             m = operator.match(stripped, i) if operator is not None else None
@@ -201,6 +213,49 @@ def _bare_end(text: str, k: int) -> tuple[int | None, bool]:
             last = k + 1
         k += 1
     return last, False
+
+
+_BARS = re.compile(r"\\left\s*(\\\||\||\\[lr]?[vV]ert(?![A-Za-z]))|\\right\s*(\\\||\||\\[lr]?[vV]ert(?![A-Za-z]))"
+                   r"|\\\||\\[lr]?[vV]ert(?![A-Za-z])|\|")
+
+
+def _spaced_product_end(text: str, k: int) -> int | None:
+    """The index where explicit spacing ends the product that starts at ``k`` (after ``\\nabla_x``), or None
+    when a sum, a relation or the end of the text comes first.  Brackets and bars nest (``\\|W X - Y\\|_F^2``
+    is one factor); a bar closes the innermost bar of its kind that is open."""
+    depth, bars, last = 0, [], None
+    while k < len(text):
+        if depth == 0 and not bars:
+            if _SPACING.match(text, k):
+                return last
+            if _STOP.match(text, k) and not _BARS.match(text, k):
+                return None
+        m = _BARS.match(text, k)
+        if m:
+            kind = "2" if ("\\|" in m.group(0) or "Vert" in m.group(0)) else "1"
+            if bars and bars[-1] == kind and last is not None and not text[:k].rstrip().endswith(_OPENS_BEFORE):
+                bars.pop()
+            else:
+                bars.append(kind)
+            k = m.end()
+            last = k
+            continue
+        c = text[k]
+        if c == "\\":
+            m = re.match(r"\\([A-Za-z]+|.)", text[k:])
+            k += len(m.group(0)) if m else 1
+            last = k
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+        if not c.isspace():
+            last = k + 1
+        k += 1
+    return None
 
 
 def _row_then_operator(text: str, k: int, operator: re.Pattern) -> bool:

@@ -87,7 +87,14 @@ def _parser():
 def prepass(text: str) -> tuple[str, list[int]]:
     """The text lark reads and, for each of its characters, the index of the character of ``text``
     it comes from (:func:`theorem_check.expr.latex_prepass.prepass`, with the grammar's operators)."""
-    return _prepass(text, _operator())
+    return _prepass(text, _operator(), _nabla())
+
+
+@functools.lru_cache(maxsize=1)
+def _nabla() -> re.Pattern:
+    """The grammar's gradient token ``NABLA`` (``\\nabla_x``, ``\\nabla^2_{W_1}``) as a regular expression."""
+    line = next(x for x in _grammar().splitlines() if x.startswith("NABLA."))
+    return re.compile(line[line.index("/") + 1:line.rindex("/")])
 
 
 @functools.lru_cache(maxsize=1)
