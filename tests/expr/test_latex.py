@@ -127,11 +127,12 @@ READINGS = [
     (r"e^{a}", {}, "exp(a)"),
     (r"|a|", {}, "abs(a)"),
     (r"|A B|", SQ, "det(A*B)"),
-    (r"\bar{z}", {}, "conj(z)"),
+    (r"\bar{z}", {}, "zbar"),          # of a real name: a name of its own (a mean; helper-44)
     (r"\overline{A B}", SQ, "conj(A*B)"),
     (r"A^H", SQ, "A.H"),
-    (r"A^*", SQ, "A.H"),
-    (r"z^*", {}, "conj(z)"),
+    (r"A^*", SQ, "Astar"),            # of a real name: the optimum (helper-44: 'A x^* = b' was A x^H)
+    (r"z^*", {}, "zstar"),
+    (r"(A B)^*", SQ, "(A*B).H"),
     (r"x^\top A x + c", SQ, "trace(x.T*A*x) + c"),
     (r"\frac{x^\top A x}{x^\top x}", SQ, "trace(x.T*A*x)/trace(x.T*x)"),
     (r"(x^\top y) x", SQ, "trace(x.T*y)*x"),
@@ -189,6 +190,18 @@ def test_same_tree_as_the_string_syntax(tex, shapes, expected):
     """parse_latex is parse() of the reading: one tree, one meaning (conj/.H are tested as text above: the
     string syntax gains them on another branch)."""
     assert same_tree(parse_latex(tex, shapes), parse(expected, shapes))
+
+
+def test_a_bar_over_a_complex_name_is_its_conjugate_and_over_a_real_one_a_name():
+    assert parse_latex_statement(r"\bar{z} = z", {}, complex_names={"z"}) == ("conj(z)", "z")
+    assert parse_latex_statement(r"\bar{x} + \bar{z} = z", {}, complex_names={"z"}) == ("xbar + conj(z)", "z")
+    assert parse_latex_statement(r"\overline{W}^\top = W", SQ) == ("Wbar.T", "W")
+    assert parse_latex_statement(r"z^* z = w^\star", {}, complex_names={"z"}) == ("conj(z)*z", "wstar")
+    assert parse_latex_statement(r"A^\dagger = A", SQ, complex_names={"A"}) == ("A.H", "A")
+    assert parse_latex_statement(r"\varepsilon = \epsilon", {}) == ("varepsilon", "epsilon")     # two names
+    assert parse_latex_statement(r"\varepsilon x = x", SQ) == ("epsilon*x", "x")
+    with pytest.raises(ParseError, match="pseudo-inverse"):
+        parse_latex_statement(r"A A^{\dagger} A = A", SQ)
 
 
 def test_statement_sides_and_conventions():

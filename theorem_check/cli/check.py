@@ -319,7 +319,11 @@ def read_latex(statement: str, shapes: dict, declared=None, complex_names=(), si
     conv = convention_shapes(names, {**shapes, **scalars})
     full = {**shapes, **conv}
     lhs, rhs = parse_latex_statement(statement, full, complex_names, scalars=tuple(scalars))
-    return f"{lhs} = {rhs}", full, conv
+    text = f"{lhs} = {rhs}"
+    unused = [k for k in conv if not re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", text)]
+    for k in unused:          # \bar{W} of a complex W is conj(W): the name Wbar the reading offered is not used
+        del conv[k], full[k]
+    return text, full, conv
 
 
 def _check_where_used(declared, used: set) -> None:

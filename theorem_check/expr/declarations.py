@@ -109,6 +109,8 @@ class _Reader:
             (node,), rels = read(tex, what="name")
         except (ParseError, ValueError):
             self.fail(clause, f"{tex.strip()!r} is not a name")
+        if not rels and node[0] == "conj" and len(node) > 2:     # \bar{x}: the name xbar
+            return name_text(node[2])
         if rels or node[0] != "name":
             self.fail(clause, f"{tex.strip()!r} is not a name")
         return name_text(node)

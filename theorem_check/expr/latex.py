@@ -34,7 +34,10 @@ What is read
   ``\oplus`` (the direct sum) is refused.
 * ``^\top``, ``^T``, ``^{\mathsf T}``, ``^\intercal`` transpose; ``^{-1}`` inverse; ``^{-\top}`` the
   inverse transposed; ``^H``, ``^*``, ``^\dagger`` the conjugate transpose (``.H``; ``conj(z)`` for a
-  scalar ``z``); ``\bar{}``, ``\overline{}`` the conjugate (``conj``); ``^2``, ``^{1/2}`` powers
+  scalar ``z``); ``\bar{}``, ``\overline{}`` the conjugate (``conj``).  Of a single real name (not declared
+  complex) ``x^*``, ``x^\star`` are the name ``xstar`` (an optimum) and ``\bar{x}`` the name ``xbar`` (a mean),
+  as ``\hat{x}`` is ``xhat``; ``^\dagger`` in a statement without complex names is refused (a pseudo-inverse in
+  most ML papers); ``^2``, ``^{1/2}`` powers
   (matrix powers of a matrix, as ``**`` in the string syntax); a positive integer power right after a
   function's name is the power of its value (``\tanh^2(x)`` is ``tanh(x)**2``, ``\sin^2 x``).
 * ``\operatorname{tr}``, ``\mathrm{Tr}``, ``\tr``, ``\det``, ``\log\det``, ``\operatorname{diag}``,
@@ -462,6 +465,13 @@ class _Emit:
         return self.postfix(n, hint, ".T", transposed=True)
 
     def e_H(self, n, hint):
+        real = n[1][0] != "name" or name_text(n[1]) not in self.complex_names
+        if len(n) > 3 and real:                  # x^* of a real x: the name xstar (an optimum)
+            return self.emit(n[3], hint)
+        if len(n) > 2 and n[2] == "dagger" and not self.complex_names:
+            self.fail(r"'^\dagger' in a real statement: the pseudo-inverse (as in most ML papers) or the transpose? "
+                      r"theorem-check has no pseudo-inverse; write ^\top for the transpose, or declare the complex "
+                      r"names (--assume A=complex) for the conjugate transpose")
         if n[1][0] == "name" and name_text(n[1]) not in self.shaped:
             return f"conj({name_text(n[1])})", _ATOM
         return self.postfix(n, hint, ".H", transposed=True)
@@ -475,6 +485,8 @@ class _Emit:
         return f"({self.wrap(t, p, _ATOM)}**-1).T", _ATOM
 
     def e_conj(self, n, hint):
+        if len(n) > 2 and name_text(n[1]) not in self.complex_names:     # \bar{x} of a real x: the name xbar
+            return self.emit(n[2], hint)
         return f"conj({self.emit(n[1], hint)[0]})", _ATOM
 
     def e_pow(self, n, hint):

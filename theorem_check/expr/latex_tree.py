@@ -186,7 +186,10 @@ class _Build:
         s = str(tok)
         if s.startswith("\\"):
             word = s[1:]
-            return ("name", _GREEK_NAME.get(word, word), "", "", "")
+            plain = _GREEK_NAME.get(word, word)
+            if word.startswith("var") and re.search(rf"\\{plain}(?![A-Za-z])", self.text):
+                plain = word          # \epsilon and \varepsilon in one statement are two names (helper-44)
+            return ("name", plain, "", "", "")
         if s == "I":
             return ("ident", None)
         return ("name", s, "", "", s)
@@ -253,7 +256,14 @@ class _Build:
         return ("inner", self.node(a), self.node(b))
 
     def n_conj(self, _tok, a):
-        return ("conj", self.node(a))
+        """``("conj", a)``; of a single name ``("conj", a, barred)``, ``barred`` the name ``xbar`` that
+        ``\\bar{x}`` is unless ``x`` is complex (a mean, an average iterate in ML papers; helper-44: ``\\bar{x} = x``
+        was VERIFIED as ``conj(x) = x``): the emitter decides, knowing the complex names."""
+        node = self.node(a)
+        if node[0] == "name":
+            _, base, s, sup, letter = node
+            return ("conj", node, ("name", base + "bar", s, sup, letter))
+        return ("conj", node)
 
     def n_call(self, tok, *rest):
         s = str(tok)
@@ -359,8 +369,19 @@ class _Build:
     def n_inverse_transpose(self, a, _t):
         return ("invT", self.node(a))
 
-    def n_hermitian(self, a, _t):
-        return ("H", self.node(a))
+    def n_hermitian(self, a, tok):
+        """``("H", a, kind)``, ``kind`` ``"dagger"`` for ``^\\dagger``, ``"star"`` for ``^*``, ``^\\ast``, ``^\\star``
+        (then with the name ``xstar`` a single name ``x`` is in a real statement: the optimum), ``"H"`` for ``^H``.
+        The emitter decides, knowing the complex names (helper-44: ``A x^* = b`` was ``A x^H``)."""
+        node, t = self.node(a), str(tok)
+        if "dagger" in t:
+            return ("H", node, "dagger")
+        if re.search(r"\*|\\ast|\\star", t):
+            if node[0] == "name":
+                _, base, s, sup, letter = node
+                return ("H", node, "star", ("name", base + "star", s, sup, letter))
+            return ("H", node, "star")
+        return ("H", node, "H")
 
     def n_prime(self, a, _t):
         self.fail("\"'\" is ambiguous in LaTeX (a transpose, or another name): write ^\\top, or a new name")
@@ -481,4 +502,8 @@ def names_of(trees) -> dict[str, str]:
         for n in walk(t):
             if n[0] == "name":
                 out.setdefault(name_text(n), n[4])
+            elif n[0] == "conj" and len(n) > 2:      # \bar{x}: x's own shape is the barred name's too
+                out.setdefault(name_text(n[2]), n[2][4])
+            elif n[0] == "H" and len(n) > 3:         # x^*: the name xstar
+                out.setdefault(name_text(n[3]), n[3][4])
     return out
