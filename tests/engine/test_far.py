@@ -189,3 +189,33 @@ def test_a_failure_near_the_origin_is_found_at_small_sizes(seed):
     assert tc.run_claim(bad, seed=seed).verdict is tc.Verdict.REFUTED
     good = tc.identity("t.near_ok", "abs(trace(A*A.T) + 1/2)", "trace(A*A.T) + 1/2", **kw)
     assert tc.run_claim(good, seed=seed).verdict in (tc.Verdict.VERIFIED, tc.Verdict.PROVED)
+
+
+HELPER_43 = [   # (lhs, rhs, shapes): false only beyond a constant of the statement, or within one of the origin
+    ("abs(t - 300)", "300 - t", {}),
+    ("sigmoid(t - 300)", "exp(t - 300)", {}),
+    ("softplus(t - 200)", "exp(t - 200)", {}),
+    ("abs(t) + abs(t - 1e-9)", "abs(2*t - 1e-9)", {}),
+    ("abs(x.T*x - 1e6*eye(1))", "1e6*eye(1) - x.T*x", {"x": ("n", 1)}),
+    ("abs(trace(A.T*A) - 1e-6)", "trace(A.T*A) - 1e-6", {"A": ("n", "n")}),
+    ("abs(trace(A) - 1000)", "1000 - trace(A)", {"A": ("n", "n")}),
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("lhs, rhs, shapes", HELPER_43, ids=[f"{a} = {b}" for a, b, _ in HELPER_43])
+def test_a_statement_false_beyond_its_own_constant_is_refuted(lhs, rhs, shapes, seed):
+    """The far stage also draws at the scales the statement's constants suggest (design decision 172): each of
+    these was VERIFIED (helper-43), as the ladder 4..64 never reaches t > 300 nor |A|_F < 1e-3."""
+    r = tc.run_claim(_claim(lhs, rhs, shapes), seed=seed)
+    assert r.verdict is tc.Verdict.REFUTED, r.evidence
+
+
+@pytest.mark.parametrize("lhs, rhs, shapes", [
+    ("abs(t - 300) + 1", "abs(300 - t) + 1", {}),
+    ("(x - 1e-3*ones(n, 1)).T*(x - 1e-3*ones(n, 1))", "x.T*x - 2e-3*ones(1, n)*x + 1e-6*n*eye(1)", {"x": ("n", 1)}),
+    ("sqrt(t**2 + 1e-5)*sqrt(t**2 + 1e-5)", "t**2 + 1e-5", {}),
+])
+def test_true_statements_with_constants_stay_true_at_their_scales(lhs, rhs, shapes):
+    r = tc.run_claim(_claim(lhs, rhs, shapes), seed=0)
+    assert r.verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED), r.evidence

@@ -46,6 +46,7 @@ from theorem_check.authoring.spec import (
     Side,
     Spec,
     build_spec,
+    constant_scales,
     make_side,
     sampler,
     scaled_sampler,
@@ -163,7 +164,8 @@ def _statement(lhs, rhs, spec, *, name, kind, latex, cond, contexts, scale, note
     used = _names_used((lhs, rhs), spec)
     st = Statement(
         latex or f"{_latex(lhs, spec)} = {_latex(rhs, spec)}", name=name, kind=kind, dims=space,
-        sample=sampler(spec), sample_at_scale=scaled_sampler(spec), lhs=make_side(lhs, spec, "lhs", where),
+        sample=sampler(spec), sample_at_scale=scaled_sampler(spec), far_scales=constant_scales((lhs, rhs), spec),
+        lhs=make_side(lhs, spec, "lhs", where),
         rhs=make_side(rhs, spec, "rhs", where),
         scale=scale, derivation=None, contexts=tuple(contexts), cond=cond, note=note)
     if not derive or _false_at_a_generic_instance(st):

@@ -99,6 +99,7 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
         ladder = FAR_SCALES_SMALL
         total = max(total, FAR_SMALL_TOTAL)
     rounds = math.ceil(total / len(ladder))      # whole ladders, dealt to the configurations in turn
+    ladder = tuple(sorted({*ladder, *(float(s) for s in statement.far_scales)}))    # the statement's constants'
     results: list[InstanceResult] = []
     unevaluated = 0
     for k, cfg in enumerate(num.configs):

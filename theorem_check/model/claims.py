@@ -245,6 +245,12 @@ class Statement:
         statements false only where inputs are large (``logm(expm(X)) = X``) are REFUTED there.  The short
         forms (``tc.identity``, ``tc.erratum``, ``tc.gradient``, ``check``) set it; None (default): no far
         instances.  Design decision 131.
+    far_scales : tuple of float
+        Input scales the statement's own constants suggest (``abs(t - 300) = 300 - t`` is false only beyond
+        ``t = 300``; ``abs(trace(A.T*A) - 1e-6) = ...`` only within ``1e-3`` of the origin), evaluated by the far
+        stage beside its own ladder.  A hint of where to look, never a verdict: the short forms set it from the
+        numbers of string and SymPy sides (:func:`theorem_check.authoring.spec.constant_scales`); () (default):
+        the engine's ladder only.  Design decision 172.
     """
 
     latex: str
@@ -263,6 +269,7 @@ class Statement:
     undefined: str = "error"
     seed_of: str | None = None
     sample_at_scale: Callable[[np.random.Generator, Dims, int, Any], Mapping[str, Any]] | None = None
+    far_scales: tuple[float, ...] = ()
 
     @property
     def is_identity(self) -> bool:
