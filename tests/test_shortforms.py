@@ -241,6 +241,28 @@ def test_a_scalar_divisor_that_is_zero_everywhere_leaves_the_statement_undefined
     assert (v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)) is defined, v
 
 
+@pytest.mark.parametrize("lhs, rhs, shapes, structure, defined", [
+    ("0*log(-1 - t**2)", "0", {}, {}, False),
+    ("log(-1 - t**2) - log(-1 - t**2)", "0", {}, {}, False),
+    ("sqrt(-abs(t) - 1)**2", "-abs(t) - 1", {}, {}, False),
+    ("exp(log(t))", "t", {}, {}, False),                  # undefined for t < 0, as log(t) = log(t) is
+    ("exp(log(t))", "t", {}, {"t": "positive"}, True),
+    ("0*log(-trace(A))", "0", {"A": ("n", "n")}, {"A": "spd"}, False),
+    ("0*log(trace(A))", "0", {"A": ("n", "n")}, {"A": "spd"}, True),
+    ("sqrtm(A)*sqrtm(A)", "A", {"A": ("n", "n")}, {"A": "spd"}, True),
+])
+def test_a_function_call_sympy_removes_must_still_be_defined(lhs, rhs, shapes, structure, defined):
+    """SymPy folds ``0*log(-1 - t**2)`` to 0 and ``exp(log(t))`` to ``t`` while the side is built: undefined
+    statements were PROVED (helper-43).  The engine evaluates the removed call beside the side
+    (:mod:`theorem_check.authoring.guards`): where it is not a finite real number the instance is undefined."""
+    c = tc.identity("demo.sf_domain", lhs, rhs, shapes=shapes, structure=structure, register=False)
+    try:
+        v = _run(c, controls=False).verdict
+    except tc.TheoremCheckError:          # no instance could be evaluated: a broken statement, exit 2
+        v = None
+    assert (v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)) is defined, v
+
+
 BAD_DEFS = [
     (dict(structure={"A": "spd"}), "needs a square shape"),
     (dict(structure={"A": "weird"}), "must be one of"),

@@ -137,6 +137,14 @@ def test_inverted_bases_are_the_texts_raised_to_negative_powers():
     assert inverted_bases("A**2 + (A*X)**(1/2)") == [] and inverted_bases("A +* ") == []
 
 
+def test_domain_calls_are_the_logs_roots_and_fractional_powers():
+    from theorem_check.expr.textual import domain_calls
+
+    assert domain_calls("0*log(-1 - t**2)") == ["log(-1 - t**2)"]
+    assert sorted(domain_calls("exp(log(t)) + t**(1/2) + x**2 + y**-1 + t^0.5")) == ["log(t)", "t**(1/2)", "t**0.5"]
+    assert domain_calls("sqrtm(A)*logm(B) + expm(A)") == ["sqrtm(A)", "logm(B)"] and domain_calls("log(") == []
+
+
 def test_denominators_are_the_divisors_and_the_inverted_bases():
     from theorem_check.expr.textual import denominators
 

@@ -12,7 +12,14 @@ that is 0 everywhere could vanish with its quotient and the statement would be c
   that is not 0 at a random instance never is) the side raises ``ZeroDivisionError``.  The engine reports
   such a configuration grey (no value), so a statement that is nowhere defined is INCONCLUSIVE, not PROVED.
 
-A scalar divisor SymPy knows is not 0 (a number, ``sqrt(n)``, ``1 + exp(x)``) gets no guard.
+* a function defined on part of the reals (``log``, ``sqrt``, ``logm``, ``sqrtm``, a fractional power) whose call
+  SymPy removed (``0*log(-1 - t**2) = 0``, ``exp(log(t)) = t``, ``sqrt(t)*sqrt(t) = t``: PROVED, helper-43): it is
+  evaluated beside the side, and at an instance where its value is not a finite real number the side's value is
+  NaN there, as it would be had the call stayed in the side (the engine reports such instances undefined, per
+  instance: ``exp(log(t)) = t`` is INCONCLUSIVE, as ``log(t) = log(t)`` is).
+
+A scalar divisor SymPy knows is not 0 (a number, ``sqrt(n)``, ``1 + exp(x)``) gets no guard; a call the side still
+holds gets none either (the side's own value says where it is undefined).
 """
 
 from __future__ import annotations
@@ -52,9 +59,34 @@ class Guards:
 
     inverses: tuple[str, ...] = ()
     divisors: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.inverses or self.divisors)
+        return bool(self.inverses or self.divisors or self.calls)
+
+    def undefined_where(self, value, parse_at: Callable[[str], Any], ctx, values: Mapping[str, Any],
+                        dims: Mapping[str, int], structure: Mapping[str, str]):
+        """``value`` (the side's, a batch) with NaN at every instance where a removed call (``calls``) is not a
+        finite real number (in ``ctx``); ``value`` itself where every one is.  A call that raises raises, as it
+        would in the side."""
+        bad = None
+        for g in self.calls:
+            v = np.asarray(_float64(ex.evaluate(ex.compile_expr(parse_at(g)), ctx, values, dims, structure)))
+            with np.errstate(invalid="ignore"):
+                flags = ~np.isfinite(v) | (np.abs(np.imag(v)) > 0) if v.size else np.zeros(v.shape, bool)
+            flags = flags.reshape(flags.shape[0], -1).any(axis=1) if flags.ndim else np.atleast_1d(flags)
+            bad = flags if bad is None else bad | flags
+        if bad is None or not bad.any():
+            return value
+        out = np.array(value, copy=True)
+        if out.dtype == object:
+            import mpmath
+
+            out[bad] = mpmath.mpf("nan")
+        else:
+            out = out.astype(np.result_type(out.dtype, np.float32))
+            out[bad] = np.nan
+        return out
 
     def check(self, parse_at: Callable[[str], Any], ctx, values: Mapping[str, Any], dims: Mapping[str, int],
               structure: Mapping[str, str]) -> None:
@@ -93,11 +125,19 @@ def side_guards(text: str, parsed, shapes: Mapping[str, tuple], complex_names: t
     Inverses: the matrix bases the side inverts (:func:`theorem_check.expr.inverted_bases`) whose inverse
     ``parsed`` no longer holds (``(X.T*X)**-1*X.T*X*w = w`` with fewer rows than columns was PROVED).
     Divisors: the scalar divisors (:func:`theorem_check.expr.denominators`) SymPy does not know to be nonzero
-    (``x*trace(K)/trace(K) = x`` with ``K`` antisymmetric was VERIFIED; helper-42).  A fragment that does not
-    parse on its own gets no guard."""
+    (``x*trace(K)/trace(K) = x`` with ``K`` antisymmetric was VERIFIED; helper-42).  Calls: the calls of
+    :func:`theorem_check.expr.domain_calls` that ``parsed`` no longer holds (``0*log(-1 - t**2) = 0`` was PROVED;
+    helper-43).  A fragment that does not parse on its own gets no guard."""
     held = {a.base if isinstance(a, sp.MatPow) else a.arg for a in parsed.atoms(sp.MatPow, sp.Inverse)
             if isinstance(a, sp.Inverse) or (a.exp.is_number and a.exp < 0)}
-    inverses, divisors = [], []
+    inverses, divisors, calls = [], [], []
+    for g in ex.domain_calls(text):
+        try:
+            call = ex.parse(g, shapes, complex_names=complex_names, sizes=letters)
+        except Exception:  # noqa: BLE001 - a fragment that is no expression of its own: nothing to guard
+            continue
+        if not parsed.has(call) and not sp.sympify(call).is_number:
+            calls.append(g)
     for g in ex.denominators(text):
         try:
             base = ex.parse(g, shapes, complex_names=complex_names, sizes=letters)
@@ -108,4 +148,4 @@ def side_guards(text: str, parsed, shapes: Mapping[str, tuple], complex_names: t
                 inverses.append(g)
         elif not base.is_number and base.is_zero is not False:
             divisors.append(g)
-    return Guards(tuple(inverses), tuple(divisors))
+    return Guards(tuple(inverses), tuple(divisors), tuple(calls))

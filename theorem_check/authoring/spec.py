@@ -323,10 +323,14 @@ def make_side(s: Side, spec: Spec, which: str, where: str) -> Callable:
 
         def inner(inst, ctx):
             d = inst.get("_dims", {})
-            if guards:                # what SymPy cancelled (M**-1*M, trace(K)/trace(K)) must exist here
-                guards.check(lambda g: ex.parse(g, shapes, {k: d[k] for k in spec.ranges}, complex_names=cplx,
-                                                sizes=letters), ctx, inst, d, structure)
-            return ex.evaluate(ex.compile_expr(parsed(inst)), ctx, inst, d, structure)
+            if not guards:
+                return ex.evaluate(ex.compile_expr(parsed(inst)), ctx, inst, d, structure)
+
+            def parse_at(g):
+                return ex.parse(g, shapes, {k: d[k] for k in spec.ranges}, complex_names=cplx, sizes=letters)
+            guards.check(parse_at, ctx, inst, d, structure)   # what SymPy cancelled (M**-1*M, trace(K)/trace(K))
+            value = ex.evaluate(ex.compile_expr(parsed(inst)), ctx, inst, d, structure)
+            return guards.undefined_where(value, parse_at, ctx, inst, d, structure) if guards.calls else value
     elif isinstance(s, sp.Basic):
         try:
             recipe = ex.compile_expr(s)

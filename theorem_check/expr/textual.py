@@ -13,7 +13,7 @@ import tokenize
 
 from theorem_check.errors import ParseError
 
-__all__ = ["SIZE_FUNCTIONS", "carets", "denominators", "inverted_bases", "primes", "size_names_in", "tokens"]
+__all__ = ["DOMAIN_FUNCTIONS", "SIZE_FUNCTIONS", "carets", "denominators", "domain_calls", "inverted_bases", "primes", "size_names_in", "tokens"]
 
 
 _PRIME = re.compile(r"(?<=[A-Za-z0-9_)\]'])\s*'")
@@ -106,6 +106,37 @@ def denominators(text: str) -> list[str]:
     for seg in inverted_bases(text):
         out[seg] = None
     return list(out)
+
+
+DOMAIN_FUNCTIONS = ("log", "log1p", "sqrt", "logdet", "logm", "sqrtm", "cholesky", "hadamard_power")
+"""Statement functions defined on part of the reals only (a logarithm, a square root, a fractional power)."""
+
+
+def domain_calls(text: str) -> list[str]:
+    """The source text of every call of a function of :data:`DOMAIN_FUNCTIONS` and of every power with an
+    exponent that is not an integer constant (``t**(1/2)``), in order, once each; [] when the text does not parse.
+    SymPy removes such a call while it builds a side (``0*log(-1 - t**2)`` is 0, ``exp(log(t))`` is ``t``), so a
+    statement undefined everywhere would be checked as if it were defined: the engine evaluates these beside the
+    side (:mod:`theorem_check.authoring.guards`)."""
+    src = carets(primes(text)).strip()
+    try:
+        tree = ast.parse(src, mode="eval")
+    except SyntaxError:
+        return []
+    out: dict[str, None] = {}
+    for node in ast.walk(tree):
+        hit = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DOMAIN_FUNCTIONS) \
+            or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and not _integer_constant(node.right))
+        seg = ast.get_source_segment(src, node) if hit else None
+        if seg:
+            out[seg] = None
+    return list(out)
+
+
+def _integer_constant(node) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, int)
 
 
 _CONSTANTS = ("pi", "E", "I")
