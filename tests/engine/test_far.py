@@ -25,8 +25,8 @@ from theorem_check.engine.numeric import run_numeric
 from theorem_check.model.verdicts import Outcome
 from theorem_check.output.json_record import run_record, schema
 
-ANY_SCALE = set(FAR_SCALES) | set(FAR_SCALES_SMALL) | set(FAR_SCALES_SCALAR)
-"""A far instance's scale: one of the three ladders."""
+ANY_SCALE = set(FAR_SCALES) | set(FAR_SCALES_SMALL) | set(FAR_SCALES_SCALAR) | {1.0}
+"""A far instance's scale: one of the three ladders, or 1 at the sizes beyond the default ones (decision 175)."""
 
 
 def _claim(lhs, rhs, shapes, **kw):
@@ -219,3 +219,18 @@ def test_a_statement_false_beyond_its_own_constant_is_refuted(lhs, rhs, shapes, 
 def test_true_statements_with_constants_stay_true_at_their_scales(lhs, rhs, shapes):
     r = tc.run_claim(_claim(lhs, rhs, shapes), seed=0)
     assert r.verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED), r.evidence
+
+
+@pytest.mark.parametrize("lhs, rhs, shapes", [
+    ("x*(n-1)*(n-2)*(n-3)*(n-4) + x", "x", {"x": ("n", 1)}),
+    ("trace(eye(n))", "n + (n-1)*(n-2)*(n-3)*(n-4)", {}),
+    ("(n-1)*(n-2)*(n-3)*(n-4)*det(A) + trace(A)", "trace(A)", {"A": ("n", "n")}),
+])
+def test_a_statement_true_only_at_the_default_sizes_is_refuted_beyond_them(lhs, rhs, shapes):
+    """A size letter given no range is a statement for every size, drawn at 1..4: these hold there only and were
+    VERIFIED (helper-43).  The far stage also evaluates one configuration beyond (n = 6; decision 175); with the
+    range given (``sizes={"n": (1, 4)}``) the statement is about 1..4 and stays VERIFIED."""
+    r = tc.run_claim(_claim(lhs, rhs, shapes), seed=0)
+    assert r.verdict is tc.Verdict.REFUTED, r.evidence
+    r = tc.run_claim(_claim(lhs, rhs, shapes, sizes={"n": (1, 4)}), seed=0)
+    assert r.verdict in (tc.Verdict.VERIFIED, tc.Verdict.PROVED), r.evidence

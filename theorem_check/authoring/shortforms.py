@@ -45,6 +45,7 @@ from theorem_check.authoring.spec import (
     STRUCTURES,
     Side,
     Spec,
+    beyond_default,
     build_spec,
     constant_scales,
     make_side,
@@ -165,6 +166,7 @@ def _statement(lhs, rhs, spec, *, name, kind, latex, cond, contexts, scale, note
     st = Statement(
         latex or f"{_latex(lhs, spec)} = {_latex(rhs, spec)}", name=name, kind=kind, dims=space,
         sample=sampler(spec), sample_at_scale=scaled_sampler(spec), far_scales=constant_scales((lhs, rhs), spec),
+        far_dims=beyond_default(spec, space),
         lhs=make_side(lhs, spec, "lhs", where),
         rhs=make_side(rhs, spec, "rhs", where),
         scale=scale, derivation=None, contexts=tuple(contexts), cond=cond, note=note)

@@ -24,7 +24,7 @@ from theorem_check.numerics.sampling import (
 )
 
 __all__ = ["ANY_SHAPE_STRUCTURES", "DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES", "STRUCTURES", "Side", "Spec",
-           "complex_names", "constant_scales", "make_side", "sampler", "scaled_sampler", "build_spec", "statement_letters"]
+           "beyond_default", "complex_names", "constant_scales", "make_side", "sampler", "scaled_sampler", "build_spec", "statement_letters"]
 
 
 MAX_OPS = 120
@@ -63,12 +63,14 @@ def _dim_token(v, where: str):
 
 @dataclasses.dataclass(frozen=True)
 class Spec:
-    """Matrices (name -> (rows, cols) of ints/letters), scalars, structure, size ranges."""
+    """Matrices (name -> (rows, cols) of ints/letters), scalars, structure, size ranges; ``defaulted``: the size
+    letters whose range is :data:`DEFAULT_SIZE` because none was given."""
 
     mats: dict
     scalars: tuple
     structure: dict
     ranges: dict
+    defaulted: tuple = ()
 
     def size(self, v, d) -> int:
         return v if isinstance(v, int) else int(d[v])
@@ -166,7 +168,32 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
         if isinstance(rng, (int, np.integer)):
             rng = (int(rng), int(rng))
         ranges[k] = tuple(int(v) for v in rng) if isinstance(rng, (tuple, list)) and len(rng) == 2 else rng
-    return Spec(mats, tuple(sorted(scalars.items())), structure, ranges)
+    return Spec(mats, tuple(sorted(scalars.items())), structure, ranges, tuple(k for k in letters if k not in sizes))
+
+
+BEYOND_DEFAULT = (6, 5, 7)
+"""The sizes of the one configuration beyond :data:`DEFAULT_SIZE` (:func:`beyond_default`), letter by letter."""
+
+
+def beyond_default(spec: Spec, space) -> tuple[dict, ...]:
+    """The configuration beyond the default sizes, as the statement's ``far_dims``: every letter whose range was
+    not given (:data:`DEFAULT_SIZE`, 1..4) at a size of :data:`BEYOND_DEFAULT` (6, 5, 7, ... distinct), the others
+    at the top of their ranges; () when no letter was defaulted or the space's constraint refuses it.  A statement
+    with sizes not given is a statement for every size: ``x*(n-1)*(n-2)*(n-3)*(n-4) + x = x`` holds at 1..4 only
+    and was VERIFIED (helper-43).  Design decision 175."""
+    if not spec.defaulted:
+        return ()
+    dims = {k: int(hi) for k, (lo, hi) in spec.ranges.items()}
+    for j, k in enumerate(spec.defaulted):
+        dims[k] = BEYOND_DEFAULT[j] if j < len(BEYOND_DEFAULT) else BEYOND_DEFAULT[-1] + j
+    try:
+        if space.normalize is not None:
+            dims = dict(space.normalize(dims))
+        if space.where is not None and not space.where(dims):
+            return ()
+    except Exception:  # noqa: BLE001 - a constraint that cannot judge these sizes: no configuration beyond
+        return ()
+    return (dims,)
 
 
 def complex_names(spec: Spec) -> tuple[str, ...]:

@@ -344,7 +344,7 @@ def _shape_words(conv: dict) -> str:
 @click.command("check", epilog=EPILOG)
 @click.argument("statement")
 @click.option("--shape", "shape", multiple=True, metavar="NAME=ROWS,COLS",
-              help="A matrix and its shape; sizes are numbers or letters (drawn, 1..4 unless --size).")
+              help="A matrix and its shape; sizes are numbers or letters (drawn 1..4, and checked once beyond at 5..7, unless --size).")
 @click.option("--assume", "assume", multiple=True, metavar="NAME=KIND",
               help="Structure: symmetric, spd, orthogonal, invertible, diagonal, antisymmetric, hermitian "
                    "(square matrices); complex (any shape or a scalar: CN(0,1) entries (x+iy)/sqrt 2); "

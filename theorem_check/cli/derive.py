@@ -79,7 +79,7 @@ def closed_form(expression: str, wrt: str, shapes: dict, structure: dict, order:
 @click.argument("expression", metavar="EXPR")
 @click.option("--wrt", required=True, metavar="X", help="The variable (a name declared with --shape).")
 @click.option("--shape", "shape", multiple=True, metavar="NAME=ROWS,COLS",
-              help="A matrix and its shape; sizes are numbers or letters (drawn, 1..4 unless --size).")
+              help="A matrix and its shape; sizes are numbers or letters (drawn 1..4, and checked once beyond at 5..7, unless --size).")
 @click.option("--assume", "assume", multiple=True, metavar="NAME=KIND",
               help="Structure: symmetric, spd, orthogonal, invertible, diagonal, antisymmetric (positive: scalars).")
 @click.option("--size", "size", multiple=True, metavar="LETTER=LO:HI", help="Range of a size letter (default 1:4).")

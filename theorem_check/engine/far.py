@@ -115,11 +115,27 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
         results += [dataclasses.replace(r, scale=float(scales[r.index])) for r in batch]
         if any(r.outcome is Outcome.FAILS for r in results):
             break
+    beyond = 0
+    for j, cfg in enumerate(statement.far_dims):          # sizes beyond the ranges sampled (decision 175)
+        if any(r.outcome is Outcome.FAILS for r in results):
+            break
+        scales = np.array((1.0, *ladder))
+        beyond += len(scales)
+        try:
+            batch = evaluate_instances(_at_scale(statement, scales), dict(cfg), derive_seed(seed, "far", "beyond", j),
+                                       len(scales), far=True)
+        except Exception:  # noqa: BLE001 - sizes at which the statement cannot be evaluated: no evidence
+            unevaluated += len(scales)
+            continue
+        results += [dataclasses.replace(r, scale=float(scales[r.index])) for r in batch]
     bad = next((r for r in results if r.outcome is Outcome.FAILS), None)
     undecided = unevaluated + sum(r.outcome is Outcome.GREY for r in results)
     vacuous = sum(r.vacuous for r in results)
     text = (f"far from the origin: {len(results) + unevaluated} instances at input scales "
             f"{', '.join(f'{s:g}' for s in ladder)}")
+    if beyond:
+        sizes = ", ".join(f"{k}={v}" for cfg in statement.far_dims for k, v in cfg.items())
+        text += f" ({beyond} of them at sizes beyond those drawn: {sizes})"
     if bad is None:
         counts = [f"{undecided} undecided"] * bool(undecided) + [f"{vacuous} vacuous"] * bool(vacuous)
         text += ", none fails" + (f" ({', '.join(counts)})" if counts else "")

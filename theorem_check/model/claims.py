@@ -251,6 +251,11 @@ class Statement:
         stage beside its own ladder.  A hint of where to look, never a verdict: the short forms set it from the
         numbers of string and SymPy sides (:func:`theorem_check.authoring.spec.constant_scales`); () (default):
         the engine's ladder only.  Design decision 172.
+    far_dims : tuple of mapping name -> int
+        Configurations beyond the statement's own size ranges where it is still meant to hold (a short form's
+        size letter given no range is a statement for every size, sampled at 1..4), evaluated by the far stage,
+        which can only refute (``x*(n-1)*(n-2)*(n-3)*(n-4) + x = x`` fails at ``n = 5``).  () (default): none.
+        Design decision 175.
     """
 
     latex: str
@@ -270,6 +275,7 @@ class Statement:
     seed_of: str | None = None
     sample_at_scale: Callable[[np.random.Generator, Dims, int, Any], Mapping[str, Any]] | None = None
     far_scales: tuple[float, ...] = ()
+    far_dims: tuple[Mapping[str, int], ...] = ()
 
     @property
     def is_identity(self) -> bool:
