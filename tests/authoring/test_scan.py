@@ -78,6 +78,7 @@ def test_md_and_txt_fixtures():
     (r"\lim_{\rho\to 0} f = g", [r"\lim_{\rho\to 0} f", "g"], ["="]),
     (r"f(x=1) \leq 2", ["f(x=1)", "2"], [r"\leq"]),
     (r"\ell(\theta,z)=\ell(Q(\theta),z),\forall\rho\in\mathbb{R},", [r"\ell(\theta,z)", r"\ell(Q(\theta),z)"], ["="]),
+    (r"x^\top x = \|x\|^2, \quad \forall x", [r"x^\top x", r"\|x\|^2"], ["="]),      # helper-44
     (r"a := b", ["a", "b"], [":="]),
     (r"\dot C = G =: H", [r"\dot C", "G", "H"], ["=", "=:"]),
     (r"a \leftarrow b", [r"a \leftarrow b"], []),

@@ -137,3 +137,15 @@ def test_unnumbered_rows_before_a_numbered_continuation_are_its_chain():
     d = find_displays(tex, "tex")
     assert [(x.number, " ".join(x.latex.split()), x.continues) for x in d] == [
         ("1", "X = Y = Z = W", ""), ("2", "P = Q", ""), ("3", "= R", "P = Q")]
+
+
+def test_row_spacing_intertext_split_and_tagged_dollars():
+    """helper-44: ``\\\\[4pt]`` put ``4pt`` into the next row, ``\\intertext`` merged two numbered rows (every later
+    number off by one), ``split`` inside ``equation`` was "unexpected '\\begin'", ``$$ .. \\tag{7} $$`` was skipped."""
+    tex = ("\\begin{align}\na &= b \\label{eq:a} \\\\[4pt]\nc &= d \\\\*\ne &= f\n\\intertext{and also}\ng &= h\n"
+           "\\end{align}\n\\begin{equation}\n\\begin{split}\np &= q \\\\\n&= r\n\\end{split}\n\\end{equation}\n"
+           "$$ s = t \\tag{7} $$\n\\begin{equation} u = v \\end{equation}\n")
+    d = find_displays(tex, "tex")
+    assert [(x.number, " ".join(x.latex.split())) for x in d] == [
+        ("1", "a = b"), ("2", "c = d"), ("3", "e = f"), ("4", "g = h"), ("5", "p = q = r"), ("7", "s = t"),
+        ("6", "u = v")]

@@ -168,7 +168,8 @@ def relations(latex: str) -> tuple[list[str], list[str]]:
     ``\\lim_{\\rho\\to 0}``, ``\\mathbb{E}_{x\\sim D}``) do not count; nor do those inside ``\\left(``
     ... ``\\right)`` or plain parentheses."""
     s = strip_wrappers(latex)
-    s = re.sub(r"(?:(?:,|\\q?quad|\\[,;])\s*)+\\text\{\s*(?:for|where|if)\b.*$|,?\s*\\forall.*$", "", s)
+    s = re.sub(r"(?:(?:,|\\q?quad|\\[,;])\s*)+\\text\{\s*(?:for|where|if)\b.*$|(?:(?:,|\\q?quad|\\[,;])\s*)*\\forall.*$",
+               "", s)
     depth = paren = 0
     ops, rels, start, i = [], [], 0, 0
     while i < len(s):

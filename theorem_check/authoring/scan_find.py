@@ -170,15 +170,28 @@ _ENV_RE = re.compile(r"\\begin\{(" + _ENVS + r")(\*?)\}(?:\{\d+\})?(.*?)\\end\{\
 _ROWS = {"align", "gather", "eqnarray", "flalign", "alignat"}
 
 
+_ROW_END = re.compile(r"\\\\\*?(?:\s*\[[^\]]*\])?")
+"""A row's end ``\\\\``, with its optional ``*`` and vertical space ``[4pt]`` (helper-44: ``4pt`` was read into the
+next row)."""
+_INTERTEXT = re.compile(r"\\(?:short)?intertext\s*\{")
+
+
 def _split_rows(body: str) -> list[tuple[int, str]]:
-    """Rows of an align-like body at top-level ``\\\\`` (not inside braces): (offset, text)."""
+    """Rows of an align-like body at top-level ``\\\\`` (not inside braces): (offset, text); an ``\\intertext{..}``
+    (text between the rows) ends a row too and is dropped."""
     rows, depth, start, i = [], 0, 0, 0
     while i < len(body):
         c = body[i]
-        if body.startswith("\\\\", i) and depth == 0:
+        m = _ROW_END.match(body, i) if depth == 0 and c == "\\" else None
+        if m:
             rows.append((start, body[start:i]))
-            i += 2
-            start = i
+            i = start = m.end()
+            continue
+        m = _INTERTEXT.match(body, i) if depth == 0 and c == "\\" else None
+        if m:
+            end = _matching(body, m.end() - 1)
+            rows.append((start, body[start:i]))
+            i = start = (end + 1) if end >= 0 else len(body)
             continue
         if c == "\\":
             i += 2
@@ -188,6 +201,18 @@ def _split_rows(body: str) -> list[tuple[int, str]]:
         i += 1
     rows.append((start, body[start:]))
     return [(o, r) for o, r in rows if r.strip()]
+
+
+_INNER = re.compile(r"\\begin\{(split|aligned|alignedat)\}(?:\[[tcb]\]|\{\d+\})?(.*?)\\end\{\1\}", re.S)
+
+
+def _inner_rows_joined(body: str) -> str:
+    """``\\begin{split} a &= b \\\\ &= c \\end{split}`` (also ``aligned``) as the one row ``a = b = c`` it
+    numbers (helper-44: "unexpected '\\begin'"), of the same length so that offsets still point into the text."""
+    def joined(m):
+        inner = " ".join(r for _, r in _split_rows(m.group(2))).replace("&", " ")
+        return inner.ljust(len(m.group(0)))[:len(m.group(0))] if len(inner) <= len(m.group(0)) else inner
+    return _INNER.sub(joined, body)
 
 
 def _strip_comments(text: str) -> str:
@@ -214,8 +239,9 @@ def _find_tex(text: str) -> list[Display]:
     counter = 0
     spans = [(m.start(), m.end(), m.group(1), m.group(2) == "*", m.start(3), m.group(3))
              for m in _ENV_RE.finditer(text)]
-    spans += [(m.start(), m.end(), "display", True, m.start(1), m.group(1))
-              for m in re.finditer(r"\\\[(.*?)\\\]", text, re.S) if "\\tag" in m.group(1)]
+    spans += [(m.start(), m.end(), "display", True, m.start(k), m.group(k))     # \[ .. \tag{5} \], $$ .. \tag{5} $$
+              for m in re.finditer(r"\\\[(.*?)\\\]|\$\$(.*?)\$\$", text, re.S)
+              for k in (1 if m.group(1) is not None else 2,) if "\\tag" in m.group(k)]
     within = re.search(r"\\numberwithin\s*\{equation\}\s*\{section\}", text) is not None
     sections = _section_numbers(text) if within else []
     prefix = last = ""
@@ -225,6 +251,7 @@ def _find_tex(text: str) -> list[Display]:
             prefix = here[-1] if here else "0"
             if prefix != last:
                 counter, last = 0, prefix
+        body = _inner_rows_joined(body)
         rows = _split_rows(body) if env in _ROWS else [(0, body)]
         prev = ""
         chain, chain_cont = "", ""   # unnumbered rows since the last numbered one, and what they continue
