@@ -194,3 +194,21 @@ def test_side_text_reads_back_to_the_same_tree(text):
     # and up to SymPy's folding when it builds a node anew: det(trace(A)*eye(n)) is printed as what SymPy made of it,
     # det(eye(n))*trace(A)**n, whose det(eye(n)) folds to 1 when read (evaluated, both are the same tree)
     assert norm(back) == norm(tree) or norm(back.doit()) == norm(tree.doit())
+
+
+def test_structure_declared_in_the_text_reaches_the_claims():
+    """helper-44: with "$\\Sigma \\succ 0$" in the text, ``scan --run`` REFUTED the log-det gradient (Sigma was drawn
+    general), and ``Q^T Q = I`` needed "a shape for n" (the identity's size letter)."""
+    import theorem_check as tc
+    from theorem_check.authoring.scan import scan_text
+    from theorem_check.authoring.skeleton import skeleton_claims
+
+    text = ("Let $\\Sigma \\in \\mathbb{R}^{n\\times n}$ with $\\Sigma \\succ 0$, $Q \\in O(n)$ and $\\lambda > 0$.\n"
+            "\\begin{equation}\\nabla_\\Sigma \\log\\det \\Sigma = \\Sigma^{-1}\\end{equation}\n"
+            "\\begin{equation}Q^\\top Q = I\\end{equation}\n"
+            "\\begin{equation}\\sqrt{\\lambda}^2 = \\lambda\\end{equation}\n")
+    scan = scan_text(text, "tex", parse=default_parser())
+    assert [e.cls for e in scan.entries] == ["checkable"] * 3
+    assert [dict(e.structure) for e in scan.entries] == [{"Sigma": "spd"}, {"Q": "orthogonal"}, {"lamda": "positive"}]
+    verdicts = [tc.run_claim(c, seed=0).verdict for c in skeleton_claims(scan, "t")]
+    assert all(v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED) for v in verdicts), verdicts

@@ -149,3 +149,17 @@ def test_row_spacing_intertext_split_and_tagged_dollars():
     assert [(x.number, " ".join(x.latex.split())) for x in d] == [
         ("1", "a = b"), ("2", "c = d"), ("3", "e = f"), ("4", "g = h"), ("5", "p = q = r"), ("7", "s = t"),
         ("6", "u = v")]
+
+
+def test_structures_declared_in_prose_and_formulas():
+    from theorem_check.authoring.scan_find import find_structures
+
+    text = (r"Let $\Sigma \in \mathbb{R}^{n\times n}$ with $\Sigma \succ 0$, let $S \in \mathbb{R}^{n \times n}$ be "
+            "symmetric,\n"
+            r"$P \in \mathbb{S}^n_{++}$, $R \in \mathbb{S}^{d}$, $Q \in O(m)$, $\lambda > 0$, $a > 0.5$, "
+            "$x^\\top y > 0$.\nA positive definite matrix $A$; $K$ is skew-symmetric; diagonal matrices $D, E$.")
+    got = [(d.name, d.structure, d.shape) for d in find_structures(text)]
+    assert sorted(got) == sorted([
+        ("S", "symmetric", ()), (r"\Sigma", "spd", ()), ("A", "spd", ()), ("K", "antisymmetric", ()),
+        ("D", "diagonal", ()), ("E", "diagonal", ()), ("P", "spd", ("n", "n")), ("R", "symmetric", ("d", "d")),
+        ("Q", "orthogonal", ("m", "m")), (r"\lambda", "positive", ())])

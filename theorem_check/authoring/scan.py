@@ -44,6 +44,7 @@ from theorem_check.authoring.scan_find import (
     Display,
     find_declarations,
     find_displays,
+    find_structures,
     read_text,
     strip_wrappers,
     text_format,
@@ -91,7 +92,9 @@ class Entry:
     ``sides`` the parsed identities ``((lhs, rhs), ...)`` in the string syntax, ``names`` the names
     they use, ``missing`` the names without a shape, ``shapes`` name -> shape for the names used,
     ``continues`` the LaTeX this row continues (``""`` if none), ``claims`` the built-in claims that
-    cover it (filled by :func:`theorem_check.authoring.scan.Scan.with_coverage`).
+    cover it (filled by :func:`theorem_check.authoring.scan.Scan.with_coverage`), ``structure`` name -> kind
+    (``spd``, ``symmetric``, ``positive``, ...) for the names used that the text declares so
+    (:func:`~theorem_check.authoring.scan_find.find_structures`).
     """
 
     number: str
@@ -108,6 +111,7 @@ class Entry:
     continues: str = ""
     cited: bool = False
     claims: tuple = ()
+    structure: Mapping = field(default_factory=dict)
 
     def record(self) -> dict:
         """The JSON form (docs/json.md, record kind ``scan``)."""
@@ -115,7 +119,8 @@ class Entry:
                 "class": self.cls, "reason": self.reason, "relation": self.relation, "cited": self.cited,
                 "continues": self.continues, "identities": [list(s) for s in self.sides],
                 "names": list(self.names), "missing": list(self.missing),
-                "shapes": {k: list(v) for k, v in self.shapes.items()}, "claims": list(self.claims)}
+                "shapes": {k: list(v) for k, v in self.shapes.items()}, "structure": dict(self.structure),
+                "claims": list(self.claims)}
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,7 @@ class Scan:
     declarations: tuple
     reader: bool
     paper: str = ""
+    structures: tuple = ()
 
     def counts(self) -> dict:
         """Number of entries per class (every class of :data:`CLASSES`, zeros included)."""
@@ -141,7 +147,7 @@ class Scan:
     def with_coverage(self, paper: str, claim_refs: Mapping[str, tuple]) -> "Scan":
         """This scan with each entry's ``claims``: ``claim_refs`` maps an equation number to claim ids."""
         entries = tuple(_replace(e, claims=tuple(claim_refs.get(e.number, ()))) for e in self.entries)
-        return Scan(self.path, self.format, entries, self.declarations, self.reader, paper)
+        return Scan(self.path, self.format, entries, self.declarations, self.reader, paper, self.structures)
 
 
 def _replace(e: Entry, **kw) -> Entry:
@@ -298,20 +304,42 @@ def size_letter(size: str) -> str | int | None:
     return re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_")
 
 
+def _reader_name(d: Declaration, parse: Parser | None) -> str | None:
+    """The reader's (string-syntax) name of a declared LaTeX name; None when it reads as no single name."""
+    if parse is None:
+        return d.name
+    try:
+        lhs, _ = parse(f"{d.name} = {d.name}")
+        got = side_names(lhs)
+    except (TheoremCheckError, ValueError, TypeError):
+        return None
+    return got.pop() if len(got) == 1 else None
+
+
+def _declared_structure(structs: Iterable[Declaration], shapes: Mapping[str, tuple], parse: Parser | None) -> dict:
+    """Reader name -> structure kind, the first declaration of each name whose shape fits the kind: a square
+    matrix for a matrix kind, a scalar (no shape, or ``()``) for ``positive``."""
+    out: dict = {}
+    for d in structs:
+        name = _reader_name(d, parse)
+        if name is None or name in out:
+            continue
+        shape = shapes.get(name)
+        if d.structure == "positive":
+            if not shape:
+                out[name] = "positive"
+        elif shape is not None and len(shape) == 2 and shape[0] == shape[1]:
+            out[name] = d.structure
+    return out
+
+
 def _declared_shapes(decls: Iterable[Declaration], parse: Parser | None) -> dict:
     """Reader name -> shape tuple (sizes as :func:`size_letter`), the first declaration of each name."""
     out: dict = {}
     for d in decls:
-        name = d.name
-        if parse is not None:
-            try:
-                lhs, _ = parse(f"{d.name} = {d.name}")
-                got = side_names(lhs)
-                if len(got) != 1:
-                    continue
-                name = got.pop()
-            except (TheoremCheckError, ValueError, TypeError):
-                continue
+        name = _reader_name(d, parse)
+        if name is None:
+            continue
         shape = tuple(size_letter(x) for x in d.shape)
         if len(shape) <= 2 and None not in shape:   # tensors and sizes that are expressions: no shape
             out.setdefault(name, shape)
@@ -321,8 +349,10 @@ def _declared_shapes(decls: Iterable[Declaration], parse: Parser | None) -> dict
 # ----------------------------------------------------------------------------------------------------
 # classification
 # ----------------------------------------------------------------------------------------------------
-def classify(display: Display, shapes: Mapping[str, tuple], parse: Parser | None) -> Entry:
-    """Classify one display (see the module docstring); never raises for a statement the reader refuses."""
+def classify(display: Display, shapes: Mapping[str, tuple], parse: Parser | None,
+             structure: Mapping[str, str] | None = None) -> Entry:
+    """Classify one display (see the module docstring); never raises for a statement the reader refuses.
+    ``structure``: name -> kind the text declares (kept for the names the display uses)."""
     base = dict(number=display.number, line=display.line, latex=display.latex, label=display.label,
                 continues=display.continues, cited=display.cited)
     if display.cited:
@@ -351,10 +381,14 @@ def classify(display: Display, shapes: Mapping[str, tuple], parse: Parser | None
         except TheoremCheckError as exc:
             return Entry(cls="unparsed", reason=" ".join(str(exc).split())[:160], relation=relation, **base)
         sides.append((side_text(lhs), side_text(rhs)))
-    missing = tuple(sorted(n for n in names if n not in shapes))
-    used = {n: tuple(shapes[n]) for n in sorted(names) if n in shapes}
+    scalars = {n: () for n, k in (structure or {}).items() if k == "positive" and n not in shapes}
+    letters = {x for shp in shapes.values() for x in shp if isinstance(x, str) and x != "1"}
+    known = {**shapes, **scalars}
+    missing = tuple(sorted(n for n in names if n not in known and n not in letters))   # eye(n): n a size
+    used = {n: tuple(known[n]) for n in sorted(names) if n in known}
+    kinds = {n: k for n, k in sorted((structure or {}).items()) if n in names}
     common = dict(relation=relation, sides=tuple(sides), names=tuple(sorted(names)), missing=missing,
-                  shapes=used, **base)
+                  shapes=used, structure=kinds, **base)
     if missing:
         return Entry(cls="needs shapes", reason="no shape for " + ", ".join(missing), **common)
     for pair in sides:
@@ -374,9 +408,11 @@ def scan_text(text: str, fmt: str, *, path: str = "-", parse: Parser | None = No
     """Scan ``text`` of format ``fmt`` (``tex``, ``md``, ``txt``) with the injected ``parse``."""
     displays = find_displays(text, fmt)
     decls = tuple(find_declarations(text))
-    shapes = _declared_shapes(decls, parse)
-    entries = tuple(classify(d, shapes, parse) for d in displays)
-    return Scan(path, fmt, entries, decls, parse is not None)
+    structs = tuple(find_structures(text))
+    shapes = _declared_shapes(decls + tuple(d for d in structs if d.shape), parse)
+    structure = _declared_structure(structs, shapes, parse)
+    entries = tuple(classify(d, shapes, parse, structure) for d in displays)
+    return Scan(path, fmt, entries, decls, parse is not None, "", structs)
 
 
 _USE_DEFAULT = object()

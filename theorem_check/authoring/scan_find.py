@@ -46,7 +46,7 @@ from pathlib import Path
 from theorem_check.errors import InvalidArgument
 
 __all__ = ["Display", "Declaration", "FORMATS", "text_format", "find_displays", "find_declarations",
-           "strip_wrappers", "read_text"]
+           "find_structures", "strip_wrappers", "read_text"]
 
 FORMATS = ("tex", "md", "txt")
 """The text formats :func:`find_displays` knows."""
@@ -82,6 +82,7 @@ class Declaration:
     shape: tuple
     line: int
     text: str
+    structure: str = ""
 
 
 def text_format(path: str | Path) -> str:
@@ -493,6 +494,59 @@ def find_declarations(text: str) -> list[Declaration]:
             if name and _ATOM.match(name) and name not in (r"\cdots", r"\ldots", r"\dots"):
                 out.append(Declaration(name, shape, _line_of(text, m.start()), text[m.start():m.end()]))
     return out
+
+
+_KIND_WORDS = (("skew-symmetric", "antisymmetric"), ("antisymmetric", "antisymmetric"),
+               ("symmetric positive definite", "spd"), ("symmetric positive-definite", "spd"),
+               ("positive definite", "spd"), ("positive-definite", "spd"), ("symmetric", "symmetric"),
+               ("orthogonal", "orthogonal"), ("diagonal", "diagonal"), ("invertible", "invertible"))
+_KIND = "|".join(re.escape(w) for w, _ in _KIND_WORDS)
+_MATH = r"\$([^$]{1,60})\$"
+_STRUCTURE_PATTERNS = (
+    # $S$ is symmetric / $A, B$ be positive definite / $Q$ is an orthogonal matrix
+    re.compile(_MATH + r"\s*,?\s*(?:is|be|are)\s+(?:an?\s+|both\s+)?(" + _KIND + r")\b", re.I),
+    # a symmetric matrix $S$, symmetric positive definite matrices $A, B$
+    re.compile(r"\b(" + _KIND + r")\s+(?:matrix|matrices)\s+" + _MATH, re.I),
+)
+_SYMBOLIC = (
+    (re.compile(r"\\succ\s*0(?![.\d])"), "spd"),                           # \Sigma \succ 0
+    (re.compile(r"\\in\s*\\mathbb\s*\{?S\}?\s*(?:\^\s*\{?\w+\}?\s*)?_\s*\{?\s*\+\+\s*\}?"), "spd"),
+    (re.compile(r"\\in\s*\\mathbb\s*\{?S\}?\s*_\s*\{?\s*\+\+\s*\}?"), "spd"),
+    (re.compile(r"\\in\s*\\mathbb\s*(?:\{S\}|S)(?:\s*\^\s*(?:\{[^{}]*\}|\w)(?!\s*_)|(?!\s*[_^]))"), "symmetric"),
+    (re.compile(r"\\in\s*(?:\\mathcal\s*\{?O\}?|\\mathrm\s*\{?O\}?|O)\s*\("), "orthogonal"),
+    (re.compile(r"(?<![<>=\\])>\s*0(?![.\d])"), "positive"),                  # \lambda > 0
+)
+
+
+def find_structures(text: str) -> list[Declaration]:
+    """Structure declarations in the text's prose and formulas, in reading order: ``\\Sigma \\succ 0`` (spd),
+    ``S \\in \\mathbb{S}^n_{++}`` (spd), ``\\mathbb{S}^n`` (symmetric), ``Q \\in O(n)`` (orthogonal),
+    ``\\lambda > 0`` (positive), "``$S$`` is symmetric", "a positive definite matrix ``$A$``", ... (helper-44: a
+    paper's ``\\nabla_\\Sigma \\log\\det \\Sigma = \\Sigma^{-1}`` with "``\\Sigma \\succ 0``" in its text was
+    REFUTED by ``scan --run``).  Each is a :class:`Declaration` with ``structure`` set and ``shape`` ``()`` (or
+    ``(n, n)`` for ``\\mathbb{S}^n``, ``O(n)``); the caller keeps one whose name has a shape that fits (square for a matrix kind, a scalar for
+    ``positive``)."""
+    out = []
+    for pat in _STRUCTURE_PATTERNS:
+        for m in pat.finditer(text):
+            math, word = (m.group(1), m.group(2)) if pat is _STRUCTURE_PATTERNS[0] else (m.group(2), m.group(1))
+            kind = next(k for w, k in _KIND_WORDS if w == word.lower())
+            for name in _split_names(re.split(r"\\in\b", math)[0]):
+                if _ATOM.match(name.strip()):
+                    out.append(Declaration(name.strip(), (), _line_of(text, m.start()), m.group(0), kind))
+    for pat, kind in _SYMBOLIC:
+        for m in pat.finditer(text):
+            after = text[m.start():m.end() + 24]
+            size = re.search(r"\\mathbb\s*(?:\{S\}|S)\s*(?:_\s*\{?\s*\+\+\s*\}?\s*)?\^\s*(\{[^{}]*\}|\w)", after) \
+                or re.search(r"O\s*\}?\s*\(\s*([A-Za-z0-9_{}\\]+)\s*\)", after)
+            n = size.group(1).strip("{} ") if size else ""
+            shape = (n, n) if n else ()
+            before = text[max(0, m.start() - 120):m.start()]
+            before = re.split(r"\$|\n|\\forall|\bwhere\b|\bfor\b|\bwith\b|\band\b|\\quad|:|=|\\in\b", before)[-1]
+            for name in _split_names(before):
+                if _ATOM.match(name.strip()):
+                    out.append(Declaration(name.strip(), shape, _line_of(text, m.start()), m.group(0), kind))
+    return sorted(dict.fromkeys(out), key=lambda d: d.line)
 
 
 def _split_names(s: str) -> list[str]:

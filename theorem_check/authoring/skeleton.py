@@ -61,6 +61,8 @@ def _entry_lines(e: Entry, key: str) -> list[str]:
         for k, (lhs, rhs) in enumerate(e.sides, start=1):
             out.append(f"tc.identity({claim_id(key, e.number, k)!r}, {lhs!r}, {rhs!r},")
             out.append(f"            shapes={_shapes(e)},")
+            if e.structure:
+                out.append(f"            structure={dict(e.structure)!r},")
             out.append(f"            equation={'(' + e.number + ')'!r}, latex={_py(e.latex)})")
         return out
     out = [f"# TODO {where}: {e.cls}: {e.reason}"]
@@ -119,5 +121,6 @@ def skeleton_claims(scan: Scan, key: str) -> list:
         seen.add(e.number)
         for k, (lhs, rhs) in enumerate(e.sides, start=1):
             out.append(identity(claim_id(key, e.number, k), lhs, rhs, shapes=dict(e.shapes),
-                                equation=f"({e.number})", latex=e.latex, register=False))
+                                structure=dict(e.structure) or None, equation=f"({e.number})", latex=e.latex,
+                                register=False))
     return out

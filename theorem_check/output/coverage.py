@@ -72,6 +72,7 @@ def scan_record(scan: Scan) -> dict:
     rec.update({"path": scan.path, "format": scan.format, "reader": scan.reader, "paper": scan.paper or None,
                 "counts": scan.counts(),
                 "declarations": [{"name": d.name, "shape": list(d.shape), "line": d.line} for d in scan.declarations],
+                "structures": [{"name": d.name, "structure": d.structure, "line": d.line} for d in scan.structures],
                 "equations": [e.record() for e in scan.entries]})
     return rec
 
