@@ -204,6 +204,16 @@ def test_a_bar_over_a_complex_name_is_its_conjugate_and_over_a_real_one_a_name()
         parse_latex_statement(r"A A^{\dagger} A = A", SQ)
 
 
+def test_a_value_at_a_time_is_refused_unless_the_name_is_declared():
+    """helper-44: ``W(t) = W(0)`` (nothing declared) was read as ``W*t = W*0``; a product with a bracketed sum
+    (``A(x + y)``) stays a product, and a declared name keeps the product reading."""
+    conv = {"W": ("n", "n"), "t": ("n", 1), "A": ("n", "n"), "x": ("n", 1), "y": ("n", 1)}
+    with pytest.raises(ParseError, match=r"'W\(t\)' reads as W at t"):
+        parse_latex_statement(r"W(t) = W(0)", conv, declared=())
+    assert parse_latex_statement(r"A(x + y) = A x + A y", conv, declared=()) == ("A*(x + y)", "A*x + A*y")
+    assert parse_latex_statement(r"W(t) = W t", conv, declared={"W", "t"}) == ("W*t", "W*t")
+
+
 def test_statement_sides_and_conventions():
     assert parse_latex_statement(r"\operatorname{tr}(AB) = \operatorname{tr}(BA)") == ("trace(A*B)", "trace(B*A)")
     assert parse_latex_statement(r"\nabla_X \log\det X = X^{-\top}") == ("grad(log(det(X)), X)", "(X**-1).T")

@@ -318,7 +318,8 @@ def read_latex(statement: str, shapes: dict, declared=None, complex_names=(), si
     scalars = {k: () for k, v in (declared.shapes.items() if declared is not None else ()) if v == ()}
     conv = convention_shapes(names, {**shapes, **scalars})
     full = {**shapes, **conv}
-    lhs, rhs = parse_latex_statement(statement, full, complex_names, scalars=tuple(scalars))
+    lhs, rhs = parse_latex_statement(statement, full, complex_names, scalars=tuple(scalars),
+                                     declared=set(shapes) | set(scalars))
     text = f"{lhs} = {rhs}"
     unused = [k for k in conv if not re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", text)]
     for k in unused:          # \bar{W} of a complex W is conj(W): the name Wbar the reading offered is not used

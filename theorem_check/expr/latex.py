@@ -144,7 +144,8 @@ def convention_shapes(names: Mapping[str, str], declared: Mapping[str, tuple] | 
 
 
 def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
-                          complex_names: Iterable[str] = (), scalars: Iterable[str] = ()) -> tuple[str, str]:
+                          complex_names: Iterable[str] = (), scalars: Iterable[str] = (),
+                          declared: Iterable[str] | None = None) -> tuple[str, str]:
     """``"LHS = RHS"`` in LaTeX -> its two sides in the string syntax (see the module docstring).
 
     Parameters
@@ -161,6 +162,10 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
         (``\\phi(x + y)``, ``\\mathrm{ReLU}(x)``) is a product only when declared (here or in ``shapes``);
         otherwise it is refused, as a function applied would be read as a product (a false linearity PROVED).
         ``\\sigma(...)`` is the sigmoid, refused when ``\\sigma`` is declared or also used as a name.
+    declared : iterable of str, optional
+        The names the user declared (``shapes`` may hold the conventions' too).  Given, a name before a
+        parenthesis that holds one name or number (``W(t)``, ``W(0)``: a value at a time, in papers) is refused
+        unless declared here (helper-44: ``W(t) = W(0)`` read as ``W t = W 0``).
 
     Raises
     ------
@@ -177,7 +182,7 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
         raise ParseError(f"statement={text!r} is not an identity ({what}): give one 'LHS = RHS'")
     if shapes is None:
         shapes = convention_shapes(latex_names(text))
-    _check_applied(text, sides, shapes, frozenset(scalars))
+    _check_applied(text, sides, shapes, frozenset(scalars), None if declared is None else frozenset(declared))
     frozen, cplx = _freeze(shapes), frozenset(complex_names)
     lhs, rhs = (_Emit(text, frozen, cplx).try_emit(s) for s in sides)
     if (lhs is None) != (rhs is None):   # W^T W = I: the bare I takes the other side's shape (not a 1x1 one's:
@@ -215,15 +220,19 @@ def _one_size(shapes: tuple):
     return next(iter(sizes)) if len(sizes) == 1 and isinstance(next(iter(sizes)), str) else None
 
 
-def _check_applied(text: str, sides, shapes: Mapping, scalars: frozenset) -> None:
+def _check_applied(text: str, sides, shapes: Mapping, scalars: frozenset, declared: frozenset | None = None) -> None:
     """Refuse a name before a parenthesis that no declaration makes a factor, and an ambiguous ``\\sigma(``
     (see :func:`parse_latex_statement`; a helper's find: ``\\phi(x + y) = \\phi(x) + \\phi(y)`` was PROVED)."""
     applied, sigmoid = applied_names(text)
-    for name, tex in applied:
+    for name, tex, atom in applied:
         if name not in shapes and name not in scalars:
             raise ParseError(f"statement={text!r}: '{tex}(...)' reads as a function applied or as a product: a "
                              f"name before a parenthesis is a factor only when declared (--where "
                              f"'{tex} \\in \\mathbb{{R}}'), or write '\\cdot' between them")
+        if atom and declared is not None and name not in declared and name not in scalars:
+            raise ParseError(f"statement={text!r}: '{tex}({atom})' reads as {tex} at {atom} (a value at a time, as in "
+                             f"W(0)) or as the product {tex} {atom}: name the value ({tex}_{{{atom}}}), or declare "
+                             f"{tex} (--where) for the product")
     if sigmoid and ("sigma" in scalars or "sigma" in shapes or "sigma" in names_of(sides)):
         raise ParseError(f"statement={text!r}: '\\sigma(...)' is read as the sigmoid, but \\sigma is also "
                          "declared or used as a name: write '\\sigma \\cdot (...)' for a product, or "

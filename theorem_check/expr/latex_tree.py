@@ -434,7 +434,8 @@ def _is_punct(t) -> bool:
 
 @functools.lru_cache(maxsize=1024)
 def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
-    """``(names, sigmoid)``: the ``(string-syntax name, LaTeX as written)`` of each name directly before a parenthesis (``\\phi(x + y)``,
+    """``(names, sigmoid)``: the ``(string-syntax name, LaTeX as written, atom)`` of each name directly before a
+    parenthesis (``atom``: the one name or number the parenthesis holds, ``t`` in ``W(t)``, else "") (``\\phi(x + y)``,
     ``\\mathrm{ReLU}(x)``, ``W (x + y)``), which the grammar reads as products, and whether ``\\sigma(...)`` is
     read as the sigmoid.  :func:`theorem_check.expr.latex.parse_latex_statement` refuses such a name that no
     declaration makes a product: a paper's ``\\phi(x + y)`` is a function applied (decision 142)."""
@@ -463,7 +464,10 @@ def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
             except ParseError:
                 continue
             if node[0] == "name":
-                names.append((name_text(node), " ".join(str(c) for c in left.children)))
+                inner = right.children[1] if len(right.children) > 2 else None
+                atom = " ".join(str(c) for c in inner.children) \
+                    if isinstance(inner, lark.Tree) and inner.data in ("name", "number") else ""
+                names.append((name_text(node), " ".join(str(c) for c in left.children), atom))
     return tuple(dict.fromkeys(names)), sigmoid
 
 
