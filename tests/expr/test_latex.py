@@ -204,6 +204,16 @@ def test_a_bar_over_a_complex_name_is_its_conjugate_and_over_a_real_one_a_name()
         parse_latex_statement(r"A A^{\dagger} A = A", SQ)
 
 
+def test_upper_case_greek_is_a_matrix_and_a_variance_before_a_bracket_a_product():
+    """helper-44: ``\Sigma A = A \Sigma`` was PROVED with Sigma a scalar, and the Gaussian-process identity
+    ``(\sigma^2 I + K)^{-1} K = I - \sigma^2 (\sigma^2 I + K)^{-1}`` was refused as a sigmoid clash."""
+    assert convention_shapes(latex_names(r"\Sigma A = A \Sigma")) == {"Sigma": ("n", "n"), "A": ("n", "n")}
+    assert convention_shapes(latex_names(r"\lambda x = x")) == {"x": ("n", 1)}
+    sides = parse_latex_statement(r"(\sigma^2 I + K)^{-1} K = I - \sigma^2 (\sigma^2 I + K)^{-1}", {"K": ("n", "n")})
+    assert sides == ("(sigma**2*eye(n) + K)**-1*K", "eye(n) - sigma**2*(sigma**2*eye(n) + K)**-1")
+    assert parse_latex_statement(r"\sigma^2(x) = y", {"x": ("n", 1), "y": ("n", 1)})[0] == "hadamard(sigmoid(x), sigmoid(x))"
+
+
 def test_a_value_at_a_time_is_refused_unless_the_name_is_declared():
     """helper-44: ``W(t) = W(0)`` (nothing declared) was read as ``W*t = W*0``; a product with a bracketed sum
     (``A(x + y)``) stays a product, and a declared name keeps the product reading."""

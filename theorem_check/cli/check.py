@@ -310,7 +310,7 @@ def read_latex(statement: str, shapes: dict, declared=None, complex_names=(), si
     """A LaTeX statement -> ``(string-syntax statement, shapes with the conventions' added, the
     conventions' shapes alone)``: names without ``--shape``/``--where`` get the shape conventions of
     :func:`theorem_check.expr.latex.convention_shapes` (lower-case letter ``n x 1``, upper-case
-    ``n x n``, Greek and multi-letter names scalars); a name given a range by ``--size`` (``sizes``) is a size,
+    ``n x n`` (upper-case Greek too), lower-case Greek and multi-letter names scalars); a name given a range by ``--size`` (``sizes``) is a size,
     as in the string syntax (``2^k = 2k --size k=1:4``).  Raises ParseError (one line, exit 2)."""
     from theorem_check.expr.latex import convention_shapes, latex_names, parse_latex_statement
 
@@ -391,8 +391,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     (names: \\lambda is lamda, W^{(l)} is W__l); \\exp, \\log, \\sqrt of a square matrix are refused
     as ambiguous: \\operatorname{expm}, \\operatorname{logm}, X^{1/2}, or entrywise \\exp_\\odot(X).
     Without --shape/--where, LaTeX names follow conventions (as matrixcalculus.org):
-    a lower-case Latin letter is a column vector n x 1, an upper-case one an n x n matrix,
-    Greek and multi-letter names are scalars; declarations override them name by name.
+    a lower-case Latin letter is a column vector n x 1, an upper-case one (and \\Sigma,
+    \\Lambda: upper-case Greek) an n x n matrix, lower-case Greek and multi-letter names are
+    scalars (the note lists them); declarations override them name by name.
 
     \b
     Complex values (--assume z=complex, or A=hermitian): conj(x), X.H (conjugate
@@ -436,8 +437,11 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
                                              [n for n, k in structure.items() if k in COMPLEX_KINDS], sizes=sizes)
         check_size_letters(size, shapes, "the shapes (--shape, --where and the LaTeX conventions)", statement)
         assumed = ", ".join(f"{n} {k}" for n, k in sorted(structure.items()))
+        conv_scalars = sorted(n for n, letter in latex_names(given).items()
+                              if not letter and n not in shapes and n not in sizes and re.search(rf"\b{n}\b", statement))
+        words = "; ".join(w for w in (_shape_words(conv), f"{', '.join(conv_scalars)} scalar" * bool(conv_scalars)) if w)
         click.echo(f"theorem-check: note: read as {statement}"
-                   + (f" (by convention: {_shape_words(conv)})" if conv else "")
+                   + (f" (by convention: {words})" if words else "")
                    + (f"; assumed: {assumed}" if assumed else ""), err=True)
         scalars = []
     else:

@@ -17,7 +17,7 @@ Stable entry points (``theorem-check check --latex`` and ``theorem-check scan`` 
         One side, as parse(text, shapes, dims) of its string-syntax reading.
     latex_names(text: str) -> dict[str, str]
         The string-syntax names a statement uses -> the Latin letter its convention reads ("" for
-        Greek and multi-letter names).
+        lower-case Greek and multi-letter names; an upper-case Greek letter's own name).
     theorem_check.expr.declarations.parse_where(text) -> Declarations(shapes, structure, sizes)
         Declarations as papers state them (W \in \mathbb{R}^{h \times d}, \Sigma \succ 0, ...).
     convention_shapes(names: Mapping[str, str], declared: Mapping = {}, size: str = "n") -> dict
@@ -77,7 +77,8 @@ A 1x1 product used as a scalar (``x^\top A x + c``, ``\frac{x^\top A x}{x^\top x
 
 Shape conventions (without declarations; :func:`convention_shapes`, as matrixcalculus.org): a name
 whose letter is a lower-case Latin letter is a column vector ``n x 1``, an upper-case one an ``n x n``
-matrix, every other name (Greek, multi-letter) a scalar; one size letter ``n`` for all of them.  A
+matrix, and so is an upper-case Greek letter (``\Sigma``, ``\Lambda``); every other name (lower-case Greek,
+multi-letter) a scalar; one size letter ``n`` for all of them.  A
 declaration (``--shape``, ``--where``) overrides the convention name by name.
 
 >>> parse_latex_statement(r"\operatorname{tr}(A B) = \operatorname{tr}(B A)")
@@ -413,7 +414,7 @@ class _Emit:
             tb = self.emit(b, hint if not isinstance(sa, tuple) or _is_1x1(sa)
                            else (sa[1], (hint or (None, None))[1]))
         sa, sb = self.shape(ta[0]), self.shape(tb[0])
-        if len(n) > 3 and _column(sa) and sa == sb:      # u \cdot v of two columns: their dot product
+        if len(n) > 3 and n[3] is True and _column(sa) and sa == sb:    # u \cdot v of two columns: their dot product
             return f"trace({self.wrap(ta[0], ta[1], _ATOM)}.T*{self.wrap(tb[0], tb[1], _NEG)})", _ATOM
         if _is_1x1(sa) and isinstance(sb, tuple) and not _one(sb[0]):
             ta = self.scalar(*ta)

@@ -11,8 +11,8 @@ The tree: tuples whose first entry names the node.
 
 ``("name", base, sub, sup, letter)``
     ``W_1`` is ``("name", "W", "1", "", "W")``; ``W^{(l)}`` has ``sup = "l"``; ``\\hat{x}`` has
-    ``base = "xhat"`` and ``letter = "x"`` (the Latin letter the shape conventions read, "" for Greek
-    and multi-letter names).  The string-syntax name is :func:`name_text`: ``W_1``, ``W__l``
+    ``base = "xhat"`` and ``letter = "x"`` (the Latin letter the shape conventions read; the name of an
+    upper-case Greek letter, ``Sigma``, read as an upper-case one; "" for lower-case Greek and multi-letter names).  The string-syntax name is :func:`name_text`: ``W_1``, ``W__l``
     (SymPy prints ``__`` as a superscript), ``lamda`` for ``\\lambda`` (``lambda`` is a Python keyword).
 ``("num", "2.5")``, ``("ident", size or None)``, ``("ones", size or None)``
 ``("add"|"sub"|"mul"|"div", a, b)``, ``("had"|"kron", a, b, bare)`` (``bare``: which operand is a
@@ -179,7 +179,11 @@ class _Build:
 
         if isinstance(t, lark.Token):
             self.fail(f"unexpected {str(t)!r}")
-        return getattr(self, "n_" + t.data)(*t.children)
+        out = getattr(self, "n_" + t.data)(*t.children)
+        if t.data in _POSTFIX and len(out) > 1 and isinstance(out[1], tuple) and out[1][-1:] == ("sigma",):
+            _, left, right, _ = out[1]           # \sigma^2 (M)^{-1}: the power is the bracket's, not the product's
+            return ("mul", left, (out[0], right, *out[2:]))
+        return out
 
     # atoms -----------------------------------------------------------------------------------
     def n_name(self, tok):
@@ -189,7 +193,8 @@ class _Build:
             plain = _GREEK_NAME.get(word, word)
             if word.startswith("var") and re.search(rf"\\{plain}(?![A-Za-z])", self.text):
                 plain = word          # \epsilon and \varepsilon in one statement are two names (helper-44)
-            return ("name", plain, "", "", "")
+            # an upper-case Greek letter is a matrix by the conventions (\Sigma, \Lambda), a lower-case one a scalar
+            return ("name", plain, "", "", plain if plain[0].isupper() else "")
         if s == "I":
             return ("ident", None)
         return ("name", s, "", "", s)
@@ -267,6 +272,12 @@ class _Build:
 
     def n_call(self, tok, *rest):
         s = str(tok)
+        if _sigma_product(tok, self.text):
+            # \sigma^2 (\sigma^2 I + K)^{-1} with \sigma a name elsewhere: the product, not the sigmoid (helper-44)
+            power = re.search(r"\^\s*\{?\s*([0-9]+)", s)
+            left = ("pow", ("name", "sigma", "", "", ""), ("num", power.group(1)))
+            args = [self.node(r) for r in rest if not _is_punct(r)]
+            return ("mul", left, args[0], "sigma")
         head = re.sub(r"\s*_\s*(\{\s*\\(odot|circ)\s*\}|\\(odot|circ))$", "", s)
         power = re.search(r"\^\s*\{?\s*(-?[0-9][0-9/. ]*?)\s*\}?$", head)    # \tanh^2(x): the square of tanh(x)
         if power and not re.fullmatch(r"[1-9][0-9]*", power.group(1)):
@@ -432,6 +443,26 @@ def _is_punct(t) -> bool:
     return isinstance(t, lark.Token)
 
 
+_POSTFIX = frozenset({"transpose", "inverse", "inverse_transpose", "hermitian", "hadamard_power", "power"})
+"""The grammar's postfix rules whose node holds its operand second (``("inv", a)``)."""
+_SIGMA_NAME = re.compile(r"\\sigma(?![A-Za-z])(?!\s*(?:\^\s*(?:\{\s*[1-9][0-9]*\s*\}|[1-9]))?\s*"
+                         r"(?:\\(?:left|bigl|Bigl|biggl|Biggl|big|Big|bigg|Bigg)(?![A-Za-z])\s*)?\()")
+
+
+def _sigma_product(tok, text: str) -> bool:
+    """True for ``\\sigma^2 (`` (a power of ``\\sigma`` before a parenthesis) in a statement that uses ``\\sigma`` as
+    a name elsewhere (``\\sigma^2 I``): the variance times the bracket, not the sigmoid squared.  A bare
+    ``\\sigma (x + y)`` stays ambiguous (refused by the reader where \\sigma is also a name)."""
+    return getattr(tok, "type", "") == "SIGMA_FN" and "^" in str(tok) and sigma_is_a_name(text)
+
+
+def sigma_is_a_name(text: str) -> bool:
+    """True when ``\\sigma`` is used as a name somewhere in ``text`` (not only before a parenthesis): then
+    ``\\sigma(...)`` and ``\\sigma^2(...)`` are products with it, not the sigmoid (Gaussian-process notation
+    ``(\\sigma^2 I + K)^{-1} K = I - \\sigma^2 (\\sigma^2 I + K)^{-1}`` was refused)."""
+    return bool(_SIGMA_NAME.search(text))
+
+
 @functools.lru_cache(maxsize=1024)
 def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
     """``(names, sigmoid)``: the ``(string-syntax name, LaTeX as written, atom)`` of each name directly before a
@@ -449,7 +480,7 @@ def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
     build, names, sigmoid = _Build(text, "statement"), [], False
     for t in tree.iter_subtrees():
         if t.data == "call" and isinstance(t.children[0], lark.Token) and t.children[0].type == "SIGMA_FN":
-            sigmoid = True
+            sigmoid = sigmoid or not _sigma_product(t.children[0], text)
         if t.data != "mul" or len(t.children) != 2:          # juxtaposition only: 'a \\cdot (b)' is a product
             continue
         left, right = t.children
