@@ -60,3 +60,12 @@ def test_bad_declarations_are_one_line_naming_the_clause(text, message):
 def test_clauses_split_outside_braces():
     assert split_clauses(r"A \in \mathbb{R}^{m, n}, x \in \mathbb{R}^n.") == [r"A \in \mathbb{R}^{m, n}",
                                                                                r"x \in \mathbb{R}^n"]
+
+
+def test_dollars_pasted_from_a_paper_and_a_size_declared_positive():
+    """helper-44: ``--where '$W \\in \\mathbb{R}^{m\\times n}$'`` was "'$W' is not a name", and ``d_k > 0`` of a size
+    letter "names 'd_k', which no shape or side uses"."""
+    d = parse_where(r"$W \in \mathbb{R}^{m\times n}$")
+    assert d.shapes == {"W": ("m", "n")}
+    d = parse_where(r"Q, K \in \mathbb{R}^{n \times d_k}, d_k > 0")
+    assert d.shapes == {"Q": ("n", "d_k"), "K": ("n", "d_k")} and d.structure == {}

@@ -253,10 +253,14 @@ def parse_where(text: str, *, what: str = "--where") -> Declarations:
     """
     r = _Reader(text, what)
     pending: list[str] = []
-    for clause in split_clauses(text):
+    for clause in split_clauses(text.replace("$", " ")):     # pasted from a paper: $W \in \mathbb{R}^{m\times n}$
         r.clause(clause, pending)
     if pending:
         raise InvalidArgument(f"{what} {text!r}: {', '.join(pending)} declared as nothing (NAME \\in ...)")
+    letters = {v for shp in r.shapes.values() for v in shp if isinstance(v, str)}
+    for name in [n for n, k in r.structure.items() if k == "positive" and n in letters and not r.shapes.get(n)]:
+        del r.structure[name]      # d_k > 0 of a size letter: every size is positive (helper-44)
+        r.shapes.pop(name, None)
     for name, kind in r.structure.items():
         if kind not in ("positive", "complex") and name not in r.shapes:
             r.shapes[name] = (CONVENTION_SIZE, CONVENTION_SIZE)
