@@ -214,6 +214,14 @@ def test_upper_case_greek_is_a_matrix_and_a_variance_before_a_bracket_a_product(
     assert parse_latex_statement(r"\sigma^2(x) = y", {"x": ("n", 1), "y": ("n", 1)})[0] == "hadamard(sigmoid(x), sigmoid(x))"
 
 
+def test_ones_after_a_column_vector_is_refused_not_shrunk_to_one_by_one():
+    """helper-44: ``softmax(x + c 1) = softmax(x)`` with ``c`` a column by convention read ``c*ones(1, 1)``."""
+    with pytest.raises(ParseError, match="would be 1 x 1"):
+        parse_latex_statement(r"\operatorname{softmax}(x + c\mathbf{1}) = \operatorname{softmax}(x)",
+                              {"x": ("n", 1), "c": ("n", 1)})
+    assert parse_latex_statement(r"x + c\mathbf{1} = x", {"x": ("n", 1)})[0] == "x + c*ones(n, 1)"
+
+
 def test_a_value_at_a_time_is_refused_unless_the_name_is_declared():
     """helper-44: ``W(t) = W(0)`` (nothing declared) was read as ``W*t = W*0``; a product with a bracketed sum
     (``A(x + y)``) stays a product, and a declared name keeps the product reading."""

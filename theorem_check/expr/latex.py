@@ -411,6 +411,10 @@ class _Emit:
                                else ((hint or (None,))[0], sb[0]))
         if tb is None:
             sa = self.shape(ta[0])
+            if b[0] == "ones" and b[1] is None and _column(sa):
+                self.fail(f"'{ta[0]} \\mathbf{{1}}': {ta[0]} is a column vector here, so \\mathbf{{1}} would be 1 x 1; "
+                          f"declare {ta[0]} a scalar (--where '{ta[0]} \\in \\mathbb{{R}}') or size the ones "
+                          "(\\mathbf{1}_n)")
             tb = self.emit(b, hint if not isinstance(sa, tuple) or _is_1x1(sa)
                            else (sa[1], (hint or (None, None))[1]))
         sa, sb = self.shape(ta[0]), self.shape(tb[0])
