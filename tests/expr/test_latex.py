@@ -222,6 +222,14 @@ def test_ones_after_a_column_vector_is_refused_not_shrunk_to_one_by_one():
     assert parse_latex_statement(r"x + c\mathbf{1} = x", {"x": ("n", 1)})[0] == "x + c*ones(n, 1)"
 
 
+def test_an_entry_in_index_notation_is_refused_unless_declared():
+    """helper-44: ``A_{ij} = A_{ji}`` read two new matrices A_ij and A_ji (REFUTED)."""
+    with pytest.raises(ParseError, match="index notation"):
+        parse_latex_statement(r"A_{ij} = A_{ji}", {"A_ij": ("n", "n"), "A_ji": ("n", "n")}, declared=())
+    assert parse_latex_statement(r"W_{1} W_2 = W_{ij}", {"W_1": ("n", "n"), "W_2": ("n", "n"), "W_ij": ("n", "n")},
+                                 declared={"W_ij"}) == ("W_1*W_2", "W_ij")
+
+
 def test_a_value_at_a_time_is_refused_unless_the_name_is_declared():
     """helper-44: ``W(t) = W(0)`` (nothing declared) was read as ``W*t = W*0``; a product with a bracketed sum
     (``A(x + y)``) stays a product, and a declared name keeps the product reading."""

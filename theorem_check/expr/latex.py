@@ -184,6 +184,8 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
     if shapes is None:
         shapes = convention_shapes(latex_names(text))
     _check_applied(text, sides, shapes, frozenset(scalars), None if declared is None else frozenset(declared))
+    if declared is not None:
+        _check_indices(text, sides, frozenset(declared) | frozenset(scalars))
     frozen, cplx = _freeze(shapes), frozenset(complex_names)
     lhs, rhs = (_Emit(text, frozen, cplx).try_emit(s) for s in sides)
     if (lhs is None) != (rhs is None):   # W^T W = I: the bare I takes the other side's shape (not a 1x1 one's:
@@ -219,6 +221,17 @@ def _one_size(shapes: tuple):
     if not sizes:
         return CONVENTION_SIZE
     return next(iter(sizes)) if len(sizes) == 1 and isinstance(next(iter(sizes)), str) else None
+
+
+def _check_indices(text: str, sides, declared: frozenset) -> None:
+    """Refuse an undeclared name subscripted by two index letters (``A_{ij}``): an entry in index notation, which
+    the reader would take for a new matrix ``A_ij`` (helper-44: ``A_{ij} = A_{ji}`` was REFUTED as two matrices)."""
+    for s in sides:
+        for n in walk(s):
+            if n[0] == "name" and re.fullmatch(r"[ijklmnpqrst]{2}", n[2] or "") and name_text(n) not in declared:
+                raise ParseError(f"statement={text!r}: '{n[1]}_{{{n[2]}}}' reads as an entry (index notation), which "
+                                 f"theorem-check does not evaluate: write the statement of whole matrices "
+                                 f"({n[1]} = {n[1]}^\\top), or declare {name_text(n)} (--where) as a name")
 
 
 def _check_applied(text: str, sides, shapes: Mapping, scalars: frozenset, declared: frozenset | None = None) -> None:
