@@ -212,3 +212,14 @@ def test_structure_declared_in_the_text_reaches_the_claims():
     assert [dict(e.structure) for e in scan.entries] == [{"Sigma": "spd"}, {"Q": "orthogonal"}, {"lamda": "positive"}]
     verdicts = [tc.run_claim(c, seed=0).verdict for c in skeleton_claims(scan, "t")]
     assert all(v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED) for v in verdicts), verdicts
+
+
+def test_a_name_alone_on_the_left_and_not_on_the_right_is_a_definition():
+    """helper-44: ``h = W x + b`` with every shape declared was checkable, and REFUTED under ``scan --run``."""
+    from theorem_check.authoring.scan import scan_text
+
+    text = ("Let $W, S \\in \\mathbb{R}^{n\\times n}$, $x, b, h \\in \\mathbb{R}^n$.\n"
+            "\\begin{equation} h = W x + b \\end{equation}\n\\begin{equation} S = S^\\top \\end{equation}\n")
+    scan = scan_text(text, "tex", parse=default_parser())
+    assert [(e.cls, e.reason.split(" (")[0]) for e in scan.entries] == [
+        ("not an identity", "a definition of h"), ("checkable", "identity; every name has a shape")]

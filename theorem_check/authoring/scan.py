@@ -384,6 +384,10 @@ def classify(display: Display, shapes: Mapping[str, tuple], parse: Parser | None
     scalars = {n: () for n, k in (structure or {}).items() if k == "positive" and n not in shapes}
     letters = {x for shp in shapes.values() for x in shp if isinstance(x, str) and x != "1"}
     known = {**shapes, **scalars}
+    if len(sides) == 1 and re.fullmatch(r"[A-Za-z_]\w*", sides[0][0].strip()) \
+            and sides[0][0].strip() not in side_names(parse(f"{ops[1]} = {ops[1]}")[0]):
+        return Entry(cls="not an identity", reason=f"a definition of {sides[0][0].strip()} (its name alone on the "
+                     "left, not on the right)", relation=relation, **base)
     missing = tuple(sorted(n for n in names if n not in known and n not in letters))   # eye(n): n a size
     used = {n: tuple(known[n]) for n in sorted(names) if n in known}
     kinds = {n: k for n, k in sorted((structure or {}).items()) if n in names}
