@@ -223,3 +223,15 @@ def test_a_name_alone_on_the_left_and_not_on_the_right_is_a_definition():
     scan = scan_text(text, "tex", parse=default_parser())
     assert [(e.cls, e.reason.split(" (")[0]) for e in scan.entries] == [
         ("not an identity", "a definition of h"), ("checkable", "identity; every name has a shape")]
+
+
+def test_equations_written_with_the_papers_macros_are_read():
+    from theorem_check.authoring.scan import scan_text
+
+    text = ("\\newcommand{\\mA}{\\mathbf{A}}\n\\newcommand{\\vx}{\\mathbf{x}}\n\\def\\tr{\\operatorname{tr}}\n"
+            "Let $\\mA \\in \\mathbb{R}^{n\\times n}$, $\\vx \\in \\mathbb{R}^n$.\n"
+            "\\begin{equation} \\tr(\\mA^\\top) = \\tr(\\mA) \\end{equation}\n"
+            "\\begin{equation} \\vx^\\top \\mA \\vx = \\vx^\\top \\mA^\\top \\vx \\end{equation}\n")
+    scan = scan_text(text, "tex", parse=default_parser())
+    assert [e.cls for e in scan.entries] == ["checkable", "checkable"]
+    assert [sorted(e.shapes) for e in scan.entries] == [["A"], ["A", "x"]]

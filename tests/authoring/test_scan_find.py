@@ -163,3 +163,17 @@ def test_structures_declared_in_prose_and_formulas():
         ("S", "symmetric", ()), (r"\Sigma", "spd", ()), ("A", "spd", ()), ("K", "antisymmetric", ()),
         ("D", "diagonal", ()), ("E", "diagonal", ()), ("P", "spd", ("n", "n")), ("R", "symmetric", ("d", "d")),
         ("Q", "orthogonal", ("m", "m")), (r"\lambda", "positive", ())])
+
+
+def test_macros_are_found_and_expanded():
+    """helper-44: every equation of a paper written with ``\\newcommand`` macros was unparsed."""
+    from theorem_check.authoring.scan_macros import expand_macros, find_macros
+
+    tex = ("\\newcommand{\\mA}{\\mathbf{A}}\n\\newcommand\\vx{\\mathbf{x}}\n\\def\\tr{\\operatorname{tr}}\n"
+           "\\DeclareMathOperator{\\Tr}{Tr}\n\\newcommand{\\norm}[1]{\\left\\| #1 \\right\\|}\n"
+           "\\renewcommand{\\T}{\\top}\n% \\newcommand{\\gone}{x}\n")
+    m = find_macros(tex)
+    assert set(m) == {"\\mA", "\\vx", "\\tr", "\\Tr", "\\norm", "\\T"} and m["\\Tr"] == (0, "\\operatorname{Tr}")
+    assert " ".join(expand_macros("\\norm{\\mA \\vx}^2 = \\vx^\\T \\mA^\\T \\mA \\vx", m).split()) == \
+        "{\\left\\| \\mathbf{A} \\mathbf{x} \\right\\|}^2 = \\mathbf{x} ^\\top \\mathbf{A} ^\\top \\mathbf{A} \\mathbf{x}"
+    assert expand_macros("\\mAx + \\norm", m) == "\\mAx + \\norm"       # another name; arguments missing

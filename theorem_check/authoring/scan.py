@@ -33,6 +33,7 @@ is a column ``(d, 1)``; a size written ``d_{2}`` becomes the size letter ``d_2``
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import re
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ from theorem_check.authoring.scan_find import (
     strip_wrappers,
     text_format,
 )
+from theorem_check.authoring.scan_macros import expand_macros, find_macros
 from theorem_check.errors import TheoremCheckError
 from theorem_check.expr import FUNCTIONS, ParseError, names_in
 from theorem_check.expr import parse as parse_syntax
@@ -410,9 +412,11 @@ def classify(display: Display, shapes: Mapping[str, tuple], parse: Parser | None
 
 def scan_text(text: str, fmt: str, *, path: str = "-", parse: Parser | None = None) -> Scan:
     """Scan ``text`` of format ``fmt`` (``tex``, ``md``, ``txt``) with the injected ``parse``."""
-    displays = find_displays(text, fmt)
-    decls = tuple(find_declarations(text))
-    structs = tuple(find_structures(text))
+    macros = find_macros(text) if fmt == "tex" else {}
+    displays = [dataclasses.replace(d, latex=expand_macros(d.latex, macros), continues=expand_macros(d.continues, macros))
+                for d in find_displays(text, fmt)]        # the paper's \newcommand macros, expanded (helper-44)
+    decls = tuple(dataclasses.replace(d, name=expand_macros(d.name, macros).strip()) for d in find_declarations(text))
+    structs = tuple(dataclasses.replace(d, name=expand_macros(d.name, macros).strip()) for d in find_structures(text))
     shapes = _declared_shapes(decls + tuple(d for d in structs if d.shape), parse)
     structure = _declared_structure(structs, shapes, parse)
     entries = tuple(classify(d, shapes, parse, structure) for d in displays)

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from theorem_check.errors import InvalidArgument
 
-__all__ = ["Display", "Declaration", "FORMATS", "text_format", "find_displays", "find_declarations",
+__all__ = ["Display", "Declaration", "FORMATS", "matching_brace", "strip_comments", "text_format", "find_displays", "find_declarations",
            "find_structures", "strip_wrappers", "read_text"]
 
 FORMATS = ("tex", "md", "txt")
@@ -131,7 +131,7 @@ def strip_wrappers(latex: str) -> str:
         m = re.search(r"\\boxed\s*\{", s)
         if not m:
             break
-        end = _matching(s, m.end() - 1)
+        end = matching_brace(s, m.end() - 1)
         if end < 0:
             break
         s = s[:m.start()] + s[m.end():end] + s[end + 1:]
@@ -140,7 +140,7 @@ def strip_wrappers(latex: str) -> str:
     return s.strip()
 
 
-def _matching(s: str, open_pos: int) -> int:
+def matching_brace(s: str, open_pos: int) -> int:
     """Index of the brace closing the one at ``open_pos`` (-1 when unbalanced)."""
     depth = 0
     i = open_pos
@@ -190,7 +190,7 @@ def _split_rows(body: str) -> list[tuple[int, str]]:
             continue
         m = _INTERTEXT.match(body, i) if depth == 0 and c == "\\" else None
         if m:
-            end = _matching(body, m.end() - 1)
+            end = matching_brace(body, m.end() - 1)
             rows.append((start, body[start:i]))
             i = start = (end + 1) if end >= 0 else len(body)
             continue
@@ -216,7 +216,7 @@ def _inner_rows_joined(body: str) -> str:
     return _INNER.sub(joined, body)
 
 
-def _strip_comments(text: str) -> str:
+def strip_comments(text: str) -> str:
     return re.sub(r"(?<!\\)%[^\n]*", lambda m: " " * len(m.group(0)), text)
 
 
@@ -235,7 +235,7 @@ def _section_numbers(text: str) -> list[tuple[int, str]]:
 
 
 def _find_tex(text: str) -> list[Display]:
-    text = _strip_comments(text)
+    text = strip_comments(text)
     out: list[Display] = []
     counter = 0
     spans = [(m.start(), m.end(), m.group(1), m.group(2) == "*", m.start(3), m.group(3))

@@ -96,7 +96,8 @@ from typing import Iterable, Mapping
 import sympy as sp
 
 from theorem_check.errors import ExprError, ParseError, ShapeMismatch
-from theorem_check.expr.latex_tree import applied_names, name_text, names_of, read, walk
+from theorem_check.expr.latex_refusals import refuse_applied, refuse_indices
+from theorem_check.expr.latex_tree import name_text, names_of, read, walk
 from theorem_check.expr.parse import parse
 
 __all__ = ["parse_latex", "parse_latex_statement", "latex_names", "convention_shapes", "latex_side",
@@ -183,9 +184,9 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
         raise ParseError(f"statement={text!r} is not an identity ({what}): give one 'LHS = RHS'")
     if shapes is None:
         shapes = convention_shapes(latex_names(text))
-    _check_applied(text, sides, shapes, frozenset(scalars), None if declared is None else frozenset(declared))
+    refuse_applied(text, sides, shapes, frozenset(scalars), None if declared is None else frozenset(declared))
     if declared is not None:
-        _check_indices(text, sides, frozenset(declared) | frozenset(scalars))
+        refuse_indices(text, sides, frozenset(declared) | frozenset(scalars))
     frozen, cplx = _freeze(shapes), frozenset(complex_names)
     lhs, rhs = (_Emit(text, frozen, cplx).try_emit(s) for s in sides)
     if (lhs is None) != (rhs is None):   # W^T W = I: the bare I takes the other side's shape (not a 1x1 one's:
@@ -221,36 +222,6 @@ def _one_size(shapes: tuple):
     if not sizes:
         return CONVENTION_SIZE
     return next(iter(sizes)) if len(sizes) == 1 and isinstance(next(iter(sizes)), str) else None
-
-
-def _check_indices(text: str, sides, declared: frozenset) -> None:
-    """Refuse an undeclared name subscripted by two index letters (``A_{ij}``): an entry in index notation, which
-    the reader would take for a new matrix ``A_ij`` (helper-44: ``A_{ij} = A_{ji}`` was REFUTED as two matrices)."""
-    for s in sides:
-        for n in walk(s):
-            if n[0] == "name" and re.fullmatch(r"[ijklmnpqrst]{2}", n[2] or "") and name_text(n) not in declared:
-                raise ParseError(f"statement={text!r}: '{n[1]}_{{{n[2]}}}' reads as an entry (index notation), which "
-                                 f"theorem-check does not evaluate: write the statement of whole matrices "
-                                 f"({n[1]} = {n[1]}^\\top), or declare {name_text(n)} (--where) as a name")
-
-
-def _check_applied(text: str, sides, shapes: Mapping, scalars: frozenset, declared: frozenset | None = None) -> None:
-    """Refuse a name before a parenthesis that no declaration makes a factor, and an ambiguous ``\\sigma(``
-    (see :func:`parse_latex_statement`; a helper's find: ``\\phi(x + y) = \\phi(x) + \\phi(y)`` was PROVED)."""
-    applied, sigmoid = applied_names(text)
-    for name, tex, atom in applied:
-        if name not in shapes and name not in scalars:
-            raise ParseError(f"statement={text!r}: '{tex}(...)' reads as a function applied or as a product: a "
-                             f"name before a parenthesis is a factor only when declared (--where "
-                             f"'{tex} \\in \\mathbb{{R}}'), or write '\\cdot' between them")
-        if atom and declared is not None and name not in declared and name not in scalars:
-            raise ParseError(f"statement={text!r}: '{tex}({atom})' reads as {tex} at {atom} (a value at a time, as in "
-                             f"W(0)) or as the product {tex} {atom}: name the value ({tex}_{{{atom}}}), or declare "
-                             f"{tex} (--where) for the product")
-    if sigmoid and ("sigma" in scalars or "sigma" in shapes or "sigma" in names_of(sides)):
-        raise ParseError(f"statement={text!r}: '\\sigma(...)' is read as the sigmoid, but \\sigma is also "
-                         "declared or used as a name: write '\\sigma \\cdot (...)' for a product, or "
-                         "'\\operatorname{sigmoid}(...)'")
 
 
 def latex_side(text: str, shapes: Mapping[str, tuple]) -> str:

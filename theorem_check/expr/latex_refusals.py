@@ -1,0 +1,44 @@
+"""What the LaTeX reader refuses in a whole statement, knowing what the user declared: a name before a
+parenthesis that may be a function applied (``\\phi(x + y)``, ``W(t)``), an ambiguous ``\\sigma(...)``, an entry in
+index notation (``A_{ij}``).  Each reading would be a product or a new matrix, and a wrong verdict (design decisions
+142, 177; helper-44)."""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+from theorem_check.errors import ParseError
+from theorem_check.expr.latex_tree import applied_names, name_text, names_of, walk
+
+__all__ = ["refuse_applied", "refuse_indices"]
+
+
+def refuse_indices(text: str, sides, declared: frozenset) -> None:
+    """Refuse an undeclared name subscripted by two index letters (``A_{ij}``): an entry in index notation, which
+    the reader would take for a new matrix ``A_ij`` (helper-44: ``A_{ij} = A_{ji}`` was REFUTED as two matrices)."""
+    for s in sides:
+        for n in walk(s):
+            if n[0] == "name" and re.fullmatch(r"[ijklmnpqrst]{2}", n[2] or "") and name_text(n) not in declared:
+                raise ParseError(f"statement={text!r}: '{n[1]}_{{{n[2]}}}' reads as an entry (index notation), which "
+                                 f"theorem-check does not evaluate: write the statement of whole matrices "
+                                 f"({n[1]} = {n[1]}^\\top), or declare {name_text(n)} (--where) as a name")
+
+
+def refuse_applied(text: str, sides, shapes: Mapping, scalars: frozenset, declared: frozenset | None = None) -> None:
+    """Refuse a name before a parenthesis that no declaration makes a factor, and an ambiguous ``\\sigma(``
+    (see :func:`parse_latex_statement`; a helper's find: ``\\phi(x + y) = \\phi(x) + \\phi(y)`` was PROVED)."""
+    applied, sigmoid = applied_names(text)
+    for name, tex, atom in applied:
+        if name not in shapes and name not in scalars:
+            raise ParseError(f"statement={text!r}: '{tex}(...)' reads as a function applied or as a product: a "
+                             f"name before a parenthesis is a factor only when declared (--where "
+                             f"'{tex} \\in \\mathbb{{R}}'), or write '\\cdot' between them")
+        if atom and declared is not None and name not in declared and name not in scalars:
+            raise ParseError(f"statement={text!r}: '{tex}({atom})' reads as {tex} at {atom} (a value at a time, as in "
+                             f"W(0)) or as the product {tex} {atom}: name the value ({tex}_{{{atom}}}), or declare "
+                             f"{tex} (--where) for the product")
+    if sigmoid and ("sigma" in scalars or "sigma" in shapes or "sigma" in names_of(sides)):
+        raise ParseError(f"statement={text!r}: '\\sigma(...)' is read as the sigmoid, but \\sigma is also "
+                         "declared or used as a name: write '\\sigma \\cdot (...)' for a product, or "
+                         "'\\operatorname{sigmoid}(...)'")
