@@ -230,6 +230,11 @@ def test_an_entry_in_index_notation_is_refused_unless_declared():
                                  declared={"W_ij"}) == ("W_1*W_2", "W_ij")
 
 
+def test_the_nuclear_norm_is_refused_by_name():
+    with pytest.raises(ParseError, match=r"norm .*_\{\*\} is not supported"):     # was "unexpected '_'"
+        parse_latex_statement(r"\|A\|_* = \operatorname{tr}(A)", SQ)
+
+
 def test_a_value_at_a_time_is_refused_unless_the_name_is_declared():
     """helper-44: ``W(t) = W(0)`` (nothing declared) was read as ``W*t = W*0``; a product with a bracketed sum
     (``A(x + y)``) stays a product, and a declared name keeps the product reading."""
