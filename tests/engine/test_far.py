@@ -234,3 +234,25 @@ def test_a_statement_true_only_at_the_default_sizes_is_refuted_beyond_them(lhs, 
     assert r.verdict is tc.Verdict.REFUTED, r.evidence
     r = tc.run_claim(_claim(lhs, rhs, shapes, sizes={"n": (1, 4)}), seed=0)
     assert r.verdict in (tc.Verdict.VERIFIED, tc.Verdict.PROVED), r.evidence
+
+
+@pytest.mark.parametrize("lhs, rhs, shapes", [
+    ("sqrt(5 - t**2)**2", "abs(5 - t**2)", {}),
+    ("exp(log(5 - t**2))", "5 - t**2", {}),
+    ("exp(log(t**2 - 1e-8))", "t**2 - 1e-8", {}),
+    ("t*det(X*X.T)/det(X*X.T)", "t", {"X": ("n", 4)}),
+    ("(X*X.T)**-1*X*X.T", "eye(n)", {"X": ("n", 4)}),
+])
+def test_a_statement_undefined_far_out_or_beyond_the_sizes_drawn_is_not_proved(lhs, rhs, shapes):
+    """helper-45: the far stage counted instances undefined at mp50 (sqrt of a negative number beyond |t| = sqrt 5, a
+    singular X X^T at n = 6) as undecided, and these were VERIFIED or PROVED.  Undefined at the highest precision is
+    no refutation either: INCONCLUSIVE (decision 179)."""
+    for seed in (0, 2):
+        r = tc.run_claim(_claim(lhs, rhs, shapes), seed=seed)
+        assert r.verdict is tc.Verdict.INCONCLUSIVE, r.evidence
+
+
+def test_sides_far_below_their_magnitude_are_vacuous_not_an_overflow():
+    """helper-45: a side of e^-800 against a magnitude of 1 overflowed math.ldexp (OverflowError: exit 2)."""
+    r = tc.run_claim(_claim("sigmoid(-t - 800)", "1 - sigmoid(t + 800)", {}), seed=0)
+    assert r.verdict is tc.Verdict.INCONCLUSIVE and "vacuous" in r.evidence

@@ -25,7 +25,14 @@ import math
 
 import numpy as np
 
-from theorem_check.engine.numeric import SMALL_ENTRIES, derive_seed, evaluate_instances, largest_input, shrink
+from theorem_check.engine.numeric import (
+    SMALL_ENTRIES,
+    SideError,
+    derive_seed,
+    evaluate_instances,
+    largest_input,
+    shrink,
+)
 from theorem_check.engine.numeric_result import InstanceResult, NumericResult
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
@@ -102,6 +109,7 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
     ladder = tuple(sorted({*ladder, *(float(s) for s in statement.far_scales)}))    # the statement's constants'
     results: list[InstanceResult] = []
     unevaluated = 0
+    undefined: list[str] = []
     for k, cfg in enumerate(num.configs):
         scales = np.array([s for j in range(k, rounds, len(num.configs)) for s in ladder])
         if not len(scales):
@@ -111,6 +119,7 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
                                        far=True)
         except Exception:  # noqa: BLE001 - e.g. an overflow no level could evaluate: no evidence either way
             unevaluated += len(scales)
+            undefined += _undefined_at_mp(statement, cfg, derive_seed(seed, "far", k), scales)
             continue
         results += [dataclasses.replace(r, scale=float(scales[r.index])) for r in batch]
         if any(r.outcome is Outcome.FAILS for r in results):
@@ -119,15 +128,18 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
     for j, cfg in enumerate(statement.far_dims):          # sizes beyond the ranges sampled (decision 175)
         if any(r.outcome is Outcome.FAILS for r in results):
             break
-        scales = np.array((1.0, *ladder))
-        beyond += len(scales)
-        try:
-            batch = evaluate_instances(_at_scale(statement, scales), dict(cfg), derive_seed(seed, "far", "beyond", j),
-                                       len(scales), far=True)
-        except Exception:  # noqa: BLE001 - sizes at which the statement cannot be evaluated: no evidence
-            unevaluated += len(scales)
-            continue
-        results += [dataclasses.replace(r, scale=float(scales[r.index])) for r in batch]
+        # one instance at scale 1 as an ordinary one (its first instance goes to mp50, where a divisor that is 0 or
+        # an inverse that does not exist at these sizes shows), then the ladder as far instances
+        for part, (scales, far) in enumerate(((np.array([1.0]), False), (np.array(ladder), True))):
+            beyond += len(scales)
+            s = derive_seed(seed, "far", "beyond", j, part)
+            try:
+                batch = evaluate_instances(_at_scale(statement, scales), dict(cfg), s, len(scales), far=far)
+            except Exception:  # noqa: BLE001 - sizes at which the statement cannot be evaluated: no evidence
+                unevaluated += len(scales)
+                undefined += _undefined_at_mp(statement, dict(cfg), s, scales)
+                continue
+            results += [dataclasses.replace(r, scale=float(scales[r.index])) for r in batch]
     bad = next((r for r in results if r.outcome is Outcome.FAILS), None)
     undecided = unevaluated + sum(r.outcome is Outcome.GREY for r in results)
     vacuous = sum(r.vacuous for r in results)
@@ -136,6 +148,11 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
     if beyond:
         sizes = ", ".join(f"{k}={v}" for cfg in statement.far_dims for k, v in cfg.items())
         text += f" ({beyond} of them at sizes beyond those drawn: {sizes})"
+    undefined += [f"{r.detail} (dims {dict(r.dims)}, inputs at scale {r.scale:g})" for r in results if r.undefined]
+    if bad is None and undefined:      # not defined on the whole domain: no proof, no refutation (decision 179)
+        text += f", none fails, but the statement is undefined at {len(undefined)}: {undefined[0]}"
+        return dataclasses.replace(num, outcome=Outcome.GREY, far=tuple(results),
+                                   note=f"{num.note}; {text}".lstrip("; "))
     if bad is None:
         counts = [f"{undecided} undecided"] * bool(undecided) + [f"{vacuous} vacuous"] * bool(vacuous)
         text += ", none fails" + (f" ({', '.join(counts)})" if counts else "")
@@ -143,6 +160,20 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
     cex = _smallest(statement, bad, seed, ladder)
     return dataclasses.replace(num, outcome=Outcome.FAILS, counterexample=cex, far=tuple(results),
                                note=f"{num.note}; {text}, counterexample found and shrunk".lstrip("; "))
+
+
+def _undefined_at_mp(statement: Statement, dims, seed: int, scales) -> list[str]:
+    """Why the first instance of a far batch that raised is undefined at the statement's highest precision (a
+    singular matrix, a divisor 0, a NaN: the statement is not defined there), or [] when that precision evaluates
+    it, or it raised something else (an overflow of a float level, a non-convergence)."""
+    top = dataclasses.replace(_at_scale(statement, np.asarray(scales)[:1]), contexts=statement.contexts[-1:])
+    try:
+        [r] = evaluate_instances(top, dims, seed, 1, far=True)
+    except SideError as exc:
+        return [f"{exc} (inputs at scale {float(scales[0]):g})"] if exc.undefined else []
+    except Exception:  # noqa: BLE001 - not a mathematical undefinedness: no evidence either way
+        return []
+    return [f"{r.detail} (dims {dict(dims)}, inputs at scale {float(scales[0]):g})"] if r.undefined else []
 
 
 def _smallest(statement: Statement, bad: InstanceResult, seed: int, ladder: tuple) -> InstanceResult:

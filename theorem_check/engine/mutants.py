@@ -69,8 +69,14 @@ class SideStats:
     shift: int = 0
 
     def scaled(self, x: float) -> float:
-        """An absolute magnitude ``x`` in the units of these scalars: ``x * 2**-shift``."""
-        return math.ldexp(x, -self.shift) if self.shift else x
+        """An absolute magnitude ``x`` in the units of these scalars: ``x * 2**-shift`` (``inf`` where that is beyond
+        float range: sides of ``e^-800`` against a magnitude of 1, helper-45's OverflowError)."""
+        if not self.shift:
+            return x
+        try:
+            return math.ldexp(x, -self.shift)
+        except OverflowError:
+            return math.inf
 
     @property
     def zero_side(self) -> bool:

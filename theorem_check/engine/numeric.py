@@ -309,7 +309,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
         r = {name: (stats_residual(e) if isinstance(e, SideStats) else float("nan")) for name, e, _ in levels}
         fl = {name: f for name, _, f in levels}
         defined = [lv for lv in levels if is_defined(lv[1])]
-        outcome, decision, detail, vacuous = Outcome.GREY, [], "", False
+        outcome, decision, detail, vacuous, undefined = Outcome.GREY, [], "", False, False
         if len(fast) >= 2 and len(defined) == len(fast):
             decision = levels
             vacuous = vanishes(levels[-1][1], levels[-1][2], mags, levels[-1][0], b)
@@ -358,7 +358,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                                                                         decision, r, fl)
                 confirmed = confirmed or outcome is Outcome.FAILS
             elif not is_defined(e_mp):
-                decision, outcome = [], Outcome.GREY
+                decision, outcome, undefined = [], Outcome.GREY, True
                 detail = _why_undefined(e_mp, mp.name)
                 if fails_undefined and _undefined_fails([e for _, e, _ in levels] + [e_mp]):
                     outcome, detail = Outcome.FAILS, f"undefined at {mp.name}: {detail}"
@@ -387,7 +387,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                                                       IDENTITY_DELTA)
         out.append(InstanceResult(dict(dims), seed, b, r, fl, outcome, detail, mutants=muts, ladder=ladder,
                                   vacuous=vacuous and outcome is Outcome.HOLDS,
-                                  values={k: float(v[b]) for k, v in scalars.items()}))
+                                  values={k: float(v[b]) for k, v in scalars.items()},
+                                  undefined=undefined and outcome is Outcome.GREY))
     return out
 
 

@@ -38,6 +38,7 @@ class InstanceResult:
     vacuous: bool = False
     values: Mapping[str, float] = field(default_factory=dict)   # the instance's real scalar inputs (evidence)
     scale: float = 1.0   # the inputs' scale: 1 for the ordinary instances, larger far from the origin (engine/far.py)
+    undefined: bool = False   # grey because a side is NaN, infinite or complex at the highest precision evaluated
 
 
 @dataclass(frozen=True)

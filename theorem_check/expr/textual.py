@@ -124,13 +124,22 @@ def domain_calls(text: str) -> list[str]:
     except SyntaxError:
         return []
     out: dict[str, None] = {}
-    for node in ast.walk(tree):
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _COMPLEX_PARTS:
+            continue        # imag(sqrt(trace(A))): the complex value is asked for
         hit = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DOMAIN_FUNCTIONS) \
             or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and not _integer_constant(node.right))
         seg = ast.get_source_segment(src, node) if hit else None
         if seg:
             out[seg] = None
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
     return list(out)
+
+
+_COMPLEX_PARTS = ("real", "imag", "conj")
+"""Calls whose argument's complex value the statement asks for: what they contain is never guarded."""
 
 
 def _integer_constant(node) -> bool:
