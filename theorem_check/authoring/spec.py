@@ -172,28 +172,34 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
 
 
 BEYOND_DEFAULT = (6, 5, 7)
-"""The sizes of the one configuration beyond :data:`DEFAULT_SIZE` (:func:`beyond_default`), letter by letter."""
+"""The sizes beyond :data:`DEFAULT_SIZE` (:func:`beyond_default`), letter by letter, in three rotations (the far
+stage takes one per seed)."""
 
 
 def beyond_default(spec: Spec, space) -> tuple[dict, ...]:
-    """The configuration beyond the default sizes, as the statement's ``far_dims``: every letter whose range was
-    not given (:data:`DEFAULT_SIZE`, 1..4) at a size of :data:`BEYOND_DEFAULT` (6, 5, 7, ... distinct), the others
-    at the top of their ranges; () when no letter was defaulted or the space's constraint refuses it.  A statement
+    """The configurations beyond the default sizes, as the statement's ``far_dims``: every letter whose range was
+    not given (:data:`DEFAULT_SIZE`, 1..4) at a size of :data:`BEYOND_DEFAULT` (6, 5, 7, ... distinct; three
+    rotations, of which the far stage evaluates one per seed), the others at the top of their ranges; () when no
+    letter was defaulted or the space's constraint refuses them.  A statement
     with sizes not given is a statement for every size: ``x*(n-1)*(n-2)*(n-3)*(n-4) + x = x`` holds at 1..4 only
     and was VERIFIED (helper-43).  Design decision 175."""
     if not spec.defaulted:
         return ()
-    dims = {k: int(hi) for k, (lo, hi) in spec.ranges.items()}
-    for j, k in enumerate(spec.defaulted):
-        dims[k] = BEYOND_DEFAULT[j] if j < len(BEYOND_DEFAULT) else BEYOND_DEFAULT[-1] + j
-    try:
-        if space.normalize is not None:
-            dims = dict(space.normalize(dims))
-        if space.where is not None and not space.where(dims):
-            return ()
-    except Exception:  # noqa: BLE001 - a constraint that cannot judge these sizes: no configuration beyond
-        return ()
-    return (dims,)
+    out = []
+    for r in range(len(BEYOND_DEFAULT)):
+        sizes = BEYOND_DEFAULT[r:] + BEYOND_DEFAULT[:r]
+        dims = {k: int(hi) for k, (lo, hi) in spec.ranges.items()}
+        for j, k in enumerate(spec.defaulted):
+            dims[k] = sizes[j] if j < len(sizes) else max(sizes) + j
+        try:
+            if space.normalize is not None:
+                dims = dict(space.normalize(dims))
+            if space.where is not None and not space.where(dims):
+                continue
+        except Exception:  # noqa: BLE001 - a constraint that cannot judge these sizes: no configuration beyond
+            continue
+        out.append(dims)
+    return tuple(out)
 
 
 def complex_names(spec: Spec) -> tuple[str, ...]:
@@ -267,7 +273,8 @@ def _numbers(e):
 def constant_scales(sides: Sequence[Side], spec: Spec) -> tuple[float, ...]:
     """Input scales the numbers of string and SymPy ``sides`` suggest (the statement's ``far_scales``): for a
     constant ``c`` with ``|c| >= 10``, ``2|c|`` and ``2 sqrt|c|`` (an input, or its square, beyond the threshold:
-    ``abs(t - 300) = 300 - t`` fails only for ``t > 300``; ``abs(x.T*x - 1e6*eye(1))`` for ``|x| > 1000``); for
+    ``abs(t - 300) = 300 - t`` fails only for ``t > 300``; ``abs(x.T*x - 1e6*eye(1))`` for ``|x| > 1000``) and
+    ``1/|c|`` (a factor: ``softmax(300*x)`` is one-hot but where ``|x| < 1/300``, helper-45); for
     ``0 < |c| <= 1/10``, ``|c|`` and ``sqrt|c|/2`` (within the threshold of the origin: ``abs(t) + abs(t - 1e-9)``,
     ``abs(trace(A.T*A) - 1e-6)``).  Constants between 1/10 and 10 are the engine's own ladder's.  At most
     :data:`MAX_CONSTANT_SCALES`, within ``[1e-30, 1e30]``; () for callables.  Helper-43: each of these statements
@@ -282,7 +289,7 @@ def constant_scales(sides: Sequence[Side], spec: Spec) -> tuple[float, ...]:
         for c in _numbers(e) if e is not None else ():
             if not np.isfinite(c) or c == 0 or 0.1 < c < 10:
                 continue
-            found.update((2 * c, 2 * c ** 0.5) if c >= 10 else (c, c ** 0.5 / 2))
+            found.update((2 * c, 2 * c ** 0.5, 1 / c) if c >= 10 else (c, c ** 0.5 / 2))
     kept = sorted((x for x in found if 1e-30 <= x <= 1e30), key=lambda x: -abs(np.log(x)))
     return tuple(sorted(float(f"{x:.2g}") for x in kept[:MAX_CONSTANT_SCALES]))
 
