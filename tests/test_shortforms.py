@@ -202,6 +202,15 @@ def test_size_letters_of_eye_ones_zeros_and_sizes_need_no_shape():
         assert _run(c, controls=False).verdict is verdict, (lhs, rhs, sizes)
 
 
+def _assert_defined(claim, defined: bool) -> None:
+    """PROVED/VERIFIED exactly when ``defined``; no instance evaluated (a broken statement, exit 2) counts as not."""
+    try:
+        v = _run(claim, controls=False).verdict
+    except tc.TheoremCheckError:
+        v = None
+    assert (v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)) is defined, v
+
+
 @pytest.mark.parametrize("lhs, rhs, shapes, sizes, defined", [
     ("(X.T*X)**-1*X.T*(X*w)", "w", {"X": ("n", "d"), "w": ("d", 1)}, {"n": (1, 2), "d": (3, 4)}, False),
     ("(X.T*X)**-1*X.T*(X*w)", "w", {"X": ("n", "d"), "w": ("d", 1)}, {"n": (4, 5), "d": (2, 3)}, True),
@@ -212,12 +221,7 @@ def test_an_inverse_sympy_cancels_must_still_exist(lhs, rhs, shapes, sizes, defi
     """SymPy turns ``M**-1*M`` into ``I`` while a side is built: an inverse of a matrix that is never
     invertible (X^T X with fewer rows than columns, a rank-1 u v^T) was PROVED.  The engine evaluates the
     cancelled inverse beside the side: undefined on every instance is no proof."""
-    c = tc.identity("demo.sf_cancel", lhs, rhs, shapes=shapes, sizes=sizes, register=False)
-    try:
-        v = _run(c, controls=False).verdict
-    except tc.TheoremCheckError:          # no instance could be evaluated: a broken statement, exit 2
-        v = None
-    assert (v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)) is defined, v
+    _assert_defined(tc.identity("demo.sf_cancel", lhs, rhs, shapes=shapes, sizes=sizes, register=False), defined)
 
 
 @pytest.mark.parametrize("lhs, rhs, shapes, structure, sizes, defined", [
@@ -233,12 +237,8 @@ def test_a_scalar_divisor_that_is_zero_everywhere_leaves_the_statement_undefined
     """SymPy's ``Mul`` cancels ``trace(K)/trace(K)`` while the side is built, and ``x/det(y*y.T)`` on both sides is
     the same huge number at float64: ``x*trace(K)/trace(K) = x`` with ``K`` antisymmetric was VERIFIED (helper-42).
     The engine evaluates each scalar divisor beside the side at mp50 (:mod:`theorem_check.authoring.guards`)."""
-    c = tc.identity("demo.sf_divisor", lhs, rhs, shapes=shapes, structure=structure, sizes=sizes, register=False)
-    try:
-        v = _run(c, controls=False).verdict
-    except tc.TheoremCheckError:          # no instance could be evaluated: a broken statement, exit 2
-        v = None
-    assert (v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)) is defined, v
+    _assert_defined(tc.identity("demo.sf_divisor", lhs, rhs, shapes=shapes, structure=structure, sizes=sizes,
+                                register=False), defined)
 
 
 @pytest.mark.parametrize("lhs, rhs, shapes, structure, defined", [
@@ -255,12 +255,7 @@ def test_a_function_call_sympy_removes_must_still_be_defined(lhs, rhs, shapes, s
     """SymPy folds ``0*log(-1 - t**2)`` to 0 and ``exp(log(t))`` to ``t`` while the side is built: undefined
     statements were PROVED (helper-43).  The engine evaluates the removed call beside the side
     (:mod:`theorem_check.authoring.guards`): where it is not a finite real number the instance is undefined."""
-    c = tc.identity("demo.sf_domain", lhs, rhs, shapes=shapes, structure=structure, register=False)
-    try:
-        v = _run(c, controls=False).verdict
-    except tc.TheoremCheckError:          # no instance could be evaluated: a broken statement, exit 2
-        v = None
-    assert (v in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)) is defined, v
+    _assert_defined(tc.identity("demo.sf_domain", lhs, rhs, shapes=shapes, structure=structure, register=False), defined)
 
 
 BAD_DEFS = [

@@ -197,22 +197,25 @@ def _bare_end(text: str, k: int) -> tuple[int | None, bool]:
                 return last, last is not None
             if _STOP.match(text, k):
                 return last, False
-        c = text[k]
-        if c == "\\":
-            m = re.match(r"\\([A-Za-z]+|.)", text[k:])
-            k += len(m.group(0)) if m else 1
-            last = k
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth < 0:
-                return last, False
-        if not c.isspace():
-            last = k + 1
-        k += 1
+        k, depth, last = _advance(text, k, depth, last)
+        if depth < 0:
+            return last, False
     return last, False
+
+
+def _advance(text: str, k: int, depth: int, last):
+    """One step of a scan of an argument at ``k``: a command skipped whole, a bracket counted (``depth``), ``last``
+    the index after the last character that is not a space; returns ``(k, depth, last)``."""
+    c = text[k]
+    if c == "\\":
+        m = re.match(r"\\([A-Za-z]+|.)", text[k:])
+        k += len(m.group(0)) if m else 1
+        return k, depth, k
+    if c in "([{":
+        depth += 1
+    elif c in ")]}":
+        depth -= 1
+    return k + 1, depth, (k + 1 if not c.isspace() else last)
 
 
 _BARS = re.compile(r"\\left\s*(\\\||\||\\[lr]?[vV]ert(?![A-Za-z]))|\\right\s*(\\\||\||\\[lr]?[vV]ert(?![A-Za-z]))"
@@ -240,21 +243,9 @@ def _spaced_product_end(text: str, k: int) -> int | None:
             k = m.end()
             last = k
             continue
-        c = text[k]
-        if c == "\\":
-            m = re.match(r"\\([A-Za-z]+|.)", text[k:])
-            k += len(m.group(0)) if m else 1
-            last = k
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth < 0:
-                return None
-        if not c.isspace():
-            last = k + 1
-        k += 1
+        k, depth, last = _advance(text, k, depth, last)
+        if depth < 0:
+            return None
     return None
 
 

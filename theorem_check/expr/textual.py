@@ -58,16 +58,24 @@ def carets(text: str) -> str:
     return text.replace("^", "**")
 
 
+def _tree(text: str):
+    """``(source, Python expression tree)`` of a side's text as the parser reads it (primes and carets
+    rewritten); the tree is None when the text does not parse (the parser reports that)."""
+    src = carets(primes(text)).strip()
+    try:
+        return src, ast.parse(src, mode="eval")
+    except SyntaxError:
+        return src, None
+
+
 def inverted_bases(text: str) -> list[str]:
     """The source text of every base the side raises to a negative constant power (``(X.T*X)**-1``,
     ``A^-2``) or passes to ``inv``, in order, once each; [] when the text does not parse (the parser
     reports that).  SymPy cancels ``M**-1*M`` while a side is built, so a matrix that is never invertible
     (``X.T*X`` with fewer rows than columns) would vanish with its inverse: the engine evaluates these
     inverses beside the side (:func:`theorem_check.authoring.spec.make_side`)."""
-    src = carets(primes(text)).strip()
-    try:
-        tree = ast.parse(src, mode="eval")
-    except SyntaxError:
+    src, tree = _tree(text)
+    if tree is None:
         return []
     out: dict[str, None] = {}
     for node in ast.walk(tree):
@@ -92,10 +100,8 @@ def denominators(text: str) -> list[str]:
     (``K`` antisymmetric, ``det(y*y.T)`` of a vector ``y`` with two or more rows) would vanish with its
     quotient: the engine evaluates the scalar ones beside the side
     (:func:`theorem_check.authoring.spec.make_side`)."""
-    src = carets(primes(text)).strip()
-    try:
-        tree = ast.parse(src, mode="eval")
-    except SyntaxError:
+    src, tree = _tree(text)
+    if tree is None:
         return []
     out: dict[str, None] = {}
     for node in ast.walk(tree):
@@ -118,10 +124,8 @@ def domain_calls(text: str) -> list[str]:
     SymPy removes such a call while it builds a side (``0*log(-1 - t**2)`` is 0, ``exp(log(t))`` is ``t``), so a
     statement undefined everywhere would be checked as if it were defined: the engine evaluates these beside the
     side (:mod:`theorem_check.authoring.guards`)."""
-    src = carets(primes(text)).strip()
-    try:
-        tree = ast.parse(src, mode="eval")
-    except SyntaxError:
+    src, tree = _tree(text)
+    if tree is None:
         return []
     out: dict[str, None] = {}
     stack = [tree]
