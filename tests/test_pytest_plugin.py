@@ -282,3 +282,14 @@ def test_short_forms_take_expected(pytester):
                               "*claim short.order: ERRATUM, expected REFUTED*"])
     out = res.stdout.str()
     assert out.count("ill-posed at dims") == 1, out
+
+
+def test_an_expected_erratum_that_now_holds_says_to_drop_the_declaration(pytester):
+    """helper-46: the user guide promised the hint; the failure said only 'PROVED, expected ERRATUM'."""
+    pytester.makepyfile(claims='import theorem_check as tc\n'
+                               'tc.identity("fixed.t", "(A*B).T", "B.T*A.T", shapes={"A": ("n", "n"), "B": ("n", "n")},\n'
+                               '            expected="erratum")\n')
+    res = run(pytester, "--tc-pack", "claims.py", "-rN")
+    res.assert_outcomes(failed=1)
+    res.stdout.fnmatch_lines(["*claim fixed.t: PROVED, expected ERRATUM*",
+                              "*the claim now holds: drop its expected='erratum' declaration*"])

@@ -32,3 +32,22 @@ def test_ruff_finds_nothing():
     except FileNotFoundError:
         pytest.fail("ruff is not installed: it is in the [test] extra (pip install '.[test]')")
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-1000:]
+
+
+def test_no_source_file_has_an_invalid_escape():
+    """helper-46: ``\\o`` in a docstring of expr/printing.py warned (DeprecationWarning) in every pytest run of a
+    user's pack, and ``-W error`` turned it into a SyntaxError."""
+    import warnings
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    bad = []
+    for path in [*root.glob("theorem_check/**/*.py"), *root.glob("derivations/**/*.py"), *root.glob("tests/**/*.py"),
+                 *root.glob("examples/*.py")]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                compile(path.read_text(encoding="utf-8"), str(path), "exec")
+            except SyntaxError as exc:
+                bad.append(f"{path.relative_to(root)}: {exc}")
+    assert not bad, bad

@@ -186,6 +186,17 @@ def test_sweep_census_counts_mutants_and_controls(pack, capsys, jobs):
     assert code == 0 and "0 survived" in out and "control runs 2/2 refuted or ill-posed" in out
 
 
+def test_sweep_without_dask_is_one_line_and_exit_2(pack, capsys):
+    """helper-46: ``--scheduler dask`` without the extra was an internal error (exit 3)."""
+    import importlib.util
+
+    if importlib.util.find_spec("dask") is not None:
+        pytest.skip("Dask is installed")
+    path, key = pack()
+    code, out, err = tc_here(capsys, "sweep", "--pack", path, "--seeds", "2", "--scheduler", "dask", "-q")
+    assert code == 2 and "pip install 'theorem-check[dask]'" in err and len(err.strip().splitlines()) == 1
+
+
 def test_sweep_on_a_dask_local_cluster(pack, capsys):
     pytest.importorskip("dask.distributed", reason="the [dask] extra is not installed")
     path, key = pack('(("ok", ok), ("hang", hang))')

@@ -77,5 +77,6 @@ def test_pack_key(stem, key):
 
 def test_claim_ids_and_bad_key():
     assert claim_id("k", "31") == "k.eq31" and claim_id("k", "B.3", 2) == "k.eqb_3_2"
+    assert claim_id("k", "*") == "k.eqstar" != claim_id("k", "**")       # \tag{*}, \tag{**}: one id (helper-46)
     with pytest.raises(InvalidArgument, match="key='Bad' must be a lower-case identifier"):
         pack_skeleton(scan_file(FIXTURES / "notes.md", parse=None), "Bad")

@@ -205,7 +205,7 @@ def test_a_bar_over_a_complex_name_is_its_conjugate_and_over_a_real_one_a_name()
 
 
 def test_upper_case_greek_is_a_matrix_and_a_variance_before_a_bracket_a_product():
-    """helper-44: ``\Sigma A = A \Sigma`` was PROVED with Sigma a scalar, and the Gaussian-process identity
+    r"""helper-44: ``\Sigma A = A \Sigma`` was PROVED with Sigma a scalar, and the Gaussian-process identity
     ``(\sigma^2 I + K)^{-1} K = I - \sigma^2 (\sigma^2 I + K)^{-1}`` was refused as a sigmoid clash."""
     assert convention_shapes(latex_names(r"\Sigma A = A \Sigma")) == {"Sigma": ("n", "n"), "A": ("n", "n")}
     assert convention_shapes(latex_names(r"\lambda x = x")) == {"x": ("n", 1)}

@@ -32,8 +32,10 @@ def pack_key(stem: str) -> str:
 
 
 def claim_id(key: str, number: str, link: int = 1) -> str:
-    """``key.eqN`` for equation ``number`` (``B.3`` -> ``eqb_3``), ``_2``, ``_3``... for later links."""
-    label = "eq" + re.sub(r"[^a-z0-9]+", "_", number.lower()).strip("_")
+    """``key.eqN`` for equation ``number`` (``B.3`` -> ``eqb_3``; ``*`` -> ``star``, ``'`` -> ``prime``: ``\\tag{*}``
+    and ``\\tag{**}`` were both ``eq``, helper-46), ``_2``, ``_3``... for later links."""
+    words = number.lower().replace("*", "_star").replace("'", "_prime").replace("+", "_plus")
+    label = "eq" + re.sub(r"[^a-z0-9]+", "_", words).strip("_")
     return f"{key}.{label}" + (f"_{link}" if link > 1 else "")
 
 

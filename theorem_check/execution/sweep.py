@@ -370,9 +370,9 @@ def run_sweep(claims: Sequence, seeds: Sequence[int], *, trials: int = 16, contr
         run_tasks(tasks, jobs=jobs, timeouts=limits, packs=packs, on_done=on_done, import_timeout=timeout or None,
                   keep=False)
     else:
+        client, cluster = _dask_client(scheduler, jobs)     # InvalidArgument (exit 2) without Dask
         from dask.distributed import as_completed
 
-        client, cluster = _dask_client(scheduler, jobs)
         try:
             payload = _pack_payload(packs)
             futs = [client.submit(_dask_task, t, lim, payload, pure=False) for t, lim in zip(tasks, limits)]

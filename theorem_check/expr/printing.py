@@ -46,7 +46,7 @@ def expr_latex(expr) -> str:
     """LaTeX of a parsed expression side (:mod:`theorem_check.expr`): ``sympy.latex`` except that a
     determinant prints as ``\\det\\left(X\\right)``, not SymPy's ``\\left|X\\right|`` (which reads as
     a norm, and as ``||X||`` inside ``abs``), and a term with a minus sign is subtracted (SymPy's sum printed
-    ``A + - \operatorname{tr}(A) A``: its sign test and its product printer disagree on ``(-tr A) A``)."""
+    ``A + - \\operatorname{tr}(A) A``: its sign test and its product printer disagree on ``(-tr A) A``)."""
     return _expr_printer()().doprint(expr).replace(" + - ", " - ")
 
 
