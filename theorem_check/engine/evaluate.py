@@ -56,7 +56,8 @@ def _arr(x, where: str) -> np.ndarray:
 
 def _summary(x) -> Any:
     """A short human-readable form of a measured/predicted value for evidence and reports: a scalar to 6
-    significant digits, up to 3 entries to 4, larger arrays by their shape (the JSON keeps the residuals)."""
+    significant digits, up to 3 entries to 4, larger arrays by their size and shape (``50 values``, ``an array of
+    8 x 40 x 40 values``; it was ``array(50,)``, helper-46; the JSON keeps the residuals)."""
     a = np.asarray(x)
     if a.dtype == object:
         from theorem_check.numerics.precision import to_float
@@ -66,7 +67,7 @@ def _summary(x) -> Any:
         return float(f"{float(a):.6g}")
     if a.size <= 3:
         return [float(f"{v:.4g}") for v in a.astype(float).ravel()]
-    return f"array{a.shape}"
+    return f"{a.size} values" if a.ndim == 1 else f"an array of {' x '.join(map(str, a.shape))} values"
 
 
 def _all_zero(a: np.ndarray) -> bool:
