@@ -247,6 +247,7 @@ def test_a_scalar_divisor_that_is_zero_everywhere_leaves_the_statement_undefined
     ("sqrt(-abs(t) - 1)**2", "-abs(t) - 1", {}, {}, False),
     ("exp(log(t))", "t", {}, {}, False),                  # undefined for t < 0, as log(t) = log(t) is
     ("exp(log(t))", "t", {}, {"t": "positive"}, True),
+    ("exp(log(z))", "z", {}, {"z": "complex"}, True),     # the principal log of a complex z: complex, defined
     ("0*log(-trace(A))", "0", {"A": ("n", "n")}, {"A": "spd"}, False),
     ("0*log(trace(A))", "0", {"A": ("n", "n")}, {"A": "spd"}, True),
     ("sqrtm(A)*sqrtm(A)", "A", {"A": ("n", "n")}, {"A": "spd"}, True),

@@ -31,6 +31,7 @@ import numpy as np
 import sympy as sp
 
 from theorem_check import expr as ex
+from theorem_check.numerics.precision import to_float
 
 __all__ = ["Guards", "side_guards"]
 
@@ -54,12 +55,14 @@ def _float64(v):
 
 @dataclass(frozen=True)
 class Guards:
-    """The inverted matrices SymPy cancelled (``inverses``) and the scalar divisors (``divisors``) of one
-    string side, as source text; :meth:`check` evaluates them at an instance."""
+    """The inverted matrices SymPy cancelled (``inverses``), the scalar divisors (``divisors``) and the calls SymPy
+    removed (``calls``) of one string side, as source text; :meth:`check` and :meth:`undefined_where` evaluate them
+    at an instance."""
 
     inverses: tuple[str, ...] = ()
     divisors: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
+    real: bool = True          # a real statement: a removed call's complex value is undefined there
 
     def __bool__(self) -> bool:
         return bool(self.inverses or self.divisors or self.calls)
@@ -67,13 +70,14 @@ class Guards:
     def undefined_where(self, value, parse_at: Callable[[str], Any], ctx, values: Mapping[str, Any],
                         dims: Mapping[str, int], structure: Mapping[str, str]):
         """``value`` (the side's, a batch) with NaN at every instance where a removed call (``calls``) is not a
-        finite real number (in ``ctx``); ``value`` itself where every one is.  A call that raises raises, as it
+        finite number, real in a real statement (``exp(log(z)) = z`` of a complex ``z`` keeps the principal
+        log's complex value), in ``ctx``; ``value`` itself where every one is.  A call that raises raises, as it
         would in the side."""
         bad = None
         for g in self.calls:
-            v = np.asarray(_float64(ex.evaluate(ex.compile_expr(parse_at(g)), ctx, values, dims, structure)))
-            with np.errstate(invalid="ignore"):
-                flags = ~np.isfinite(v) | (np.abs(np.imag(v)) > 0) if v.size else np.zeros(v.shape, bool)
+            v = ex.evaluate(ex.compile_expr(parse_at(g)), ctx, values, dims, structure)
+            v = to_float(v) if self.real else np.asarray(_float64(v))      # to_float: NaN where not real
+            flags = ~np.isfinite(v) if v.size else np.zeros(v.shape, bool)
             flags = flags.reshape(flags.shape[0], -1).any(axis=1) if flags.ndim else np.atleast_1d(flags)
             bad = flags if bad is None else bad | flags
         if bad is None or not bad.any():
@@ -131,6 +135,7 @@ def side_guards(text: str, parsed, shapes: Mapping[str, tuple], complex_names: t
     held = {a.base if isinstance(a, sp.MatPow) else a.arg for a in parsed.atoms(sp.MatPow, sp.Inverse)
             if isinstance(a, sp.Inverse) or (a.exp.is_number and a.exp < 0)}
     inverses, divisors, calls = [], [], []
+    inverted = set(ex.inverted_bases(text))
     for g in ex.domain_calls(text):
         try:
             call = ex.parse(g, shapes, complex_names=complex_names, sizes=letters)
@@ -144,8 +149,8 @@ def side_guards(text: str, parsed, shapes: Mapping[str, tuple], complex_names: t
         except Exception:  # noqa: BLE001 - a fragment that is no expression of its own: nothing to guard
             continue
         if isinstance(base, sp.MatrixExpr):
-            if g in ex.inverted_bases(text) and base not in held:
+            if g in inverted and base not in held:
                 inverses.append(g)
         elif not base.is_number and base.is_zero is not False:
             divisors.append(g)
-    return Guards(tuple(inverses), tuple(divisors), tuple(calls))
+    return Guards(tuple(inverses), tuple(divisors), tuple(calls), real=not complex_names)

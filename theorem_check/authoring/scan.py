@@ -387,7 +387,7 @@ def classify(display: Display, shapes: Mapping[str, tuple], parse: Parser | None
     letters = {x for shp in shapes.values() for x in shp if isinstance(x, str) and x != "1"}
     known = {**shapes, **scalars}
     if len(sides) == 1 and re.fullmatch(r"[A-Za-z_]\w*", sides[0][0].strip()) \
-            and sides[0][0].strip() not in side_names(parse(f"{ops[1]} = {ops[1]}")[0]):
+            and sides[0][0].strip() not in side_names(rhs):      # the one link's right side, read above
         return Entry(cls="not an identity", reason=f"a definition of {sides[0][0].strip()} (its name alone on the "
                      "left, not on the right)", relation=relation, **base)
     missing = tuple(sorted(n for n in names if n not in known and n not in letters))   # eye(n): n a size

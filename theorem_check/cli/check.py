@@ -321,8 +321,8 @@ def read_latex(statement: str, shapes: dict, declared=None, complex_names=(), si
     lhs, rhs = parse_latex_statement(statement, full, complex_names, scalars=tuple(scalars),
                                      declared=set(shapes) | set(scalars))
     text = f"{lhs} = {rhs}"
-    unused = [k for k in conv if not re.search(rf"(?<![\w.]){re.escape(k)}(?!\w)", text)]
-    for k in unused:          # \bar{W} of a complex W is conj(W): the name Wbar the reading offered is not used
+    used = {n for n, _ in _names_used(text)}
+    for k in [k for k in conv if k not in used]:   # \bar{W} of a complex W is conj(W): the name Wbar is not used
         del conv[k], full[k]
     return text, full, conv
 
@@ -437,8 +437,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
                                              [n for n, k in structure.items() if k in COMPLEX_KINDS], sizes=sizes)
         check_size_letters(size, shapes, "the shapes (--shape, --where and the LaTeX conventions)", statement)
         assumed = ", ".join(f"{n} {k}" for n, k in sorted(structure.items()))
+        used = {n for n, _ in _names_used(statement)}
         conv_scalars = sorted(n for n, letter in latex_names(given).items()
-                              if not letter and n not in shapes and n not in sizes and re.search(rf"\b{n}\b", statement))
+                              if not letter and n not in shapes and n not in sizes and n in used)
         words = "; ".join(w for w in (_shape_words(conv), f"{', '.join(conv_scalars)} scalar" * bool(conv_scalars)) if w)
         click.echo(f"theorem-check: note: read as {statement}"
                    + (f" (by convention: {words})" if words else "")

@@ -9,12 +9,16 @@ evaluates it again, by the same code path and decision rule, on instances at eac
 12 far instances for the default 16 trials; a statement of scalars also at scale 64, 64 instances), drawn by
 the statement's ``sample_at_scale`` (every input multiplied by the scale, its structure kept).
 
-A far instance can only refute: one that fails (at float64 and mp50, and again from mp50 to mp100: far out a
+A far instance never proves: one that fails (at float64 and mp50, and again from mp50 to mp100: far out a
 side can lose digits no magnitude bound records) makes the statement REFUTED, its counterexample shrunk over
-smaller sizes at the same scale, then over smaller scales.  One that is grey, undefined or
-vacuous takes nothing away from the ordinary instances' evidence: large inputs overflow float32, and a
-true statement's cancellation can exceed what a precision resolves there; such instances are counted in
-the evidence, never turned into a verdict.  A statement without ``sample_at_scale`` (a custom sampler,
+smaller sizes at the same scale, then over smaller scales.  One that is grey at a float level or vacuous takes
+nothing away from the ordinary instances' evidence: large inputs overflow float32, and a true statement's
+cancellation can exceed what a precision resolves there; such instances are counted in the evidence, never
+turned into a verdict.  One undefined at the highest precision (a side NaN, infinite or complex at mp50, a
+singular matrix: the statement is not defined there) makes the numeric outcome GREY, INCONCLUSIVE, as an
+ordinary instance undefined at mp50 does (design decision 179).  Besides its ladder the stage tries the scales the
+statement's constants suggest (``Statement.far_scales``, decision 172) and one configuration of sizes beyond the
+default ones (``Statement.far_dims``, decision 175).  A statement without ``sample_at_scale`` (a custom sampler,
 whose inputs the engine cannot rescale without breaking their structure) has no far instances.
 """
 

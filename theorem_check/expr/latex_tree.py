@@ -87,20 +87,15 @@ def _parser():
 def prepass(text: str) -> tuple[str, list[int]]:
     """The text lark reads and, for each of its characters, the index of the character of ``text``
     it comes from (:func:`theorem_check.expr.latex_prepass.prepass`, with the grammar's operators)."""
-    return _prepass(text, _operator(), _nabla())
+    return _prepass(text, _token("FUNC"), _token("NABLA"))
 
 
-@functools.lru_cache(maxsize=1)
-def _nabla() -> re.Pattern:
-    """The grammar's gradient token ``NABLA`` (``\\nabla_x``, ``\\nabla^2_{W_1}``) as a regular expression."""
-    line = next(x for x in _grammar().splitlines() if x.startswith("NABLA."))
-    return re.compile(line[line.index("/") + 1:line.rindex("/")])
-
-
-@functools.lru_cache(maxsize=1)
-def _operator() -> re.Pattern:
-    """The grammar's operator token ``FUNC`` (``\\det``, ``\\operatorname{tr}``, ...) as a regular expression."""
-    line = next(x for x in _grammar().splitlines() if x.startswith("FUNC."))
+@functools.lru_cache(maxsize=None)
+def _token(name: str) -> re.Pattern:
+    """The grammar's token ``name`` as a regular expression: ``FUNC``, the operators (``\\det``,
+    ``\\operatorname{tr}``, ...), whose bare argument the pre-pass delimits; ``NABLA`` (``\\nabla_x``,
+    ``\\nabla^2_{W_1}``), whose product explicit spacing ends."""
+    line = next(x for x in _grammar().splitlines() if x.startswith(f"{name}."))
     return re.compile(line[line.index("/") + 1:line.rindex("/")])
 
 

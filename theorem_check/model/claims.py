@@ -254,7 +254,8 @@ class Statement:
     far_dims : tuple of mapping name -> int
         Configurations beyond the statement's own size ranges where it is still meant to hold (a short form's
         size letter given no range is a statement for every size, sampled at 1..4), evaluated by the far stage,
-        which can only refute (``x*(n-1)*(n-2)*(n-3)*(n-4) + x = x`` fails at ``n = 5``).  () (default): none.
+        which never proves (``x*(n-1)*(n-2)*(n-3)*(n-4) + x = x`` fails at ``n = 5``; a statement undefined there
+        is INCONCLUSIVE).  () (default): none.
         Design decision 175.
     """
 
