@@ -373,6 +373,35 @@ def test_arb_agrees_with_mpmath(seed, n, batch, cplx, cond):
             assert _mp_gap(on, off) < 1e-40, name
 
 
+@settings(max_examples=30, deadline=None)
+@given(seed=sampling.seeds(), n=st.integers(1, 9), clusters=st.integers(1, 4))
+def test_arb_eigvalsh_agrees_with_mpmath_eigsy(seed, n, clusters):
+    """mp50 eigvalsh through arb's approximate QR agrees with mpmath's eigsy to 1e-40 (relative to the largest
+    eigenvalue) on random symmetric matrices, repeated eigenvalues (clusters) and zero ones included."""
+    pytest.importorskip("flint")
+    rng = np.random.default_rng(seed)
+    q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    lam = rng.integers(-2, 3, size=clusters).astype(float)[rng.integers(0, clusters, size=n)]
+    with pytest.MonkeyPatch.context() as mp, MP50.active():
+        Q = MP50.asarray(q[None])
+        A = (Q * MP50.asarray(lam)[None, None, :]) @ np.swapaxes(Q, -1, -2)   # symmetric to working precision
+        A = (A + np.swapaxes(A, -1, -2)) / 2
+        on, off = _both_paths(mp, MP50.eigvalsh, A)
+        assert np.shape(on) == np.shape(off) == (1, n)
+        assert all(isinstance(v, mpmath.mpf) for v in np.ravel(on))
+        assert float(max(abs(u - v) for u, v in zip(np.ravel(on), np.ravel(off)))) <= 1e-40 * max(1.0, np.abs(lam).max())
+
+
+def test_arb_eigvalsh_declines_what_it_cannot_take():
+    """A complex (Hermitian) matrix or one below the size bar takes mpmath's path (None from arb)."""
+    pytest.importorskip("flint")
+    with MP50.active():
+        h = MP50.asarray(np.array([[2.0, 1j, 0, 0], [-1j, 3.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0]]))
+        assert arb.arb_eigvalsh(h) is None
+        assert arb.arb_eigvalsh(MP50.asarray(np.eye(2))) is None
+        assert arb.arb_eigvalsh(MP50.asarray(np.eye(5))) is not None
+
+
 def test_arb_path_is_taken_and_restores_flint_precision():
     flint = pytest.importorskip("flint")
     import os

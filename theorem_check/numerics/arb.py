@@ -1,4 +1,4 @@
-"""python-flint's arb/acb balls for the mp50 linear algebra (``inv``, ``solve``, ``det``, ``expm``).
+"""python-flint's arb/acb balls for the mp50 linear algebra (``inv``, ``solve``, ``det``, ``expm``, ``eigvalsh``).
 
 Each helper takes one matrix (a 2-d object array of ``mpf``/``mpc``) and returns None when the operation
 must take the mpmath path instead: python-flint absent or switched off (:data:`USE_ARB`), an entry that is
@@ -13,7 +13,7 @@ import os
 import mpmath
 import numpy as np
 
-__all__ = ["ARB_ENV", "USE_ARB", "arb_inv", "arb_solve", "arb_det", "arb_expm"]
+__all__ = ["ARB_ENV", "USE_ARB", "arb_inv", "arb_solve", "arb_det", "arb_expm", "arb_eigvalsh"]
 
 # python-flint, optional extra [arb] (no import cost in practice: SymPy >= 1.13 imports it as its ground
 # types whenever it is installed)
@@ -134,3 +134,42 @@ def arb_det(m: np.ndarray):
         if d.contains(0):  # singular to working precision: mpmath's value (often exactly 0), as before
             return None
         return _mp_of_ball(d)
+
+
+_ARB_MIN_EIG = 4
+"""Smallest size at which ``eigvalsh`` takes arb: below it mpmath's ``eigsy`` is as fast (measured at n = 2: 0.3 ms
+against 0.7 ms; n = 5: 2.5 ms against 0.4 ms)."""
+
+
+def arb_eigvalsh(m: np.ndarray):
+    """Ascending eigenvalues of a real symmetric matrix (2-d object array of ``mpf``) as a 1-d object array of
+    ``mpf``, from ``acb_mat.eig(algorithm="approx")`` (QR iteration at working precision, clusters allowed);
+    None when arb is off, ``m`` is complex or not square, or the result fails the validation.
+
+    The approximate eigenvalues carry no error bound, so they are validated against two invariants computed
+    from the entries at working precision: ``sum(lambda) = tr(m)`` and ``sum(lambda^2) = ||m||_F^2`` (for a
+    symmetric matrix), each to ``2^(-prec/2)`` relative, and every imaginary part below that; a failure
+    (no convergence) returns None and mpmath's ``eigsy`` decides.  About 5-20x faster than ``eigsy``.
+    """
+    if not USE_ARB or m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < _ARB_MIN_EIG:
+        return None
+    with _flint_prec():
+        bm = _ball_matrix(m)
+        if bm is None or isinstance(bm, _flint.acb_mat):
+            return None
+        try:
+            ev = _flint.acb_mat(bm).eig(algorithm="approx")
+        except (ValueError, ZeroDivisionError):
+            return None
+        vals = sorted(_mp_of_ball(x.real) for x in ev)
+        im = max((abs(_mp_of_ball(x.imag)) for x in ev), default=mpmath.mpf(0))
+        tr = mpmath.fsum(m[i, i] for i in range(m.shape[0]))
+        fro = mpmath.fsum(v * v for v in m.flat)
+        tol = mpmath.ldexp(1, -mpmath.mp.prec // 2)
+        scale = mpmath.sqrt(fro) + 1
+        if (im > tol * scale or abs(mpmath.fsum(vals) - tr) > tol * scale * m.shape[0]
+                or abs(mpmath.fsum(v * v for v in vals) - fro) > tol * (fro + 1) * m.shape[0]):
+            return None
+        out = np.empty(len(vals), dtype=object)
+        out[:] = vals
+        return out

@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 
 from theorem_check.errors import ShapeMismatch
-from theorem_check.numerics.arb import arb_det, arb_expm, arb_inv, arb_solve
+from theorem_check.numerics.arb import arb_det, arb_eigvalsh, arb_expm, arb_inv, arb_solve
 from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.float_watch import engine_floats
 
@@ -126,11 +126,18 @@ class LinalgOps:
         return np.where(positive, logabs, self.log(self.det(a)))
 
     def eigvalsh(self, a: np.ndarray) -> np.ndarray:
-        """Ascending eigenvalues of symmetric matrices: ``(..., n, n) -> (..., n)``."""
+        """Ascending eigenvalues of symmetric matrices: ``(..., n, n) -> (..., n)``.
+
+        At mp50: python-flint's approximate QR eigenvalues when :data:`USE_ARB` (validated, see
+        :func:`~theorem_check.numerics.arb.arb_eigvalsh`), else ``mpmath.eigsy``.
+        """
         if not self.is_mp:
             return np.linalg.eigvalsh(a)
 
         def one(m):
+            out = arb_eigvalsh(m)
+            if out is not None:
+                return out
             ev = mpmath.eigsy(self._to_mp(m), eigvals_only=True)
             return np.array(sorted(ev[i] for i in range(ev.rows)), dtype=object)
 
