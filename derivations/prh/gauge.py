@@ -15,6 +15,7 @@ import itertools
 import numpy as np
 
 from theorem_check import dln, sampling
+from theorem_check.library.dln import T
 
 from .model import invertible, pair_hidden, per_sample_losses
 
@@ -185,35 +186,69 @@ def _round(net: Net, gtol: float, maxiter: int = 3000, polish: bool = False):
     ends = np.eye(net.widths[0]), np.eye(net.widths[-1])   # G_0 = G_D = I, never written to
     S0 = _S_closed([ends[0]] + [np.eye(d) for d in hid] + [ends[1]], Xc, Yc)[0]
 
+    eyes = [np.eye(d) for d in hid]
+    a_in, b_out = float(Xc[0].trace()), float(Yc[D].trace())   # the end terms: G_0 = G_D = I
+
     def unpack(t):
         # I + M + triu(M, 1)^T with M[iu] = t, entry by entry the same sums: 1 + t on the diagonal, 0 + t off it
         out, o = [], 0
-        for d, (r, c), (ru, cu), m in zip(hid, iu, off, sizes):
-            G = np.eye(d)
+        for I, (r, c), (ru, cu), m in zip(eyes, iu, off, sizes):
+            G = I.copy()
             G[r, c] += t[o:o + m]
             G[cu, ru] = G[ru, cu]
             out.append(G)
             o += m
-        return [ends[0]] + out + [ends[1]]
+        return out
+
+    def terms(t):
+        # _S_closed on the hidden G_k only (the end terms are constants), batched over the rows of t (m, n), real or
+        # complex (every operation is analytic in t: transposes, not conjugates): S / S0 (m,) and its gradient in t
+        # (m, n) in the symmetric parametrisation (d/dt of an off-diagonal entry sees G and G^T)
+        t = np.atleast_2d(t)
+        a, b, keep, o = [np.full(len(t), a_in)], [], [], 0
+        for I, (r, c), (ru, cu), m, X, Y in zip(eyes, iu, off, sizes, Xc[1:D], Yc[1:D]):
+            G = np.broadcast_to(I, (len(t),) + I.shape).astype(t.dtype)
+            G[:, r, c] += t[:, o:o + m]
+            G[:, cu, ru] = G[:, ru, cu]
+            o += m
+            Gi = np.linalg.inv(G)
+            GX = G @ X
+            Mk = T(Gi) @ Y @ Gi
+            a.append(np.einsum("kij,kij->k", GX, G))
+            b.append(np.einsum("kii->k", Mk))
+            keep.append((GX, Mk @ T(Gi)))
+        b.append(np.full(len(t), b_out))
+        val = sum(x * y for x, y in zip(a, b))
+        gv = []
+        for k, ((GX, MGi), (r, c), dg) in enumerate(zip(keep, iu, diag)):
+            gk = 2.0 * b[k + 1][:, None, None] * GX - 2.0 * a[k][:, None, None] * MGi
+            gg = gk + T(gk)
+            gg[:, dg[0], dg[1]] *= 0.5
+            gv.append(gg[:, r, c])
+        return val / S0, np.concatenate(gv, axis=1) / S0
 
     def f(t):
-        val, g = _S_closed(unpack(t), Xc, Yc)
-        gv = []
-        for gk, (r, c), dg in zip(g[1:-1], iu, diag):
-            gg = gk + gk.T
-            gg[dg] *= 0.5
-            gv.append(gg[r, c])
-        return val / S0, np.concatenate(gv) / S0
+        val, g = terms(t)
+        return float(val[0]), g[0]
+
+    def stationarity_and_hessian(t):
+        # the gradient and its Jacobian (the Hessian of S in t) by the complex step, every direction in one batch:
+        # exact to rounding (no difference quotient), where MINPACK's lmdif would difference the gradient n times
+        h = 1e-30
+        _, g = terms(t)
+        _, gc = terms(t[None, :] + 1j * h * np.eye(len(t)))
+        return g[0], (gc.imag / h).T
 
     t0 = np.zeros(sum(sizes))
     if polish:
-        res = so.root(lambda t: f(t)[1], t0, method="lm", options={"xtol": 1e-15, "ftol": 1e-15, "maxiter": 2000})
+        res = so.root(stationarity_and_hessian, t0, jac=True, method="lm",
+                      options={"xtol": 1e-15, "ftol": 1e-15, "maxiter": 2000})
     else:
         res = so.minimize(f, t0, jac=True, method="BFGS", options={"gtol": gtol, "maxiter": maxiter})
     x = res.x
     if not np.all(np.isfinite(x)) or f(x)[0] > 1.0 + 1e-12:   # never accept a step that increases S
         x = t0
-    Gs = unpack(x)
+    Gs = [ends[0]] + unpack(x) + [ends[1]]
     Ws = [Gs[k + 1] @ W @ np.linalg.inv(Gs[k]) for k, W in enumerate(net.Ws)]
     new = net.with_weights(Ws)
     return new, _stationarity(new)
