@@ -317,3 +317,19 @@ def test_a_hermitian_exact_counterexample_is_hermitian(capsys):
     for name, text in ex["values"].items():
         m = sp.Matrix(sp.sympify(text))
         assert m == m.H, (name, text)
+
+
+@pytest.mark.parametrize("statement, shapes, assume, verdict", [
+    ("grad(x.T*K*x, x) = 0", ["K=n,n", "x=n,1"], ["K=antisymmetric"], "PROVED"),
+    ("grad(x.T*K*x, x) = 0", ["K=n,n", "x=n,1"], [], "REFUTED"),          # the negative control: K not antisymmetric
+    ("0 = A - A.T", ["A=n,n"], ["A=symmetric"], "PROVED"),
+    ("0 = A - A.T", ["A=n,m"], [], "ILL-POSED"),                          # A - A.T itself does not conform
+])
+def test_zero_against_a_matrix_side_is_the_zero_matrix(capsys, statement, shapes, assume, verdict):
+    """helper-48: the user guide's ``grad(x.T*K*x, x) = 0`` was ILL-POSED in the string syntax ("lhs has shape (2, 1),
+    rhs has shape ()") though ``--latex`` reads the 0 as the zero vector; now both do, with a note saying so."""
+    args = [a for s in shapes for a in ("--shape", s)] + [a for s in assume for a in ("--assume", s)]
+    code, out, err = run_main(capsys, "check", statement, *args, "--seed", "0")
+    assert verdict in out, out + err
+    if verdict != "ILL-POSED":
+        assert "zeros(n, " in err and "is the zero matrix" in err, err

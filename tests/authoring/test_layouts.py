@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from theorem_check.authoring.layouts import VEC_READING, _order
+from theorem_check.authoring.layouts import NUMERATOR_READING, VEC_READING, _order
 from theorem_check.cli.check import build_claim
 from theorem_check.engine.runner import run_claim
 
@@ -120,3 +120,31 @@ def test_the_vec_reading_at_large_sizes_is_checked_along_directions(statement, s
     res = run(claim, seed=0, trials=4)
     assert res.printed.verdict.value in ((printed, "PROVED") if printed == "VERIFIED" else (printed,)), res.printed.evidence
     assert [v.verdict.value for v in res.variants] == [reading], res.variants[0].evidence
+
+
+@pytest.mark.parametrize("statement, shapes, printed, reading, claim_verdict", [
+    # the numerator layout of papers: d(x^T a)/dx = a^T, d tr(AX)/dX = A (X m x n, A n x m)
+    ("grad(trace(x.T*a), x) = a.T", {"x": ("n", 1), "a": ("n", 1)}, "ILL-POSED", "VERIFIED", "ERRATUM"),
+    ("grad(trace(A*X), X) = A", {"A": ("n", "m"), "X": ("m", "n")}, "ILL-POSED", "VERIFIED", "ERRATUM"),
+    # negative controls through the same reading: a factor 2, a transpose too many
+    ("grad(trace(x.T*a), x) = 2*a.T", {"x": ("n", 1), "a": ("n", 1)}, "ILL-POSED", "REFUTED", "ILL-POSED"),
+    ("grad(trace(A*X*X.T), X) = X.T*A", {"A": ("m", "m"), "X": ("m", "n")}, "ILL-POSED", "REFUTED", "ILL-POSED"),
+])
+def test_a_gradient_against_its_transposed_shape_is_read_in_the_numerator_layout(statement, shapes, printed, reading,
+                                                                                  claim_verdict):
+    """helper-48: ``\\frac{\\partial x^\\top a}{\\partial x} = a^\\top`` (numerator layout) was a bare ILL-POSED; the
+    reading that transposes the gradient says whether it holds there."""
+    claim, res = _run(statement, shapes)
+    assert [v.name for v in claim.variants] == [NUMERATOR_READING]
+    assert res.printed.verdict.value == printed
+    assert [(v.name, v.verdict.value) for v in res.variants] == [(NUMERATOR_READING, reading)]
+    assert res.verdict.value == claim_verdict, res.evidence
+
+
+@pytest.mark.parametrize("statement, shapes", [
+    ("grad(trace(A*X), X) = A", {"A": ("n", "n"), "X": ("n", "n")}),         # square: one shape, no reading
+    ("grad(trace(A*X), X) = A.T", {"A": ("n", "m"), "X": ("m", "n")}),       # the gradient's own shape
+])
+def test_no_numerator_reading_where_the_shapes_do_not_tell(statement, shapes):
+    claim = build_claim(statement, shapes, {})
+    assert NUMERATOR_READING not in [v.name for v in claim.variants]

@@ -29,10 +29,15 @@ import sympy as sp
 from theorem_check import expr as ex
 from theorem_check.model.claims import Statement
 
-__all__ = ["readings", "VEC_READING", "SUBSPACE_READINGS"]
+__all__ = ["readings", "VEC_READING", "NUMERATOR_READING", "SUBSPACE_READINGS"]
 
 VEC_READING = "reading: vec layout (columns stacked, d vec(F)/d vec(X)^T, Magnus-Neudecker)"
 """The variant's name."""
+
+
+NUMERATOR_READING = "reading: numerator layout (df/dX is the transpose of the gradient, X's transposed shape)"
+"""The variant's name: ``grad(f, X)`` read as ``df/dX_ji`` (numerator layout, Magnus-Neudecker's ``Df``), tried only
+where the other side has ``X``'s transposed shape and the printed statement is therefore ILL-POSED."""
 
 
 def _cols_differ(shape) -> bool:
@@ -183,6 +188,33 @@ def _vec_reading(statement: Statement, nodes: list, mats: dict) -> Statement | N
                                latex=statement.latex + r"\quad(\operatorname{vec}\ \text{layout})", **sides)
 
 
+def _transposed(side):
+    def numerator_side(inst, ctx):
+        v = side(inst, ctx)
+        return v if np.ndim(v) < 3 else np.swapaxes(v, -1, -2)
+    return numerator_side
+
+
+def _numerator_reading(statement: Statement, nodes: list) -> Statement | None:
+    """The statement with its ``grad(f, X)`` side read in the numerator layout (transposed), when the other side has
+    ``X``'s transposed shape and not ``X``'s own (``\\frac{\\partial x^\\top a}{\\partial x} = a^\\top``: ILL-POSED as
+    the gradient, a row in the numerator layout; helper-48), or None.  A square ``X`` gets no such reading: its two
+    layouts have one shape, and which one a statement means is the statement's (``grad(trace(A*X), X) = A`` stays
+    REFUTED, not an erratum)."""
+    for k, (node, other) in enumerate(zip(nodes, nodes[::-1])):
+        if not (isinstance(node, ex.Grad) and not isinstance(node, ex.GradXY) and ex.is_matrix(node.args[1])
+                and ex.is_matrix(other)):
+            continue
+        r, c = (sp.sympify(v) for v in node.args[1].shape)
+        orows, ocols = (sp.sympify(v) for v in other.shape)
+        if (orows, ocols) == (c, r) and (r, c) != (c, r):
+            which = ("lhs", "rhs")[k]
+            side = _transposed(getattr(statement, which))
+            return dataclasses.replace(statement, name=NUMERATOR_READING, kind="reading", derivation=None,
+                                       latex=statement.latex + r"\quad(\text{numerator layout})", **{which: side})
+    return None
+
+
 def readings(statement: Statement, lhs: str, rhs: str, mats: dict, structure: dict, letters=()):
     """``(variants, unread)``: the reading variants of ``statement`` (the vec layout of a ``jacobian``/``hessian``
     side by a matrix, the subspace gradient of a ``grad`` side by an antisymmetric or diagonal matrix), and whether
@@ -200,4 +232,5 @@ def readings(statement: Statement, lhs: str, rhs: str, mats: dict, structure: di
     vec = _vec_reading(statement, nodes, mats)
     unread = vec is None and any(_differ(d) for n in nodes if not isinstance(n, (ex.Jacobian, ex.Hessian))
                                  for d in n.atoms(ex.Jacobian, ex.Hessian))
-    return tuple(r for r in (vec, _subspace_reading(statement, nodes, structure)) if r is not None), unread
+    return tuple(r for r in (vec, _subspace_reading(statement, nodes, structure), _numerator_reading(statement, nodes))
+                 if r is not None), unread

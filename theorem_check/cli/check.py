@@ -156,6 +156,31 @@ def scalar_names(statement: str, shapes: dict, assume: dict | None = None, sizes
     return [n for n in names if n not in shapes and n not in letters and n not in ex.FUNCTIONS and n not in skip]
 
 
+def _zero_matrix_side(lhs: str, rhs: str, shapes: dict, assume: dict) -> tuple[str, str]:
+    """``grad(x.T*K*x, x) = 0``: a side that is the number 0 against a side that is a matrix (not 1 x 1) at every
+    size is that matrix's zero, ``zeros(r, c)``, as ``--latex`` reads it (papers write 0 for the zero vector; it was
+    ILL-POSED, "lhs has shape (2, 1), rhs has shape ()", helper-48).  The other side's shape is its symbolic one;
+    a side that does not parse symbolically is left to the parser's own message.  Prints a note when it applies."""
+    from theorem_check import expr as ex
+
+    zero = [t.strip() == "0" for t in (lhs, rhs)]
+    if zero[0] == zero[1]:
+        return lhs, rhs
+    other = rhs if zero[0] else lhs
+    complex_names = [n for n, k in assume.items() if k in ("complex", "hermitian")]
+    try:
+        e = ex.parse(other, shapes, complex_names=complex_names, sizes=ex.size_names_in(other))
+    except Exception:  # noqa: BLE001 - the statement's own parse reports it
+        return lhs, rhs
+    shape = getattr(e, "shape", None)
+    if not shape or all(v == 1 for v in shape):
+        return lhs, rhs
+    z = f"zeros({shape[0]}, {shape[1]})"
+    click.echo(f"theorem-check: note: read as {z if zero[0] else lhs} = {rhs if zero[0] else z} (0 against a "
+               f"{shape[0]} x {shape[1]} side is the zero matrix)", err=True)
+    return (z, rhs) if zero[0] else (lhs, z)
+
+
 def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None = None, *, latex: str | None = None):
     """The claim ``check.statement`` for a shell statement (validated, not registered); ``latex``: the
     statement as the user typed it in LaTeX (its title and printed form), when it was read with ``--latex``.
@@ -165,7 +190,7 @@ def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None =
     from theorem_check import expr as ex
     from theorem_check.authoring.shortforms import identity
 
-    lhs, rhs = ex.parse_statement(statement)
+    lhs, rhs = _zero_matrix_side(*ex.parse_statement(statement), shapes, assume)
     used = {n for n, _ in _names_used(statement)}
     for name in list(shapes) + list(assume):
         if name not in used:
