@@ -207,3 +207,23 @@ def test_helper_34_readings_have_the_right_verdicts(capsys, args, verdicts):
     """A fresh helper's LaTeX as papers print it, each misread before (the verdict it had in the comment)."""
     code, got, rec, err = _verdict(capsys, "--latex", *args)
     assert got in verdicts, (rec["read_as"], rec["claims"][0]["evidence"])
+
+
+@pytest.mark.parametrize("statement, where, verdict", [
+    (r"(A B)^\mathsf{T} = B^\mathsf{T} A^\mathsf{T}", None, "PROVED"),     # ^\mathsf{T} unbraced: the transpose
+    (r"(A B)^\mathrm{T} = A^\mathrm{T} B^\mathrm{T}", None, "REFUTED"),    # its negative control
+    (r"\operatorname{tr}(c A) = c \operatorname{tr}(A)", r"c \in \mathbb{N}, A \in \mathbb{R}^{n \times n}", "PROVED"),
+    (r"x^{k} x = x^{k+1}", r"k \in \mathbb{N}, x \in \mathbb{R}", "PROVED"),
+    (r"x^{k} x = x^{k+2}", r"k \in \mathbb{N}, x \in \mathbb{R}", "REFUTED"),
+])
+def test_helper_49_notations(capsys, statement, where, verdict):
+    """helper-49: ``^\\mathsf{T}`` without braces was the matrix power ``**T`` (exit 2); a ``\\mathbb{N}`` declaration
+    was dropped, its letter a column vector by convention (ILL-POSED)."""
+    args = ["check", "--latex", statement] + (["--where", where] if where else [])
+    code, out, err = run_main(capsys, *args)
+    assert verdict in out, out + err
+
+
+def test_integers_of_either_sign_are_refused(capsys):
+    code, out, err = run_main(capsys, "check", "--latex", r"x^{k} x = x^{k+1}", "--where", r"k \in \mathbb{Z}, x \in \mathbb{R}")
+    assert code == 2 and "mathbb{N}" in err and len(err.strip().splitlines()) == 1, err

@@ -315,6 +315,19 @@ def parse_options(shape, assume, size, declared=None, *, check_sizes: bool = Tru
     return shapes, structure, sizes
 
 
+def _declared_sizes(declared, shapes: dict, used: set) -> dict:
+    """``c \\in \\mathbb{N}`` in ``--where``: a letter the statement uses and no shape does is a size letter with the
+    default range, as ``--size c=1:4`` makes it (helper-49: the declaration was dropped and ``c`` read as a column
+    vector by convention, ``\\operatorname{tr}(c A) = c \\operatorname{tr}(A)`` ILL-POSED).  Letters of the shapes are
+    sizes already (their range stays the default, with the far sizes beyond it)."""
+    from theorem_check.authoring.spec import DEFAULT_SIZE
+
+    if declared is None:
+        return {}
+    shape_letters = {v for sh in shapes.values() for v in sh if isinstance(v, str)}
+    return {k: DEFAULT_SIZE for k in declared.sizes if k in used and k not in shape_letters}
+
+
 def check_size_letters(size, shapes: dict, where: str, statement: str = "") -> None:
     """InvalidArgument naming the first ``--size`` option (its text, ``n=8:8``) whose letter is neither a
     size letter of ``shapes`` or of the statement's ``eye``/``ones``/``zeros`` nor a (non-matrix) name the
@@ -456,6 +469,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         from theorem_check.expr.latex import latex_names
 
         _check_where_used(declared, set(latex_names(statement)))
+        sizes = {**_declared_sizes(declared, shapes, set(latex_names(statement))), **sizes}
         from theorem_check.expr import COMPLEX_KINDS
 
         statement, shapes, conv = read_latex(statement, shapes, declared,

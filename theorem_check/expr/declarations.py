@@ -168,7 +168,11 @@ class _Reader:
 
     def member(self, clause: str, names: list[str], rhs: str):
         s = rhs.strip()
-        if re.fullmatch(r"\\mathbb\s*\{?\s*[NZ]\s*\}?(_\s*\{?\s*(>\s*0|\+|\\geq?\s*1)\s*\}?)?|\\N", s):
+        m = re.fullmatch(r"\\mathbb\s*\{?\s*([NZ])\s*\}?(_\s*\{?\s*(>\s*0|\+|\\geq?\s*1)\s*\}?)?|\\N", s)
+        if m:
+            if m.group(1) == "Z" and not m.group(2):   # helper-49: integers of either sign were drawn as sizes 1..4
+                self.fail(clause, r"\mathbb{Z} (integers of either sign) is not drawn: size letters are positive "
+                                  r"integers, \mathbb{N} or \mathbb{Z}_{>0}; a real scalar is \mathbb{R}")
             self.sizes.extend(names)
             return
         m = re.fullmatch(r"\\mathbb\s*\{?\s*S\s*\}?\s*(?:\^" + _SIZE + r")?\s*(?:_\s*\{?\s*(\+\+|\+)\s*\}?)?"
