@@ -227,3 +227,20 @@ def test_helper_49_notations(capsys, statement, where, verdict):
 def test_integers_of_either_sign_are_refused(capsys):
     code, out, err = run_main(capsys, "check", "--latex", r"x^{k} x = x^{k+1}", "--where", r"k \in \mathbb{Z}, x \in \mathbb{R}")
     assert code == 2 and "mathbb{N}" in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("statement, where, verdict", [
+    (r"\operatorname{vec}(X B) = (B^\top \otimes I) \operatorname{vec}(X)",
+     r"X \in \mathbb{R}^{n \times p}, B \in \mathbb{R}^{p \times q}", "PROVED"),
+    (r"\operatorname{vec}(X B) = (I \otimes B^\top) \operatorname{vec}(X)",          # Kronecker order swapped
+     r"X \in \mathbb{R}^{n \times p}, B \in \mathbb{R}^{p \times q}", "REFUTED"),
+    (r"(A \otimes I)(I \otimes B) = A \otimes B", None, "PROVED"),
+    (r"(A \otimes I)(I \otimes B) = B \otimes A", None, "REFUTED"),
+    (r"(A \otimes I + I \otimes B)(x \otimes y) = (A x) \otimes y + x \otimes (B y)", None, "PROVED"),
+])
+def test_a_bare_identity_in_a_kronecker_product_takes_the_quotient_size(capsys, statement, where, verdict):
+    """helper-49: ``B^\\top \\otimes I`` beside ``vec(X)`` (X n x p) read ``I`` as ``eye(n*p)``, the product's size, not
+    ``eye(n)``: five true Kronecker identities were ILL-POSED."""
+    args = ["check", "--latex", statement] + (["--where", where] if where else [])
+    code, out, err = run_main(capsys, *args)
+    assert verdict in out, out + err

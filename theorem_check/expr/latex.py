@@ -274,6 +274,20 @@ def _size_text(x) -> str:
     return str(x)
 
 
+def _quotient(total, part):
+    """``total / part`` for sizes (``n*p / p = n``) when it is a whole size, else None (``n / p``, unknown sizes)."""
+    if total in (None, "?") or part in (None, "?"):
+        return None
+    try:
+        q = sp.cancel(sp.sympify(total) / sp.sympify(part))
+    except (sp.SympifyError, TypeError, ZeroDivisionError):
+        return None
+    num, den = sp.fraction(q)
+    if den != 1 or not (q.is_integer or q.is_Symbol or q.is_Mul or q.is_Pow) or (q.is_number and q < 1):
+        return None
+    return q
+
+
 class _NoSize(ParseError):
     """A bare ``I`` or ``\\mathbf{1}`` whose size the context has not given (yet)."""
 
@@ -422,8 +436,8 @@ class _Emit:
             ta = self.scalar(*ta)
         return f"{self.wrap(ta[0], ta[1], _MUL)}/{self.wrap(tb[0], tb[1], _NEG)}", _MUL
 
-    def binary_fn(self, fn: str, n, hint):
-        ta, tb = self.emit(n[1], hint), self.emit(n[2], hint)
+    def binary_fn(self, fn: str, n, hint, given=None):
+        ta, tb = given or (self.emit(n[1], hint), self.emit(n[2], hint))
         for side, bare in zip((n[1], n[2]), n[3]):
             if bare and all(isinstance(self.shape(self.emit(f)[0]), tuple) for f in side[1:3]):
                 op = r"\odot" if fn == "hadamard" else r"\otimes"
@@ -449,6 +463,19 @@ class _Emit:
         return f"{self.wrap(t, p, _ATOM)}**{n[2]}", _POW
 
     def e_kron(self, n, hint):
+        """``A \\otimes I``: a bare ``I`` (or ``\\mathbf{1}``) beside a factor of known shape ``(r, c)`` in a Kronecker
+        product of known shape ``(R, C)`` is ``(R / r) x (C / c)``, not the product's own size (helper-49: ``(B^\\top
+        \\otimes I) \\operatorname{vec}(X)`` read ``I`` as ``eye(n*p)``, ILL-POSED); otherwise as any binary function."""
+        if hint:
+            own = [self.try_emit(f) for f in (n[1], n[2])]
+            if (own[0] is None) != (own[1] is None):
+                k = 0 if own[0] is not None else 1
+                sh = self.shape(own[k][0])
+                sub = tuple(_quotient(h, v) for h, v in zip(hint, sh)) if isinstance(sh, tuple) else None
+                if sub and any(v is not None for v in sub):
+                    other = self.try_emit(n[2 - k], sub)
+                    if other is not None:
+                        return self.binary_fn("kron", n, hint, given=(own[0] or other, own[1] or other))
         return self.binary_fn("kron", n, hint)
 
     # postfix -----------------------------------------------------------------------------------
