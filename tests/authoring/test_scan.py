@@ -235,3 +235,18 @@ def test_equations_written_with_the_papers_macros_are_read():
     scan = scan_text(text, "tex", parse=default_parser())
     assert [e.cls for e in scan.entries] == ["checkable", "checkable"]
     assert [sorted(e.shapes) for e in scan.entries] == [["A"], ["A", "x"]]
+
+
+def test_the_reader_gets_the_declared_shapes_and_a_structure_alone_is_square():
+    """helper-49: scan read every name by the conventions (a bare I beside B, m x n, was eye(n): the push-through
+    identity ILL-POSED, where check --where reads it right); "Sigma succ 0" with no shape was "needs shapes"."""
+    text = (r"Let $B \in \mathbb{R}^{m\times n}$ and $C \in \mathbb{R}^{n\times m}$, and $\Sigma \succ 0$."
+            "\n$$(I + B C)^{-1} B = B (I + C B)^{-1} \\tag{1}$$\n"
+            "$$\\nabla_\\Sigma \\log\\det \\Sigma = \\Sigma^{-1} \\tag{2}$$\n")
+    s = scan_text(text, "md", parse=default_parser())
+    push, grad = s.entries
+    assert push.cls == "checkable" and push.sides[0][0].startswith("(eye(m) + B*C)**-1"), push
+    assert grad.cls == "needs shapes"          # two size letters (m, n) in the text: which one is Sigma's is open
+    s2 = scan_text(text.replace(r"$B \in \mathbb{R}^{m\times n}$ and $C \in \mathbb{R}^{n\times m}$, and ", ""),
+                   "md", parse=default_parser())
+    assert s2.entries[1].cls == "checkable" and s2.entries[1].shapes == {"Sigma": ("n", "n")}, s2.entries[1]

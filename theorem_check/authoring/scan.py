@@ -159,12 +159,26 @@ def _replace(e: Entry, **kw) -> Entry:
 
 
 def default_parser() -> Parser | None:
-    """``theorem_check.expr.latex.parse_latex_statement`` when installed, else None."""
+    """``theorem_check.expr.latex.parse_latex_statement`` when installed, else None; shape-aware: called with the
+    text's declared shapes (``shapes=``), the names it declares have them and the others the conventions, as
+    ``check --latex --where`` reads them (helper-49: scan read every name by the conventions, so a bare ``I``
+    beside ``B`` (``m x n``) was ``eye(n)`` and the push-through identity ILL-POSED)."""
     try:
         mod = importlib.import_module("theorem_check.expr.latex")
     except ImportError:
         return None
-    return getattr(mod, "parse_latex_statement", None)
+    parse = getattr(mod, "parse_latex_statement", None)
+    if parse is None or not all(hasattr(mod, a) for a in ("convention_shapes", "latex_names")):
+        return parse    # a reader without the conventions (a stand-in): the text alone
+
+    def read(text: str, shapes: Mapping[str, tuple] | None = None):
+        if not shapes:
+            return parse(text)
+        declared = {k: tuple(v) for k, v in shapes.items()}
+        return parse(text, {**mod.convention_shapes(mod.latex_names(text), declared), **declared})
+
+    read.shape_aware = True
+    return read
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -335,6 +349,22 @@ def _declared_structure(structs: Iterable[Declaration], shapes: Mapping[str, tup
     return out
 
 
+def _square_of_structure(structs: Iterable[Declaration], shapes: Mapping[str, tuple], parse: Parser | None) -> dict:
+    """``\\Sigma \\succ 0`` with no shape declared anywhere: a square matrix, ``k x k`` with ``k`` the one size letter
+    the text's shapes use (``n`` when they use none; none when they use several: the name then needs a shape), as
+    ``check --where`` makes a structure alone ``n x n`` (helper-49: scan said "no shape for Sigma")."""
+    letters = {v for sh in shapes.values() for v in sh if isinstance(v, str)}
+    if len(letters) > 1:
+        return {}
+    k = next(iter(letters), "n")
+    out: dict = {}
+    for d in structs:
+        name = _reader_name(d, parse)
+        if name is not None and d.structure != "positive" and not d.shape and name not in shapes:
+            out.setdefault(name, (k, k))
+    return out
+
+
 def _declared_shapes(decls: Iterable[Declaration], parse: Parser | None) -> dict:
     """Reader name -> shape tuple (sizes as :func:`size_letter`), the first declaration of each name."""
     out: dict = {}
@@ -374,7 +404,8 @@ def classify(display: Display, shapes: Mapping[str, tuple], parse: Parser | None
     sides, names = [], set()
     for a, b in zip(ops, ops[1:]):
         try:
-            lhs, rhs = parse(f"{a} = {b}")
+            lhs, rhs = parse(f"{a} = {b}", shapes=shapes) if getattr(parse, "shape_aware", False) else \
+                parse(f"{a} = {b}")
         except (TheoremCheckError, ValueError, TypeError) as exc:
             msg = " ".join(str(exc).split())
             return Entry(cls="unparsed", reason=msg[:160], relation=relation, **base)
@@ -418,6 +449,7 @@ def scan_text(text: str, fmt: str, *, path: str = "-", parse: Parser | None = No
     decls = tuple(dataclasses.replace(d, name=expand_macros(d.name, macros).strip()) for d in find_declarations(text))
     structs = tuple(dataclasses.replace(d, name=expand_macros(d.name, macros).strip()) for d in find_structures(text))
     shapes = _declared_shapes(decls + tuple(d for d in structs if d.shape), parse)
+    shapes = {**_square_of_structure(structs, shapes, parse), **shapes}
     structure = _declared_structure(structs, shapes, parse)
     entries = tuple(classify(d, shapes, parse, structure) for d in displays)
     return Scan(path, fmt, entries, decls, parse is not None, "", structs)
