@@ -244,3 +244,22 @@ def test_a_bare_identity_in_a_kronecker_product_takes_the_quotient_size(capsys, 
     args = ["check", "--latex", statement] + (["--where", where] if where else [])
     code, out, err = run_main(capsys, *args)
     assert verdict in out, out + err
+
+
+@pytest.mark.parametrize("statement, verdict", [
+    (r"\frac{v}{v} = \mathbf{1}", "VERIFIED"),                                   # entrywise: a vector has no inverse
+    (r"\frac{2}{v} \odot v = 2 \mathbf{1}", "VERIFIED"),
+    (r"\frac{2}{v} \odot v = \mathbf{1}", "REFUTED"),                            # its negative control
+    (r"(v + \epsilon) - v = \epsilon \mathbf{1}", "PROVED"),                     # a scalar name beside a vector
+    (r"(v + \epsilon) - v = 2 \epsilon \mathbf{1}", "REFUTED"),
+])
+def test_vector_division_is_entrywise_and_a_scalar_beside_a_vector_is_that_many_ones(capsys, statement, verdict):
+    """helper-49: Adam's ``\\frac{m}{\\sqrt{v} + \\epsilon}`` (vectors) was refused ("division by the matrix") and
+    ``\\sqrt{v} + \\epsilon`` ILL-POSED ("adds a matrix to a scalar"); a square matrix plus a scalar stays refused."""
+    code, out, err = run_main(capsys, "check", "--latex", statement, "--where", r"v \in \mathbb{R}^d")
+    assert verdict in out, out + err
+
+
+def test_a_square_matrix_plus_a_scalar_is_still_not_read(capsys):
+    code, out, err = run_main(capsys, "check", "--latex", r"A + \lambda = \lambda + A")
+    assert "PROVED" not in out and "VERIFIED" not in out, out + err

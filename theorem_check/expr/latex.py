@@ -376,8 +376,9 @@ class _Emit:
                    None)
         if vec is not None:   # 1 - \tanh^2(W x): a number beside a vector is that many ones (helper-40; beside a
             for i, ((_, t), s) in enumerate(zip(terms, shapes)):   # square matrix it stays refused: I or ones?)
-                if s is None and t[0] == "num":
-                    out[i] = (f"{out[i][0]}*ones({_size_text(vec[0])}, {_size_text(vec[1])})", _MUL)
+                if s is None:     # a scalar name or expression too (Adam's \sqrt{v} + \epsilon, helper-49)
+                    out[i] = (f"{self.wrap(out[i][0], out[i][1], _MUL)}*ones({_size_text(vec[0])}, "
+                              f"{_size_text(vec[1])})", _MUL)
             shapes = [self.shape(o[0]) for o in out]
         if any(s is None for s in shapes) and any(_is_1x1(s) for s in shapes):
             out = [self.scalar(*o) for o in out]
@@ -427,6 +428,13 @@ class _Emit:
     def e_div(self, n, hint):
         ta, tb = self.emit(n[1], hint), self.emit(n[2])
         sa, sb = self.shape(ta[0]), self.shape(tb[0])
+        if isinstance(sb, tuple) and not _is_1x1(sb) and (_one(sb[0]) or _one(sb[1])) \
+                and (sa is None or _is_1x1(sa) or sa == sb):
+            # \frac{m}{\sqrt{v} + \epsilon} of vectors: entrywise (a vector has no inverse; Adam, helper-49)
+            num = (f"{self.wrap(self.scalar(*ta)[0], _ATOM if _is_1x1(sa) else ta[1], _MUL)}*"
+                   if sa is None or _is_1x1(sa) else None)
+            inv = f"hadamard_power({tb[0]}, -1)"
+            return (f"{num}{inv}" if num else f"hadamard({ta[0]}, {inv})"), (_MUL if num else _ATOM)
         if isinstance(sb, tuple) and not _is_1x1(sb):
             self.fail(f"division by the matrix {tb[0]!r}: write ^{{-1}}")
         if _is_1x1(sb):
