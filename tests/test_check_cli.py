@@ -333,3 +333,29 @@ def test_zero_against_a_matrix_side_is_the_zero_matrix(capsys, statement, shapes
     assert verdict in out, out + err
     if verdict != "ILL-POSED":
         assert "zeros(n, " in err and "is the zero matrix" in err, err
+
+
+@pytest.mark.parametrize("args, verdict", [
+    (["hadamard(sqrt(v), sqrt(v)) = v", "--shape", "v=d,1", "--assume", "v=positive"], "VERIFIED"),
+    (["hadamard(sqrt(v), sqrt(v)) = 2*v", "--shape", "v=d,1", "--assume", "v=positive"], "REFUTED"),
+    (["log(hadamard(V, W)) = log(V) + log(W)", "--shape", "V=m,n", "--shape", "W=m,n", "--assume", "V=positive",
+      "--assume", "W=positive"], "VERIFIED"),
+    (["log(V + W) = log(V) + log(W)", "--shape", "V=m,n", "--shape", "W=m,n", "--assume", "V=positive",
+      "--assume", "W=positive"], "REFUTED"),
+    (["--latex", r"\sqrt{v} \odot \sqrt{v} = v", "--where", r"v \in \mathbb{R}^d_{>0}"], "VERIFIED"),
+])
+def test_entrywise_positive_vectors_and_matrices(capsys, args, verdict):
+    """helper-49: Adam-style statements (sqrt of a second-moment vector) were INCONCLUSIVE, the Gaussian draws'
+    negative entries undefined, and ``v > 0`` of a vector was refused; ``positive`` now draws any shape entrywise
+    positive (log-uniform over a decade, as a positive scalar)."""
+    code, out, err = run_main(capsys, "check", *args, "--seed", "0")
+    assert verdict in out, out + err
+
+
+def test_exact_positive_matrices_are_entrywise_positive():
+    import random
+
+    from theorem_check.engine.exact import structured_matrix
+
+    m = structured_matrix(random.Random(0), 3, 2, "positive")
+    assert m.shape == (3, 2) and all(x > 0 for x in m)

@@ -90,6 +90,7 @@ def test_structures_hold_at_every_precision(kind, n):
                 "antisymmetric": lambda: X + ctx.T(X), "orthogonal": lambda: ctx.T(X) @ X - eye,
                 "diagonal": lambda: X * (1 - eye), "invertible": lambda: X @ ctx.inv(X) - eye,
                 "hermitian": lambda: X - ctx.H(X), "complex": lambda: ctx.imag(X) * 0,
+                "positive": lambda: X * (X <= 0),          # no entry <= 0
             }
             if kind in ("hermitian", "complex"):    # complex values in the context's complex arrays
                 assert X.dtype == ctx.complex_dtype and is_complex(X), (kind, ctx.name, X.dtype)
@@ -113,6 +114,7 @@ INVARIANTS = {
     "antisymmetric": lambda X: charpoly(X)[:, 1::2], "orthogonal": _orthogonal_trace,
     "hermitian": charpoly,     # real coefficients (real spectrum)
     "complex": lambda X: (lambda c: np.hstack([c.real, c.imag]))(np.array([np.poly(x)[1:] for x in X])),
+    "positive": lambda X: X.reshape(len(X), -1),   # the entries, each log-uniform and free
 }
 """Invariants of each structure that the structure itself leaves free (issue 18, item 2)."""
 

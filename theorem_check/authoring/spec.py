@@ -30,11 +30,15 @@ __all__ = ["ANY_SHAPE_STRUCTURES", "DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES
 MAX_OPS = 120
 """Larger sides get no derivation attempt (SymPy's simplify time grows fast with size)."""
 
-STRUCTURES = ("symmetric", "spd", "orthogonal", "invertible", "diagonal", "antisymmetric", "hermitian", "complex")
-"""Structure kinds of matrices (all square except ``complex``: :data:`ANY_SHAPE_STRUCTURES`).  ``complex``:
-i.i.d. standard complex normal entries ``CN(0, 1)`` = ``(x + i y)/sqrt(2)``; ``hermitian``: ``(G + G^H)/2``
-with such a ``G`` (:func:`theorem_check.numerics.sampling.hermitian`)."""
-ANY_SHAPE_STRUCTURES = ("complex",)
+STRUCTURES = ("symmetric", "spd", "orthogonal", "invertible", "diagonal", "antisymmetric", "hermitian", "complex",
+              "positive")
+"""Structure kinds of matrices (all square except ``complex`` and ``positive``: :data:`ANY_SHAPE_STRUCTURES`).
+``complex``: i.i.d. standard complex normal entries ``CN(0, 1)`` = ``(x + i y)/sqrt(2)``; ``hermitian``:
+``(G + G^H)/2`` with such a ``G`` (:func:`theorem_check.numerics.sampling.hermitian`); ``positive``: entrywise
+positive, each entry log-uniform on [10^-1/2, 10^1/2] as a positive scalar is (Adam's second moments, variances,
+probabilities before normalisation; helper-49: ``\\sqrt{v}`` of a Gaussian vector made such statements
+INCONCLUSIVE)."""
+ANY_SHAPE_STRUCTURES = ("complex", "positive")
 """Matrix structure kinds that need no square shape."""
 SCALAR_STRUCTURES = ("positive", "complex")
 """Structure kinds of scalars: ``positive`` (log-uniform on [10^-1/2, 10^1/2]), ``complex`` (``CN(0, 1)``)."""
@@ -221,6 +225,8 @@ def _draw_unit(rng, kind, r, c, batch):
         return rng.standard_normal((batch, r, c))
     if kind == "complex":
         return complex_gaussian(rng, r, c, batch=batch)
+    if kind == "positive":
+        return _positive(rng, (batch, r, c))
     n = r
     if kind == "hermitian":
         return hermitian(rng, n, batch=batch)

@@ -203,7 +203,7 @@ def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None =
     for name, kind in assume.items():
         if name in shapes:
             r, c = shapes[name]
-            if r != c and kind != "complex":
+            if r != c and kind not in ("complex", "positive"):
                 raise InvalidArgument(f"--assume {name}={kind} needs a square shape, got --shape {name}={r},{c}")
         elif kind not in ("positive", "complex"):
             raise InvalidArgument(f"--assume {name}={kind}: {name!r} has no --shape (matrix kinds need one)")
@@ -387,7 +387,7 @@ def _shape_words(conv: dict) -> str:
 @click.option("--assume", "assume", multiple=True, metavar="NAME=KIND",
               help="Structure: symmetric, spd, orthogonal, invertible, diagonal, antisymmetric, hermitian "
                    "(square matrices); complex (any shape or a scalar: CN(0,1) entries (x+iy)/sqrt 2); "
-                   "positive (scalars).")
+                   "positive (scalars; entrywise for a vector or matrix of any shape).")
 @click.option("--size", "size", multiple=True, metavar="LETTER=LO:HI", help="Range of a size letter (default 1:4).")
 @click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
               help="Random instances: every size configuration when the sizes allow at most TRIALS of them "

@@ -275,6 +275,8 @@ def _derivative(e, vals: dict):
 def structured_matrix(rnd: random.Random, r: int, c: int, kind: str | None) -> sp.Matrix:
     """A small integer (rational for ``orthogonal``) ``r x c`` matrix with the structure ``kind`` built exactly
     (see the module docstring); entries drawn from ``rnd``."""
+    if kind == "positive":    # entrywise positive, as the float sampler draws it
+        return sp.Matrix(r, c, lambda i, j: _scalar(rnd, True))
     m = sp.Matrix(r, c, lambda i, j: rnd.randint(-3, 3))
     if kind in ("symmetric", "hermitian"):    # a real symmetric matrix is Hermitian (a rational instance of it)
         return m + m.T

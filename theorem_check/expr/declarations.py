@@ -13,6 +13,7 @@ clause                                                   declares
 ``x \in \mathbb{R}^d``, ``\mathbb{R}^{d}``               a column ``d x 1``
 ``W \in \mathbb{R}^{h \times d}`` (``^{h, d}``)          an ``h x d`` matrix
 ``a \in \mathbb{R}_{>0}`` (``_{++}``, ``_+``), ``a > 0`` a positive scalar (structure ``positive``)
+``v \in \mathbb{R}^d_{>0}``, ``v > 0`` (``v`` a vector)   entrywise positive (structure ``positive``, any shape)
 ``z \in \mathbb{C}``, ``\mathbb{C}^{m \times n}``        the same shapes, structure ``complex``
 ``S \in \mathbb{S}^n``                                   a symmetric ``n x n`` matrix
 ``S \in \mathbb{S}^n_{++}``, ``\Sigma \succ 0``          symmetric positive definite (``spd``)
@@ -210,6 +211,10 @@ class _Reader:
         if re.fullmatch(r"_\s*\{?\s*(>\s*0|\+\+|\+)\s*\}?|\^\s*\{?\s*\+\s*\}?", rest) and not complex_:
             self.put(clause, names, (), "positive")
             return
+        pos = re.compile(r"_\s*\{?\s*(>\s*0|\+\+|\+)\s*\}?")
+        m = pos.match(rest) or pos.search(rest)
+        if m and not complex_ and (m.start() == 0 or m.end() == len(rest)):   # \mathbb{R}^d_{>0}: entrywise positive
+            rest, kind = (rest[:m.start()] + rest[m.end():]).strip(), "positive"
         m = _DIMS.fullmatch(rest)
         if m:
             r, c = (_size(v) for v in m.groups())
