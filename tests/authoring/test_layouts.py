@@ -148,3 +148,16 @@ def test_a_gradient_against_its_transposed_shape_is_read_in_the_numerator_layout
 def test_no_numerator_reading_where_the_shapes_do_not_tell(statement, shapes):
     claim = build_claim(statement, shapes, {})
     assert NUMERATOR_READING not in [v.name for v in claim.variants]
+
+
+@pytest.mark.parametrize("statement, shapes, assume", [
+    ("grad(real(a.H*z), z) = a.T/2", {"a": ("n", 1), "z": ("n", 1)}, {"z": "complex", "a": "complex"}),
+    ("grad(trace(A*X), X) = grad(trace(A.T*Y), Y)", {"A": ("n", "m"), "X": ("m", "n"), "Y": ("n", "m")}, {}),
+    ("grad(trace(A*X), X) = grad(trace(A*X), X).T", {"A": ("n", "m"), "X": ("m", "n")}, {}),
+])
+def test_no_numerator_reading_for_complex_variables_or_derivatives_on_both_sides(statement, shapes, assume):
+    """helper-50: a complex gradient transposed (not conjugated) made a false statement an ERRATUM that 'holds';
+    so did transposing one of two gradients (``G = G^T`` of a non-square ``G``)."""
+    claim, res = _run(statement, shapes, assume)
+    assert NUMERATOR_READING not in [v.name for v in claim.variants]
+    assert res.verdict.value in ("ILL-POSED", "REFUTED"), res.evidence

@@ -250,3 +250,14 @@ def test_the_reader_gets_the_declared_shapes_and_a_structure_alone_is_square():
     s2 = scan_text(text.replace(r"$B \in \mathbb{R}^{m\times n}$ and $C \in \mathbb{R}^{n\times m}$, and ", ""),
                    "md", parse=default_parser())
     assert s2.entries[1].cls == "checkable" and s2.entries[1].shapes == {"Sigma": ("n", "n")}, s2.entries[1]
+
+
+def test_a_structure_alone_takes_the_texts_one_size_and_lower_case_names_are_not_matrices():
+    """helper-50: with ``x \\in \\mathbb{R}^3`` in the text, ``\\Sigma \\succ 0`` was ``n x n`` (an invented size:
+    ``tr(Sigma^-1 Sigma) = 3`` REFUTED at n = 1); ``\\eta \\succ 0`` (a step size) became a matrix."""
+    text = (r"Let $x \in \mathbb{R}^3$, $\Sigma \succ 0$ and $\eta \succ 0$."
+            "\n$$\\operatorname{tr}(\\Sigma^{-1} \\Sigma) = 3 \\tag{1}$$\n$$\\eta x = x \\eta \\tag{2}$$\n")
+    s = scan_text(text, "md", parse=default_parser())
+    tr, eta = s.entries
+    assert tr.cls == "checkable" and tr.shapes == {"Sigma": (3, 3)}, tr
+    assert eta.cls == "needs shapes" and "eta" in eta.missing, eta

@@ -263,3 +263,16 @@ def test_vector_division_is_entrywise_and_a_scalar_beside_a_vector_is_that_many_
 def test_a_square_matrix_plus_a_scalar_is_still_not_read(capsys):
     code, out, err = run_main(capsys, "check", "--latex", r"A + \lambda = \lambda + A")
     assert "PROVED" not in out and "VERIFIED" not in out, out + err
+
+
+@pytest.mark.parametrize("args, verdicts", [
+    (["--latex", r"I \otimes A = A"], ("ILL-POSED",)),                 # I of size 1 is no reading (helper-50)
+    (["--latex", r"(I \otimes A) x = A x"], ("ILL-POSED", "REFUTED")),
+    (["--latex", r"(A B)^{\text{T}} = B^{\text{T}} A^{\text{T}}"], ("PROVED",)),
+    (["--latex", r"(A B)^{-\text{T}} = A^{-\text{T}} B^{-\text{T}}", "--where", r"A, B \in GL(n)"], ("VERIFIED", "PROVED")),
+    (["--latex", "(c-1)(c-2)(c-3)(c-4) + 1 = 1", "--where", r"c \in \mathbb{N}"], ("REFUTED",)),   # c = 5.. too
+    (["sin(pi*c) = 0", "--where", r"c \in \mathbb{N}"], ("PROVED", "VERIFIED")),     # the string syntax reads it too
+])
+def test_helper_50_readings(capsys, args, verdicts):
+    code, out, err = run_main(capsys, "check", *args)
+    assert any(v in out for v in verdicts), out + err

@@ -195,16 +195,21 @@ def _transposed(side):
     return numerator_side
 
 
-def _numerator_reading(statement: Statement, nodes: list) -> Statement | None:
+def _numerator_reading(statement: Statement, nodes: list, complex_names=frozenset()) -> Statement | None:
     """The statement with its ``grad(f, X)`` side read in the numerator layout (transposed), when the other side has
     ``X``'s transposed shape and not ``X``'s own (``\\frac{\\partial x^\\top a}{\\partial x} = a^\\top``: ILL-POSED as
     the gradient, a row in the numerator layout; helper-48), or None.  A square ``X`` gets no such reading: its two
     layouts have one shape, and which one a statement means is the statement's (``grad(trace(A*X), X) = A`` stays
-    REFUTED, not an erratum)."""
+    REFUTED, not an erratum).  Nor does a complex ``X`` (its numerator layout is no plain transpose) or a statement
+    whose other side holds a derivative too (``grad(f, X) = grad(g, Y)``: transposing one of them is no layout)."""
     for k, (node, other) in enumerate(zip(nodes, nodes[::-1])):
         if not (isinstance(node, ex.Grad) and not isinstance(node, ex.GradXY) and ex.is_matrix(node.args[1])
                 and ex.is_matrix(other)):
             continue
+        if getattr(node.args[1], "name", None) in complex_names:   # helper-50: a transpose is no complex layout
+            continue
+        if other.atoms(ex.Grad, ex.Jacobian, ex.Hessian):          # helper-50: grad(f, X) = grad(g, Y), or its own
+            continue                                               # transpose: one side transposed is no reading
         r, c = (sp.sympify(v) for v in node.args[1].shape)
         orows, ocols = (sp.sympify(v) for v in other.shape)
         if (orows, ocols) == (c, r) and (r, c) != (c, r):
@@ -232,5 +237,5 @@ def readings(statement: Statement, lhs: str, rhs: str, mats: dict, structure: di
     vec = _vec_reading(statement, nodes, mats)
     unread = vec is None and any(_differ(d) for n in nodes if not isinstance(n, (ex.Jacobian, ex.Hessian))
                                  for d in n.atoms(ex.Jacobian, ex.Hessian))
-    return tuple(r for r in (vec, _subspace_reading(statement, nodes, structure), _numerator_reading(statement, nodes))
+    return tuple(r for r in (vec, _subspace_reading(statement, nodes, structure), _numerator_reading(statement, nodes, {n for n, k in structure.items() if k in ex.COMPLEX_KINDS}))
                  if r is not None), unread

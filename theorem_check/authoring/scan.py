@@ -350,17 +350,20 @@ def _declared_structure(structs: Iterable[Declaration], shapes: Mapping[str, tup
 
 
 def _square_of_structure(structs: Iterable[Declaration], shapes: Mapping[str, tuple], parse: Parser | None) -> dict:
-    """``\\Sigma \\succ 0`` with no shape declared anywhere: a square matrix, ``k x k`` with ``k`` the one size letter
-    the text's shapes use (``n`` when they use none; none when they use several: the name then needs a shape), as
-    ``check --where`` makes a structure alone ``n x n`` (helper-49: scan said "no shape for Sigma")."""
-    letters = {v for sh in shapes.values() for v in sh if isinstance(v, str)}
-    if len(letters) > 1:
+    """``\\Sigma \\succ 0`` with no shape declared anywhere: a square matrix, ``k x k`` with ``k`` the one size (letter
+    or number) the text's shapes use, ``n`` when it declares no shape, none when they use several (the name then
+    needs a shape), as ``check --where`` makes a structure alone ``n x n`` (helper-49: scan said "no shape for
+    Sigma"; helper-50: with ``x \\in \\mathbb{R}^3`` it was ``n x n``, an invented size)."""
+    sizes = {v for sh in shapes.values() for v in sh if v not in (1, "1")}
+    if len(sizes) > 1 or (shapes and not sizes):
         return {}
-    k = next(iter(letters), "n")
+    k = next(iter(sizes), "n")     # the one size the text's shapes use (x in R^3: 3), n when it declares none
     out: dict = {}
     for d in structs:
         name = _reader_name(d, parse)
-        if name is not None and d.structure != "positive" and not d.shape and name not in shapes:
+        # an upper-case name only (a matrix by the conventions): a lower-case one with "succ 0" is a step size or
+        # a positive vector in prose (helper-50: eta succ 0 made eta a d x d matrix)
+        if name is not None and d.structure != "positive" and not d.shape and name not in shapes and name[:1].isupper():
             out.setdefault(name, (k, k))
     return out
 

@@ -168,11 +168,12 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
                                        "and no name of the statement")
     ranges = {}
     for k in letters:
-        rng = sizes.get(k, DEFAULT_SIZE)
+        rng = sizes.get(k) or DEFAULT_SIZE      # None: a declared size letter with the default range (k in N)
         if isinstance(rng, (int, np.integer)):
             rng = (int(rng), int(rng))
         ranges[k] = tuple(int(v) for v in rng) if isinstance(rng, (tuple, list)) and len(rng) == 2 else rng
-    return Spec(mats, tuple(sorted(scalars.items())), structure, ranges, tuple(k for k in letters if k not in sizes))
+    return Spec(mats, tuple(sorted(scalars.items())), structure, ranges,
+                tuple(k for k in letters if sizes.get(k) is None))
 
 
 BEYOND_DEFAULT = (6, 5, 7)

@@ -316,16 +316,15 @@ def parse_options(shape, assume, size, declared=None, *, check_sizes: bool = Tru
 
 
 def _declared_sizes(declared, shapes: dict, used: set) -> dict:
-    """``c \\in \\mathbb{N}`` in ``--where``: a letter the statement uses and no shape does is a size letter with the
-    default range, as ``--size c=1:4`` makes it (helper-49: the declaration was dropped and ``c`` read as a column
-    vector by convention, ``\\operatorname{tr}(c A) = c \\operatorname{tr}(A)`` ILL-POSED).  Letters of the shapes are
-    sizes already (their range stays the default, with the far sizes beyond it)."""
-    from theorem_check.authoring.spec import DEFAULT_SIZE
-
+    """``c \\in \\mathbb{N}`` in ``--where``: a letter the statement uses and no shape does is a size letter given no
+    range (``None``: the default range, and checked beyond it as every such letter is; helper-50: a range of its own
+    stopped at 4, so ``(c-1)(c-2)(c-3)(c-4) + 1 = 1`` was VERIFIED) (helper-49: the declaration was dropped and ``c``
+    read as a column vector by convention, ``\\operatorname{tr}(c A) = c \\operatorname{tr}(A)`` ILL-POSED).  Letters
+    of the shapes are sizes already."""
     if declared is None:
         return {}
     shape_letters = {v for sh in shapes.values() for v in sh if isinstance(v, str)}
-    return {k: DEFAULT_SIZE for k in declared.sizes if k in used and k not in shape_letters}
+    return {k: None for k in declared.sizes if k in used and k not in shape_letters}
 
 
 def check_size_letters(size, shapes: dict, where: str, statement: str = "") -> None:
@@ -486,6 +485,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         scalars = []
     else:
         _check_where_used(declared, {n for n, _ in _names_used(statement)})
+        sizes = {**_declared_sizes(declared, shapes, {n for n, _ in _names_used(statement)}), **sizes}
         scalars = [n for n in scalar_names(statement, shapes, structure, sizes) if declared is None
                    or n not in declared.shapes]
     claim = build_claim(statement, shapes, structure, sizes, latex=given if from_latex else None)

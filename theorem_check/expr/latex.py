@@ -283,8 +283,8 @@ def _quotient(total, part):
     except (sp.SympifyError, TypeError, ZeroDivisionError):
         return None
     num, den = sp.fraction(q)
-    if den != 1 or not (q.is_integer or q.is_Symbol or q.is_Mul or q.is_Pow) or (q.is_number and q < 1):
-        return None
+    if den != 1 or not (q.is_integer or q.is_Symbol or q.is_Mul or q.is_Pow) or (q.is_number and q <= 1):
+        return None     # a bare I of size 1 would be the number 1 (I \otimes A = A PROVED; helper-50): not a reading
     return q
 
 

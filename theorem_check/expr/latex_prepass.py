@@ -35,6 +35,9 @@ _PRE = [
     # ^\mathsf{T} without the script's braces: the font command is the whole script (helper-49: it was ^\mathsf, then
     # a factor {T}, read as the matrix power **T); ^{\mathsf{T}} already reads as the transpose
     (re.compile(r"\^\s*\\(mathsf|mathrm|mathit|mathbf|text|textsf|textrm)\s*\{\s*(T|\\top|\\intercal)\s*\}"), r"^{\top}"),
+    (re.compile(r"\^\s*\{\s*\\(text|textsf|textrm|textit|mathit|mathbf)\s*\{\s*T\s*\}\s*\}"), r"^{\top}"),
+    (re.compile(r"\^\s*\{\s*-\s*\\(text|textsf|textrm|textit|mathit|mathbf|mathsf|mathrm)\s*\{\s*T\s*\}\s*\}"),
+     r"^{-\top}"),
     (re.compile(r"\\left\s*(\\\||\\Vert(?![A-Za-z])|\\lVert(?![A-Za-z]))"), r"\lVert "),
     (re.compile(r"\\right\s*(\\\||\\Vert(?![A-Za-z])|\\rVert(?![A-Za-z]))"), r"\rVert "),
     (re.compile(r"\\left\s*(\||\\vert(?![A-Za-z])|\\lvert(?![A-Za-z]))"), r"\lvert "),
