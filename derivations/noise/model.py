@@ -570,25 +570,41 @@ def _orbit_point(inst, lam):
     return mf_moved(inst, p, U, W)
 
 
+_DRIFTS: list = [None, {}]   # the last instance's drifts by (lam, gamma): root searches on one instance at several
+#                              tolerances evaluate the same bracket and the same first Brent iterates (same values)
+
+
 def _drift_at(inst, lam, gamma):
-    q = _orbit_point(inst, lam)
-    return float((flow_drift(q.th, q.G, q.A, gamma)
-                  + ito_noise_drift(q.G, 2 * q.A, _sigma2(inst)))[0])
+    if _DRIFTS[0] is not inst:
+        _DRIFTS[:] = [inst, {}]
+    key = (float(lam), float(gamma))
+    if key not in _DRIFTS[1]:
+        q = _orbit_point(inst, lam)
+        _DRIFTS[1][key] = float((flow_drift(q.th, q.G, q.A, gamma)
+                                 + ito_noise_drift(q.G, 2 * q.A, _sigma2(inst)))[0])
+    return _DRIFTS[1][key]
 
 
 def _root(fun, xtol):
+    seen: dict = {}
+
+    def f(x):    # brentq starts by evaluating both ends, which the bracket search has just evaluated
+        if x not in seen:
+            seen[x] = fun(x)
+        return seen[x]
+
     lo, hi = -0.5, 0.5
     for _ in range(60):
-        if fun(lo) > 0:
+        if f(lo) > 0:
             break
         lo *= 2
     for _ in range(60):
-        if fun(hi) < 0:
+        if f(hi) < 0:
             break
         hi *= 2
     from scipy.optimize import brentq
 
-    return brentq(fun, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=500)
+    return brentq(f, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=500)
 
 
 XTOLS = (1e-3, 1e-7, 1e-12)
