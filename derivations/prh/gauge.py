@@ -201,35 +201,36 @@ def _round(net: Net, gtol: float, maxiter: int = 3000, polish: bool = False):
         return out
 
     def terms(t):
-        # _S_closed on the hidden G_k only (the end terms are constants), batched over the rows of t (m, n), real or
-        # complex (every operation is analytic in t: transposes, not conjugates): S / S0 (m,) and its gradient in t
-        # (m, n) in the symmetric parametrisation (d/dt of an off-diagonal entry sees G and G^T)
-        t = np.atleast_2d(t)
-        a, b, keep, o = [np.full(len(t), a_in)], [], [], 0
+        # _S_closed on the hidden G_k only (the end terms are constants), for one parameter vector t (n,) or a batch of
+        # rows (m, n), real or complex (every operation is analytic in t: transposes, not conjugates): S / S0 and its
+        # gradient in t in the symmetric parametrisation (d/dt of an off-diagonal entry sees G and G^T).  One vector
+        # takes plain 2-d products (the BFGS path: each call is a few microseconds of NumPy per layer).
+        a, b, keep, o = [np.asarray(a_in)], [], [], 0
+        lead = t.shape[:-1]
         for I, (r, c), (ru, cu), m, X, Y in zip(eyes, iu, off, sizes, Xc[1:D], Yc[1:D]):
-            G = np.broadcast_to(I, (len(t),) + I.shape).astype(t.dtype)
-            G[:, r, c] += t[:, o:o + m]
-            G[:, cu, ru] = G[:, ru, cu]
+            G = np.array(np.broadcast_to(I, lead + I.shape), dtype=t.dtype)
+            G[..., r, c] += t[..., o:o + m]
+            G[..., cu, ru] = G[..., ru, cu]
             o += m
             Gi = np.linalg.inv(G)
             GX = G @ X
             Mk = T(Gi) @ Y @ Gi
-            a.append(np.einsum("kij,kij->k", GX, G))
-            b.append(np.einsum("kii->k", Mk))
+            a.append((GX * G).sum(axis=(-2, -1)))
+            b.append(np.trace(Mk, axis1=-2, axis2=-1))
             keep.append((GX, Mk @ T(Gi)))
-        b.append(np.full(len(t), b_out))
+        b.append(np.asarray(b_out))
         val = sum(x * y for x, y in zip(a, b))
         gv = []
         for k, ((GX, MGi), (r, c), dg) in enumerate(zip(keep, iu, diag)):
-            gk = 2.0 * b[k + 1][:, None, None] * GX - 2.0 * a[k][:, None, None] * MGi
+            gk = (2.0 * b[k + 1])[..., None, None] * GX - (2.0 * a[k])[..., None, None] * MGi
             gg = gk + T(gk)
-            gg[:, dg[0], dg[1]] *= 0.5
-            gv.append(gg[:, r, c])
-        return val / S0, np.concatenate(gv, axis=1) / S0
+            gg[..., dg[0], dg[1]] *= 0.5
+            gv.append(gg[..., r, c])
+        return val / S0, np.concatenate(gv, axis=-1) / S0
 
     def f(t):
         val, g = terms(t)
-        return float(val[0]), g[0]
+        return float(val), g
 
     def stationarity_and_hessian(t):
         # the gradient and its Jacobian (the Hessian of S in t) by the complex step, every direction in one batch:
@@ -237,7 +238,7 @@ def _round(net: Net, gtol: float, maxiter: int = 3000, polish: bool = False):
         h = 1e-30
         _, g = terms(t)
         _, gc = terms(t[None, :] + 1j * h * np.eye(len(t)))
-        return g[0], (gc.imag / h).T
+        return g, (gc.imag / h).T
 
     t0 = np.zeros(sum(sizes))
     if polish:
