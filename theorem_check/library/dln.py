@@ -333,10 +333,26 @@ def gradient_flow(Ws0, Sigma_xx, Sigma_yx, *, beta=0.0, t_eval, method: str = "D
     cuts = np.cumsum([0] + [dims[i + 1] * dims[i] for i in range(len(dims) - 1)]).tolist()
     shapes = [(dims[i + 1], dims[i]) for i in range(len(dims) - 1)]
 
+    plain = M_O is None and M_I is None
+    out = np.empty(cuts[-1])
+
     def rhs(_t, th):   # unflatten_weights / flatten_weights without the checks: the solver keeps th's shape
-        g = population_gradients([th[a:b].reshape(sh) for a, b, sh in zip(cuts, cuts[1:], shapes)], Sigma_xx,
-                                 Sigma_yx, M_O=M_O, M_I=M_I, beta=beta)
-        return -np.concatenate([x.reshape(-1) for x in g])
+        Ws = [th[a:b].reshape(sh) for a, b, sh in zip(cuts, cuts[1:], shapes)]
+        if not plain:
+            g = population_gradients(Ws, Sigma_xx, Sigma_yx, M_O=M_O, M_I=M_I, beta=beta)
+            return -np.concatenate([x.reshape(-1) for x in g])
+        # population_gradients without embeddings, its products in one pass each way (the solver calls this ~10^3
+        # times per flow): B_i = W_{i-1}..W_1 forward, A_i^T E = W_{i+1}^T (A_{i+1}^T E) backward
+        pre = [None]
+        for W in Ws:
+            pre.append(W if pre[-1] is None else W @ pre[-1])
+        left = pre[-1] @ Sigma_xx - Sigma_yx
+        for i in range(len(Ws) - 1, -1, -1):
+            G = left if pre[i] is None else left @ pre[i].T
+            out[cuts[i]:cuts[i + 1]] = (-2.0 * (G + beta * Ws[i]) if beta else -2.0 * G).reshape(-1)
+            if i:
+                left = Ws[i].T @ left
+        return out.copy()
 
     jac = None
     if method in ("Radau", "BDF", "LSODA"):
