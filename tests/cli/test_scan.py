@@ -82,3 +82,20 @@ def test_run_with_a_reader_decides_the_checkable_identities(monkeypatch, tmp_pat
     assert rec["reader"] is True and rec["counts"]["checkable"] == 5
     assert rec["run"]["paper.eq6"] == "REFUTED"
     assert {rec["run"][k] for k in ("paper.eq1", "paper.eq2", "paper.eq4", "paper.eq5")} <= {"PROVED", "VERIFIED"}
+
+
+def test_run_tries_the_layout_readings_check_tries(tmp_path):
+    """helper-50: ``scan --run`` built its claims without the readings ``check`` adds, so the numerator layout's
+    ``d tr(AB)/dB = A`` was a bare ILL-POSED there and an ERRATUM (holding in that reading) in ``check``."""
+    from click.testing import CliRunner
+
+    from theorem_check.cli.main import cli
+
+    tex = tmp_path / "d.tex"
+    tex.write_text("Let $B \\in \\mathbb{R}^{m\\times n}$, $A \\in \\mathbb{R}^{n\\times m}$.\n"
+                   "\\begin{equation}\\frac{\\partial \\operatorname{tr}(A B)}{\\partial B} = A\\end{equation}\n"
+                   "\\begin{equation}\\frac{\\partial \\operatorname{tr}(A B)}{\\partial B} = 2 A\\end{equation}\n",
+                   encoding="utf-8")
+    res = CliRunner().invoke(cli, ["scan", str(tex), "--run", "--json", "--trials", "4"])
+    rec = json.loads(res.stdout)
+    assert rec["run"] == {"d.eq1": "ERRATUM", "d.eq2": "ILL-POSED"}, rec["run"]
