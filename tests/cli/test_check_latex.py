@@ -276,3 +276,13 @@ def test_a_square_matrix_plus_a_scalar_is_still_not_read(capsys):
 def test_helper_50_readings(capsys, args, verdicts):
     code, out, err = run_main(capsys, "check", *args)
     assert any(v in out for v in verdicts), out + err
+
+
+@pytest.mark.parametrize("statement, verdict", [
+    (r"x + y^\top z = (z^\top y) \mathbf{1} + x", "PROVED"),
+    (r"x + y^\top z = (z^\top x) \mathbf{1} + x", "REFUTED"),
+])
+def test_a_1x1_product_beside_a_vector_is_a_scalar_times_ones(capsys, statement, verdict):
+    """helper-50: ``x + y^\\top z`` was ILL-POSED while ``(z^\\top y)\\mathbf{1}`` read as a scalar."""
+    code, out, err = run_main(capsys, "check", "--latex", statement)
+    assert verdict in out, out + err

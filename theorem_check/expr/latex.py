@@ -376,9 +376,9 @@ class _Emit:
                    None)
         if vec is not None:   # 1 - \tanh^2(W x): a number beside a vector is that many ones (helper-40; beside a
             for i, ((_, t), s) in enumerate(zip(terms, shapes)):   # square matrix it stays refused: I or ones?)
-                if s is None:     # a scalar name or expression too (Adam's \sqrt{v} + \epsilon, helper-49)
-                    out[i] = (f"{self.wrap(out[i][0], out[i][1], _MUL)}*ones({_size_text(vec[0])}, "
-                              f"{_size_text(vec[1])})", _MUL)
+                if s is None or _is_1x1(s):   # a scalar name or expression too (Adam's \sqrt{v} + \epsilon,
+                    t_, p_ = self.scalar(*out[i])  # helper-49), a 1 x 1 product as the scalar it is (helper-50)
+                    out[i] = (f"{self.wrap(t_, p_, _MUL)}*ones({_size_text(vec[0])}, {_size_text(vec[1])})", _MUL)
             shapes = [self.shape(o[0]) for o in out]
         if any(s is None for s in shapes) and any(_is_1x1(s) for s in shapes):
             out = [self.scalar(*o) for o in out]
