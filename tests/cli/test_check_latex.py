@@ -286,3 +286,15 @@ def test_a_1x1_product_beside_a_vector_is_a_scalar_times_ones(capsys, statement,
     """helper-50: ``x + y^\\top z`` was ILL-POSED while ``(z^\\top y)\\mathbf{1}`` read as a scalar."""
     code, out, err = run_main(capsys, "check", "--latex", statement)
     assert verdict in out, out + err
+
+
+def test_greater_than_zero_of_a_matrix_is_refused_and_of_a_vector_is_entrywise_in_any_order(capsys):
+    """helper-51: ``--where 'A > 0, B > 0'`` made A and B positive *scalars* (``A B = B A`` VERIFIED), and
+    ``v > 0, v \\in \\mathbb{R}^d`` failed as "declared twice" where the other order worked."""
+    code, out, err = run_main(capsys, "check", "--latex", "A B = B A", "--where", "A > 0, B > 0")
+    assert code == 2 and r"\succ 0" in err and len(err.strip().splitlines()) == 1, err
+    for where in (r"v > 0, v \in \mathbb{R}^d", r"v \in \mathbb{R}^d, v > 0"):
+        code, out, err = run_main(capsys, "check", "--latex", r"\sqrt{v} \odot \sqrt{v} = v", "--where", where)
+        assert "VERIFIED" in out, out + err
+    code, out, err = run_main(capsys, "check", "--latex", r"c x = x c", "--where", "c > 0")   # a scalar, as before
+    assert "PROVED" in out, out + err

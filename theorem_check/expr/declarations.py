@@ -145,8 +145,7 @@ class _Reader:
             pending.clear()
             if rel == "\\succ":
                 self.put(clause, names, kind="spd")
-            elif rel == ">":
-                self.put(clause, [n for n in names if n not in self.shapes], ())
+            elif rel == ">":     # shape decided at the end: a later \in \mathbb{R}^d makes it entrywise (helper-51)
                 self.put(clause, names, kind="positive")
             else:
                 self.fail(clause, "positive semidefinite / non-negative is not a structure theorem-check draws "
@@ -270,6 +269,12 @@ def parse_where(text: str, *, what: str = "--where") -> Declarations:
     for name in [n for n, k in r.structure.items() if k == "positive" and n in letters and not r.shapes.get(n)]:
         del r.structure[name]      # d_k > 0 of a size letter: every size is positive (helper-44)
         r.shapes.pop(name, None)
+    for name in [n for n, k in r.structure.items() if k == "positive" and n not in r.shapes]:
+        if name[:1].isupper():   # helper-51: A > 0 made A a positive *scalar* (A B = B A VERIFIED); for a matrix
+            raise InvalidArgument(f"{what} {text!r}: {name} > 0 of a matrix is ambiguous: write {name} "
+                                  rf"\succ 0 (positive definite) or {name} \in \mathbb{{R}}^{{n \times n}}_{{>0}} "
+                                  "(entrywise)")
+        r.shapes[name] = ()      # a lower-case name > 0 with no shape: a positive scalar (c > 0, \sigma > 0)
     for name, kind in r.structure.items():
         if kind not in ("positive", "complex") and name not in r.shapes:
             r.shapes[name] = (CONVENTION_SIZE, CONVENTION_SIZE)
