@@ -28,3 +28,27 @@ def test_false_only_at_one_pair_of_two_sizes(seed):
                       shapes={"A": ("m", "n")}, sizes={"m": (1, 4), "n": (1, 4)}, register=False)
     r = tc.run_claim(bad, seed=seed)
     assert r.verdict is tc.Verdict.REFUTED, r.evidence
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("lhs, rhs, shapes", [
+    ("trace(A)", "trace(A) + (k-1)*(k-2)*(k-3)*(k-4)*(k-7)", {"A": ("k", "k")}),
+    ("(k-1)*(k-2)*(k-3)*(k-4)*(k-5)*(k-6)*(k-7) + x", "x", {}),
+])
+def test_a_difference_of_the_sizes_alone_is_evaluated_where_it_is_nonzero(seed, lhs, rhs, shapes):
+    """helper-51: sizes 1..4 and one beyond per seed (6, 5 or 7) left a polynomial in k with those roots VERIFIED at
+    some seeds; where the sides' difference depends on the size alone, the far stage evaluates the first size past the
+    default range at which it is nonzero, at every seed.  The true twin stays true (below)."""
+    claim = tc.identity("test.size_witness", lhs, rhs, shapes=shapes, register=False)
+    r = tc.run_claim(claim, seed=seed)
+    assert r.verdict is tc.Verdict.REFUTED, r.evidence
+
+
+def test_no_witness_for_a_true_statement_in_the_sizes():
+    from theorem_check.authoring.spec import build_spec, size_witness
+
+    sides = ("trace(eye(k))", "k")
+    spec = build_spec(sides, {}, {}, {}, "test")
+    assert size_witness(sides, spec, tc.DimSpace({"k": (1, 4)})) is None
+    claim = tc.identity("test.size_witness_true", *sides, register=False)
+    assert tc.run_claim(claim, seed=0).verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)

@@ -51,6 +51,7 @@ from theorem_check.authoring.spec import (
     make_side,
     sampler,
     scaled_sampler,
+    size_witness,
 )
 from theorem_check.errors import ClaimDefinitionError
 from theorem_check.model.claims import Claim, Instance, Source, Statement, double, negate, perturb
@@ -160,13 +161,21 @@ def _space(ranges: dict) -> DimSpace:
     return DimSpace(ranges)
 
 
+def _far_dims(sides, spec, space) -> tuple:
+    """The statement's configurations beyond the default sizes: where its sizes alone make it false
+    (:func:`~theorem_check.authoring.spec.size_witness`), that one for every seed; else the rotations of
+    :func:`~theorem_check.authoring.spec.beyond_default`."""
+    witness = size_witness(sides, spec, space)
+    return (witness,) if witness is not None else beyond_default(spec, space)
+
+
 def _statement(lhs, rhs, spec, *, name, kind, latex, cond, contexts, scale, note, derive, where) -> Statement:
     space = _space(dict(spec.ranges))
     used = _names_used((lhs, rhs), spec)
     st = Statement(
         latex or f"{_latex(lhs, spec)} = {_latex(rhs, spec)}", name=name, kind=kind, dims=space,
         sample=sampler(spec), sample_at_scale=scaled_sampler(spec), far_scales=constant_scales((lhs, rhs), spec),
-        far_dims=beyond_default(spec, space),
+        far_dims=_far_dims((lhs, rhs), spec, space),
         lhs=make_side(lhs, spec, "lhs", where),
         rhs=make_side(rhs, spec, "rhs", where),
         scale=scale, derivation=None, contexts=tuple(contexts), cond=cond, note=note)

@@ -24,7 +24,7 @@ from theorem_check.numerics.sampling import (
 )
 
 __all__ = ["ANY_SHAPE_STRUCTURES", "DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES", "STRUCTURES", "Side", "Spec",
-           "beyond_default", "complex_names", "constant_scales", "make_side", "sampler", "scaled_sampler", "build_spec", "statement_letters"]
+           "beyond_default", "size_witness", "complex_names", "constant_scales", "make_side", "sampler", "scaled_sampler", "build_spec", "statement_letters"]
 
 
 MAX_OPS = 120
@@ -205,6 +205,55 @@ def beyond_default(spec: Spec, space) -> tuple[dict, ...]:
             continue
         out.append(dims)
     return tuple(out)
+
+
+WITNESS_SIZES = range(5, 41)
+"""Where :func:`size_witness` looks for a size at which a difference of the sizes alone is nonzero."""
+
+
+def size_witness(sides: Sequence[Side], spec: Spec, space) -> dict | None:
+    """A configuration beyond the default sizes at which the statement is false for its sizes alone, or None.
+
+    Where both sides are strings or SymPy expressions of scalar value and their difference (as SymPy builds it:
+    ``trace(A) - trace(A)`` cancels, ``trace(eye(k))`` is ``k``) depends on one defaulted size letter only, the first
+    size of :data:`WITNESS_SIZES` at which it is exactly nonzero, the other letters at the top of their ranges.  The
+    far stage then evaluates the statement there at every seed (the numerics decide; this only picks the place):
+    ``(k-1)(k-2)(k-3)(k-4)(k-7) + k = k`` held at 1..4 and at the one beyond size a seed picks when that was 7
+    (helper-51).  None when the sides are callables, matrices, or the difference involves anything else."""
+    if len(spec.defaulted) == 0 or not all(isinstance(x, (str, sp.Basic)) for x in sides[:2]):
+        return None
+    letters = tuple(spec.ranges)
+    try:
+        lhs, rhs = (ex.parse(x, dict(spec.mats), sizes=letters) if isinstance(x, str) else x for x in sides[:2])
+        if ex.is_matrix(lhs) or ex.is_matrix(rhs):
+            return None
+        diff = sp.expand(sp.sympify(lhs) - sp.sympify(rhs))
+    except Exception:  # noqa: BLE001 - a side that does not parse symbolically: the statement reports it
+        return None
+    free = diff.free_symbols
+    if diff == 0 or len(free) != 1:
+        return None
+    (k,) = free
+    if getattr(k, "name", None) not in spec.defaulted or diff.atoms(sp.MatrixSymbol):
+        return None
+    for v in WITNESS_SIZES:
+        try:
+            val = diff.subs(k, v)
+            nonzero = val.is_number and val.is_zero is False
+        except Exception:  # noqa: BLE001 - undefined there (a division by k - v): look further
+            continue
+        if nonzero:
+            dims = {name: int(hi) for name, (lo, hi) in spec.ranges.items()}
+            dims[k.name] = v
+            try:
+                if space.normalize is not None:
+                    dims = dict(space.normalize(dims))
+                if space.where is not None and not space.where(dims):
+                    return None
+            except Exception:  # noqa: BLE001 - a constraint that cannot judge these sizes
+                return None
+            return dims
+    return None
 
 
 def complex_names(spec: Spec) -> tuple[str, ...]:
