@@ -256,3 +256,19 @@ def test_sides_far_below_their_magnitude_are_vacuous_not_an_overflow():
     """helper-45: a side of e^-800 against a magnitude of 1 overflowed math.ldexp (OverflowError: exit 2)."""
     r = tc.run_claim(_claim("sigmoid(-t - 800)", "1 - sigmoid(t + 800)", {}), seed=0)
     assert r.verdict is tc.Verdict.INCONCLUSIVE and "vacuous" in r.evidence
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("lhs, rhs, shapes", [
+    ("abs(log(x) + 5)", "log(x) + 5", {}),
+    ("abs(log(V) + 5*ones(m, n))", "log(V) + 5*ones(m, n)", {"V": ("m", "n")}),
+])
+def test_a_threshold_inside_a_log_is_reached(lhs, rhs, shapes, seed):
+    """helper-51: ``|log x + 5| = log x + 5`` (x positive) fails only for ``x < e^-5``; the scales of the statement's
+    constants (>= 10 or <= 1/10) and the ladder never drew that far, so it was VERIFIED at every seed.  A constant
+    under a log now suggests ``e^+-|c|``; the true twin stays VERIFIED (the same path's negative control)."""
+    names = {"x": "positive"} if not shapes else {"V": "positive"}
+    kw = dict(shapes=shapes or {"x": ()}, structure=names, register=False)
+    assert tc.run_claim(tc.identity("t.log_threshold", lhs, rhs, **kw), seed=seed).verdict is tc.Verdict.REFUTED
+    twin = tc.identity("t.log_twin", lhs, lhs.replace("abs(", "abs(1*(", 1) + ")", **kw)
+    assert tc.run_claim(twin, seed=seed).verdict in (tc.Verdict.VERIFIED, tc.Verdict.PROVED)

@@ -332,7 +332,9 @@ def constant_scales(sides: Sequence[Side], spec: Spec) -> tuple[float, ...]:
     ``abs(t - 300) = 300 - t`` fails only for ``t > 300``; ``abs(x.T*x - 1e6*eye(1))`` for ``|x| > 1000``) and
     ``1/|c|`` (a factor: ``softmax(300*x)`` is one-hot but where ``|x| < 1/300``, helper-45); for
     ``0 < |c| <= 1/10``, ``|c|`` and ``sqrt|c|/2`` (within the threshold of the origin: ``abs(t) + abs(t - 1e-9)``,
-    ``abs(trace(A.T*A) - 1e-6)``).  Constants between 1/10 and 10 are the engine's own ladder's.  At most
+    ``abs(trace(A.T*A) - 1e-6)``); in a statement with a ``log``, ``e^|c|`` and ``e^-|c|`` for ``2.5 <= |c| <= 60`` (a
+    positive input at those scales reaches ``e^-|c|``: ``abs(log(x) + 5) = log(x) + 5`` fails only for ``x < e^-5``, helper-51).
+    Other constants between 1/10 and 10 are the engine's own ladder's.  At most
     :data:`MAX_CONSTANT_SCALES`, within ``[1e-30, 1e30]``; () for callables.  Helper-43: each of these statements
     was VERIFIED.  Design decision 172."""
     found: set[float] = set()
@@ -342,7 +344,10 @@ def constant_scales(sides: Sequence[Side], spec: Spec) -> tuple[float, ...]:
                                                            sizes=tuple(spec.ranges)) if isinstance(s, str) else None
         except Exception:  # noqa: BLE001 - a side that does not parse is reported by make_side
             e = None
+        logs = e is not None and "log" in str(e)
         for c in _numbers(e) if e is not None else ():
+            if logs and np.isfinite(c) and 2.5 <= c <= 60:   # log(x) + 5 changes sign at x = e^-5 (helper-51)
+                found.update((float(np.exp(c)), float(np.exp(-c))))   # a matrix's entries scale one way only
             if not np.isfinite(c) or c == 0 or 0.1 < c < 10:
                 continue
             found.update((2 * c, 2 * c ** 0.5, 1 / c) if c >= 10 else (c, c ** 0.5 / 2))
