@@ -43,6 +43,8 @@ import numpy as np
 import theorem_check as tc
 from theorem_check import dln, sampling
 
+from .symmetry_models import relu_grads, relu_losses, scale_inv_grads  # noqa: F401 - M.relu_grads, ...
+
 T = dln.T
 
 
@@ -258,41 +260,6 @@ def product_data(sqrt_Sx, sqrt_Se, V, ctx):
 def isotropic_root(n, scale, b, ctx):
     """``sqrt(scale) I`` (b, n, n) in ``ctx``: the square root of an isotropic covariance."""
     return np.repeat(eye(n, ctx), b, 0) * ctx.sqrt(ctx.asarray(np.array(scale, dtype=float)))
-
-
-# ----------------------------------------------------------------------------------------------
-# scale-invariant model (A = I) and a ReLU neuron (rescaling symmetry)
-# ----------------------------------------------------------------------------------------------
-def scale_inv_grads(theta, X, y, ctx):
-    """Per-sample gradients of ``l = (x^T theta / ||theta|| - y)^2``: (b, n, P).
-
-    ``theta (b, P)``, ``X (b, P, n)``, ``y (b, n)``.  ``l(rho theta) = l(theta)`` for rho > 0.
-    """
-    nrm2 = np.sum(theta * theta, axis=1)                       # (b,)
-    nrm = ctx.sqrt(nrm2)
-    proj = np.sum(X * theta[:, :, None], axis=1)              # (b, n) x^T theta
-    r = proj / nrm[:, None] - y
-    # d/dtheta (x^T theta/|theta|) = x/|theta| - (x^T theta) theta/|theta|^3
-    dx = T(X) / nrm[:, None, None] - proj[:, :, None] * theta[:, None, :] / (nrm2 * nrm)[:, None, None]
-    return 2 * r[:, :, None] * dx
-
-
-def relu_grads(a, w, X, Y):
-    """Per-sample gradients of ``l = ||a relu(w^T x) - y||^2`` w.r.t. ``(a, w)``: (b, n, d_y + d_x)."""
-    z = np.sum(X * w[:, :, None], axis=1)                     # (b, n)
-    h = pos(z)
-    R = a[:, :, None] * h[:, None, :] - Y                     # (b, dy, n)
-    ga = 2 * R * h[:, None, :]                                # (b, dy, n)
-    s = np.sum(a[:, :, None] * R, axis=1) * (z > 0)           # (b, n)
-    gw = 2 * X * s[:, None, :]                                # (b, dx, n)
-    return np.concatenate([np.swapaxes(ga, 1, 2), np.swapaxes(gw, 1, 2)], axis=2)
-
-
-def relu_losses(a, w, X, Y):
-    """Per-sample losses of the ReLU neuron: (b, n)."""
-    z = np.sum(X * w[:, :, None], axis=1)
-    R = a[:, :, None] * pos(z)[:, None, :] - Y
-    return np.sum(R * R, axis=1)
 
 
 # ----------------------------------------------------------------------------------------------

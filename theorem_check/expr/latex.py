@@ -97,6 +97,7 @@ import sympy as sp
 
 from theorem_check.errors import ExprError, ParseError, ShapeMismatch
 from theorem_check.expr.latex_refusals import refuse_applied, refuse_indices
+from theorem_check.expr.latex_sizes import is_1x1, is_column, is_one, quotient, size_text
 from theorem_check.expr.latex_tree import name_text, names_of, read, walk
 from theorem_check.expr.parse import parse
 
@@ -191,7 +192,7 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
     lhs, rhs = (_Emit(text, frozen, cplx).try_emit(s) for s in sides)
     if (lhs is None) != (rhs is None):   # W^T W = I: the bare I takes the other side's shape (not a 1x1 one's:
         shape = _shape((lhs or rhs)[0], frozen)     # 1 1^T x = 1^T x would size the first 1 as 1 x 1)
-        if isinstance(shape, tuple) and not _is_1x1(shape):
+        if isinstance(shape, tuple) and not is_1x1(shape):
             out = _Emit(text, frozen, cplx).try_emit(sides[0] if lhs is None else sides[1], shape)
             lhs, rhs = (out, rhs) if lhs is None else (lhs, out)
     if lhs is None or rhs is None:   # no context sizes it: the statement's one size letter (n by convention)
@@ -209,9 +210,9 @@ def _zero_matrix(lhs: str, rhs: str, shapes: tuple) -> tuple[str, str]:
     if zero[0] == zero[1]:
         return lhs, rhs
     shape = _shape(rhs if zero[0] else lhs, shapes)
-    if not isinstance(shape, tuple) or _is_1x1(shape):
+    if not isinstance(shape, tuple) or is_1x1(shape):
         return lhs, rhs
-    z = f"zeros({_size_text(shape[0])}, {_size_text(shape[1])})"
+    z = f"zeros({size_text(shape[0])}, {size_text(shape[1])})"
     return (z, rhs) if zero[0] else (lhs, z)
 
 
@@ -256,38 +257,6 @@ def _shape(text: str, shapes: tuple):
         return "?"
 
 
-def _one(x) -> bool:
-    return isinstance(x, (int, sp.Integer)) and int(x) == 1
-
-
-def _is_1x1(sh) -> bool:
-    return isinstance(sh, tuple) and _one(sh[0]) and _one(sh[1])
-
-
-def _column(sh) -> bool:
-    """A column vector's shape: one column, rows not the number 1."""
-    return isinstance(sh, tuple) and _one(sh[1]) and not _one(sh[0])
-
-
-def _size_text(x) -> str:
-    """A size as string syntax: ``n``, ``3``, ``m*n`` (SymPy prints products of size letters so)."""
-    return str(x)
-
-
-def _quotient(total, part):
-    """``total / part`` for sizes (``n*p / p = n``) when it is a whole size, else None (``n / p``, unknown sizes)."""
-    if total in (None, "?") or part in (None, "?"):
-        return None
-    try:
-        q = sp.cancel(sp.sympify(total) / sp.sympify(part))
-    except (sp.SympifyError, TypeError, ZeroDivisionError):
-        return None
-    num, den = sp.fraction(q)
-    if den != 1 or not (q.is_integer or q.is_Symbol or q.is_Mul or q.is_Pow) or (q.is_number and q <= 1):
-        return None     # a bare I of size 1 would be the number 1 (I \otimes A = A PROVED; helper-50): not a reading
-    return q
-
-
 class _NoSize(ParseError):
     """A bare ``I`` or ``\\mathbf{1}`` whose size the context has not given (yet)."""
 
@@ -314,7 +283,7 @@ class _Emit:
 
     def scalar(self, t: str, p: int) -> tuple[str, int]:
         """``t`` as a scalar: the trace of a 1x1 product."""
-        return (f"trace({t})", _ATOM) if _is_1x1(self.shape(t)) else (t, p)
+        return (f"trace({t})", _ATOM) if is_1x1(self.shape(t)) else (t, p)
 
     def emit(self, n, hint=None) -> tuple[str, int]:
         return getattr(self, "e_" + n[0])(n, hint)
@@ -339,7 +308,7 @@ class _Emit:
             known = [h for h in (hint or ()) if h is not None and h != "?"] or [self.default_size]
             if known[0] is None:
                 raise _NoSize(f"statement={self.text!r}: I has no size here (write I_n)")
-            size = _size_text(known[0])
+            size = size_text(known[0])
         return f"eye({size})", _ATOM
 
     def e_ones(self, n, hint):
@@ -348,7 +317,7 @@ class _Emit:
             rows = hint[0] if hint and hint[0] not in (None, "?") else self.default_size
             if rows is None:
                 raise _NoSize(f"statement={self.text!r}: \\mathbf{{1}} has no size here (write \\mathbf{{1}}_n)")
-            size = _size_text(rows)
+            size = size_text(rows)
         return f"ones({size}, 1)", _ATOM
 
     # sums and products -------------------------------------------------------------------------
@@ -372,15 +341,15 @@ class _Emit:
             if out[i] is None:
                 out[i] = self.emit(t, full)
         shapes = [self.shape(o[0]) for o in out]
-        vec = next((s for s in shapes if isinstance(s, tuple) and not _is_1x1(s) and (_one(s[0]) or _one(s[1]))),
+        vec = next((s for s in shapes if isinstance(s, tuple) and not is_1x1(s) and (is_one(s[0]) or is_one(s[1]))),
                    None)
         if vec is not None:   # 1 - \tanh^2(W x): a number beside a vector is that many ones (helper-40; beside a
             for i, ((_, t), s) in enumerate(zip(terms, shapes)):   # square matrix it stays refused: I or ones?)
-                if s is None or _is_1x1(s):   # a scalar name or expression too (Adam's \sqrt{v} + \epsilon,
+                if s is None or is_1x1(s):   # a scalar name or expression too (Adam's \sqrt{v} + \epsilon,
                     t_, p_ = self.scalar(*out[i])  # helper-49), a 1 x 1 product as the scalar it is (helper-50)
-                    out[i] = (f"{self.wrap(t_, p_, _MUL)}*ones({_size_text(vec[0])}, {_size_text(vec[1])})", _MUL)
+                    out[i] = (f"{self.wrap(t_, p_, _MUL)}*ones({size_text(vec[0])}, {size_text(vec[1])})", _MUL)
             shapes = [self.shape(o[0]) for o in out]
-        if any(s is None for s in shapes) and any(_is_1x1(s) for s in shapes):
+        if any(s is None for s in shapes) and any(is_1x1(s) for s in shapes):
             out = [self.scalar(*o) for o in out]
         txt = ""
         for i, ((sign, _), (t, p)) in enumerate(zip(terms, out)):
@@ -406,41 +375,41 @@ class _Emit:
                 ta = self.emit(a, ((hint or (None,))[0], None))
             else:
                 sb = self.shape(tb[0])
-                ta = self.emit(a, hint if not isinstance(sb, tuple) or _is_1x1(sb)
+                ta = self.emit(a, hint if not isinstance(sb, tuple) or is_1x1(sb)
                                else ((hint or (None,))[0], sb[0]))
         if tb is None:
             sa = self.shape(ta[0])
-            if b[0] == "ones" and b[1] is None and _column(sa):
+            if b[0] == "ones" and b[1] is None and is_column(sa):
                 self.fail(f"'{ta[0]} \\mathbf{{1}}': {ta[0]} is a column vector here, so \\mathbf{{1}} would be 1 x 1; "
                           f"declare {ta[0]} a scalar (--where '{ta[0]} \\in \\mathbb{{R}}') or size the ones "
                           "(\\mathbf{1}_n)")
-            tb = self.emit(b, hint if not isinstance(sa, tuple) or _is_1x1(sa)
+            tb = self.emit(b, hint if not isinstance(sa, tuple) or is_1x1(sa)
                            else (sa[1], (hint or (None, None))[1]))
         sa, sb = self.shape(ta[0]), self.shape(tb[0])
-        if len(n) > 3 and n[3] is True and _column(sa) and sa == sb:    # u \cdot v of two columns: their dot product
+        if len(n) > 3 and n[3] is True and is_column(sa) and sa == sb:    # u \cdot v of two columns: their dot product
             return f"trace({self.wrap(ta[0], ta[1], _ATOM)}.T*{self.wrap(tb[0], tb[1], _NEG)})", _ATOM
-        if _is_1x1(sa) and isinstance(sb, tuple) and not _one(sb[0]):
+        if is_1x1(sa) and isinstance(sb, tuple) and not is_one(sb[0]):
             ta = self.scalar(*ta)
-        if _is_1x1(sb) and isinstance(sa, tuple) and not _one(sa[1]):
+        if is_1x1(sb) and isinstance(sa, tuple) and not is_one(sa[1]):
             tb = self.scalar(*tb)
         return f"{self.wrap(ta[0], ta[1], _MUL)}*{self.wrap(tb[0], tb[1], _NEG)}", _MUL
 
     def e_div(self, n, hint):
         ta, tb = self.emit(n[1], hint), self.emit(n[2])
         sa, sb = self.shape(ta[0]), self.shape(tb[0])
-        if isinstance(sb, tuple) and not _is_1x1(sb) and (_one(sb[0]) or _one(sb[1])) \
-                and (sa is None or _is_1x1(sa) or sa == sb):
+        if isinstance(sb, tuple) and not is_1x1(sb) and (is_one(sb[0]) or is_one(sb[1])) \
+                and (sa is None or is_1x1(sa) or sa == sb):
             # \frac{m}{\sqrt{v} + \epsilon} of vectors: entrywise (a vector has no inverse; Adam, helper-49)
-            num = (f"{self.wrap(self.scalar(*ta)[0], _ATOM if _is_1x1(sa) else ta[1], _MUL)}*"
-                   if sa is None or _is_1x1(sa) else None)
+            num = (f"{self.wrap(self.scalar(*ta)[0], _ATOM if is_1x1(sa) else ta[1], _MUL)}*"
+                   if sa is None or is_1x1(sa) else None)
             inv = f"hadamard_power({tb[0]}, -1)"
             return (f"{num}{inv}" if num else f"hadamard({ta[0]}, {inv})"), (_MUL if num else _ATOM)
-        if isinstance(sb, tuple) and not _is_1x1(sb):
+        if isinstance(sb, tuple) and not is_1x1(sb):
             self.fail(f"division by the matrix {tb[0]!r}: write ^{{-1}}")
-        if _is_1x1(sb):
+        if is_1x1(sb):
             tb = self.scalar(*tb)
             sb = None
-        if _is_1x1(sa) and sb is None:
+        if is_1x1(sa) and sb is None:
             ta = self.scalar(*ta)
         return f"{self.wrap(ta[0], ta[1], _MUL)}/{self.wrap(tb[0], tb[1], _NEG)}", _MUL
 
@@ -465,7 +434,7 @@ class _Emit:
         function is), a power of the number otherwise (``\\det^2 A``)."""
         t, p = self.emit(n[1], hint)
         sh = self.shape(t)
-        if isinstance(sh, tuple) and not _is_1x1(sh):
+        if isinstance(sh, tuple) and not is_1x1(sh):
             return self.e_hpow(("hpow", n[1], n[2]), hint)
         t, p = self.scalar(t, p)
         return f"{self.wrap(t, p, _ATOM)}**{n[2]}", _POW
@@ -479,7 +448,7 @@ class _Emit:
             if (own[0] is None) != (own[1] is None):
                 k = 0 if own[0] is not None else 1
                 sh = self.shape(own[k][0])
-                sub = tuple(_quotient(h, v) for h, v in zip(hint, sh)) if isinstance(sh, tuple) else None
+                sub = tuple(quotient(h, v) for h, v in zip(hint, sh)) if isinstance(sh, tuple) else None
                 if sub and any(v is not None for v in sub):
                     other = self.try_emit(n[2 - k], sub)
                     if other is not None:
@@ -534,7 +503,7 @@ class _Emit:
             pb = _NEG
         if base[0] == "call" and te.lstrip("-").replace("/", "").isdigit():
             sh = self.shape(tb)   # \tanh(W x)^2 of a vector: no matrix power exists, papers mean the entries'
-            if isinstance(sh, tuple) and not _is_1x1(sh) and sp.sympify(sh[0]) != sp.sympify(sh[1]):
+            if isinstance(sh, tuple) and not is_1x1(sh) and sp.sympify(sh[0]) != sp.sympify(sh[1]):
                 return f"hadamard_power({tb}, {te})", _ATOM   # square (helper-40: it was ILL-POSED)
         return f"{self.wrap(tb, pb, _ATOM)}**{self.wrap(te, pe, _ATOM)}", _POW
 
@@ -543,7 +512,7 @@ class _Emit:
         """ParseError when ``exp``/``log``/``sqrt`` (written without ``_\\odot``) gets a square matrix:
         papers mean the matrix function as often as the entrywise one."""
         sh = self.shape(t)
-        if isinstance(sh, tuple) and not _is_1x1(sh) and sh[0] == sh[1]:
+        if isinstance(sh, tuple) and not is_1x1(sh) and sh[0] == sh[1]:
             matrix = {"exp": r"\operatorname{expm}", "log": r"\operatorname{logm}", "sqrt": "X^{1/2}"}[fn]
             self.fail(rf"\{fn} of the square matrix {t} is ambiguous: write {matrix} for the matrix function or "
                       rf"\{'operatorname{sqrt}' if fn == 'sqrt' else fn}_\odot(...) for the entrywise one")
@@ -566,7 +535,7 @@ class _Emit:
         sh = self.shape(t)
         if sh is None or sh == "?":
             return f"abs({t})", _ATOM
-        if _is_1x1(sh):
+        if is_1x1(sh):
             return f"abs(trace({t}))", _ATOM
         if sh[0] == sh[1]:
             return f"det({t})", _ATOM
@@ -576,7 +545,7 @@ class _Emit:
         t, _ = self.emit(n[1])
         sub = n[2]
         sh = self.shape(t)
-        vector = isinstance(sh, tuple) and (_one(sh[0]) or _one(sh[1]))
+        vector = isinstance(sh, tuple) and (is_one(sh[0]) or is_one(sh[1]))
         if sh is None:
             return f"abs({t})", _ATOM
         if sub in ("F", r"\mathrm{F}", r"\text{F}", "Fro", r"\mathrm{Fro}") or (sub in (None, "2") and vector) \
@@ -611,10 +580,10 @@ class _Emit:
         f, p = self.emit(n[1])
         sh = self.shape(f)
         w = name_text(wrt)
-        if sh is None or _is_1x1(sh) or sh == "?":
+        if sh is None or is_1x1(sh) or sh == "?":
             f, _ = self.scalar(f, p)
             return (f"grad({f}, {w}).T", _ATOM) if transposed else (f"grad({f}, {w})", _ATOM)
-        if transposed and _one(sh[1]):
+        if transposed and is_one(sh[1]):
             return f"jacobian({f}, {w})", _ATOM
         self.fail(rf"\frac{{\partial F}}{{\partial {w}}} of a non-scalar F: the layout differs between authors "
                   rf"(write \frac{{\partial F}}{{\partial {w}^\top}} for the Jacobian of a column F)")
