@@ -359,3 +359,10 @@ def test_exact_positive_matrices_are_entrywise_positive():
 
     m = structured_matrix(random.Random(0), 3, 2, "positive")
     assert m.shape == (3, 2) and all(x > 0 for x in m)
+
+
+def test_a_quotient_of_columns_says_so(capsys):
+    """helper-51: ``u/v`` of two columns said "Power of non-square matrix v" (no power was written)."""
+    code, out, err = run_main(capsys, "check", "u/v = u", "--shape", "u=n,1", "--shape", "v=n,1")
+    flat = " ".join(out.split())      # the table wraps long evidence at the terminal's width
+    assert "ILL-POSED" in flat and "divides by the non-square matrix v" in flat and "hadamard_power(v, -1)" in flat, out

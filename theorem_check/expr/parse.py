@@ -369,6 +369,9 @@ def _div(num, den):
     (with its message)."""
     if (is_matrix(num) or not sp.sympify(den).is_Number) and _is_zero(den):
         raise ZeroDivisionError(f"a division by zero: the denominator {den} is identically 0 (at these sizes)")
+    if is_matrix(den) and sp.simplify(den.shape[0] - den.shape[1]) != 0:   # helper-51: SymPy said "Power of
+        raise ShapeError(f"divides by the non-square matrix {den} (an entrywise quotient is "   # non-square matrix v"
+                         f"hadamard({num}, hadamard_power({den}, -1)))")
     return num / den
 
 
