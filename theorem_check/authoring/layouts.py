@@ -29,7 +29,7 @@ import sympy as sp
 from theorem_check import expr as ex
 from theorem_check.model.claims import Statement
 
-__all__ = ["readings", "VEC_READING", "NUMERATOR_READING", "SUBSPACE_READINGS"]
+__all__ = ["readings", "with_readings", "VEC_READING", "NUMERATOR_READING", "SUBSPACE_READINGS"]
 
 VEC_READING = "reading: vec layout (columns stacked, d vec(F)/d vec(X)^T, Magnus-Neudecker)"
 """The variant's name."""
@@ -237,5 +237,13 @@ def readings(statement: Statement, lhs: str, rhs: str, mats: dict, structure: di
     vec = _vec_reading(statement, nodes, mats)
     unread = vec is None and any(_differ(d) for n in nodes if not isinstance(n, (ex.Jacobian, ex.Hessian))
                                  for d in n.atoms(ex.Jacobian, ex.Hessian))
-    return tuple(r for r in (vec, _subspace_reading(statement, nodes, structure), _numerator_reading(statement, nodes, {n for n, k in structure.items() if k in ex.COMPLEX_KINDS}))
-                 if r is not None), unread
+    complex_names = {n for n, k in structure.items() if k in ex.COMPLEX_KINDS}
+    found = (vec, _subspace_reading(statement, nodes, structure), _numerator_reading(statement, nodes, complex_names))
+    return tuple(r for r in found if r is not None), unread
+
+
+def with_readings(claim, lhs: str, rhs: str, mats: dict, structure: dict, letters=()):
+    """``(claim with its reading variants added, unread)``: :func:`readings` of its printed statement appended to its
+    variants (``check`` and ``scan --run`` build the same claims)."""
+    variants, unread = readings(claim.statement, lhs, rhs, mats, structure, letters)
+    return (dataclasses.replace(claim, variants=(*claim.variants, *variants)) if variants else claim), unread

@@ -114,9 +114,7 @@ def skeleton_claims(scan: Scan, key: str) -> list:
     """The live claims of :func:`pack_skeleton`, built (not registered) for ``scan --run``: one
     ``tc.identity`` per link of each checkable equation (a restated number once).  A side that the short
     forms refuse (ClaimDefinitionError, ParseError) raises, naming the claim."""
-    import dataclasses
-
-    from theorem_check.authoring.layouts import readings
+    from theorem_check.authoring.layouts import with_readings
     from theorem_check.authoring.shortforms import identity
 
     out, seen = [], set()
@@ -131,6 +129,5 @@ def skeleton_claims(scan: Scan, key: str) -> list:
             # the layout readings check gives the same statement (helper-50: scan --run left the numerator
             # layout's d tr(AB)/dB = A ILL-POSED where check says ERRATUM, holding in that reading)
             letters = {v for sh in e.shapes.values() for v in sh if isinstance(v, str)}
-            variants, _ = readings(claim.statement, lhs, rhs, dict(e.shapes), dict(e.structure), letters)
-            out.append(dataclasses.replace(claim, variants=(*claim.variants, *variants)) if variants else claim)
+            out.append(with_readings(claim, lhs, rhs, dict(e.shapes), dict(e.structure), letters)[0])
     return out

@@ -196,15 +196,22 @@ def beyond_default(spec: Spec, space) -> tuple[dict, ...]:
         dims = {k: int(hi) for k, (lo, hi) in spec.ranges.items()}
         for j, k in enumerate(spec.defaulted):
             dims[k] = sizes[j] if j < len(sizes) else max(sizes) + j
-        try:
-            if space.normalize is not None:
-                dims = dict(space.normalize(dims))
-            if space.where is not None and not space.where(dims):
-                continue
-        except Exception:  # noqa: BLE001 - a constraint that cannot judge these sizes: no configuration beyond
-            continue
-        out.append(dims)
+        dims = _in_space(dims, space)
+        if dims is not None:
+            out.append(dims)
     return tuple(out)
+
+
+def _in_space(dims: dict, space) -> dict | None:
+    """``dims`` normalised by the space, or None when its constraint refuses them or cannot judge them."""
+    try:
+        if space.normalize is not None:
+            dims = dict(space.normalize(dims))
+        if space.where is not None and not space.where(dims):
+            return None
+    except Exception:  # noqa: BLE001 - a constraint that cannot judge these sizes: no configuration beyond
+        return None
+    return dims
 
 
 WITNESS_SIZES = range(5, 41)
@@ -243,16 +250,7 @@ def size_witness(sides: Sequence[Side], spec: Spec, space) -> dict | None:
         except Exception:  # noqa: BLE001 - undefined there (a division by k - v): look further
             continue
         if nonzero:
-            dims = {name: int(hi) for name, (lo, hi) in spec.ranges.items()}
-            dims[k.name] = v
-            try:
-                if space.normalize is not None:
-                    dims = dict(space.normalize(dims))
-                if space.where is not None and not space.where(dims):
-                    return None
-            except Exception:  # noqa: BLE001 - a constraint that cannot judge these sizes
-                return None
-            return dims
+            return _in_space({**{name: int(hi) for name, (lo, hi) in spec.ranges.items()}, k.name: v}, space)
     return None
 
 

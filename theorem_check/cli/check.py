@@ -25,7 +25,6 @@ given), with ``--latex`` also ``"syntax": "latex"`` and ``"read_as"`` (the strin
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import sys
 
@@ -167,7 +166,7 @@ def _zero_matrix_side(lhs: str, rhs: str, shapes: dict, assume: dict) -> tuple[s
     if zero[0] == zero[1]:
         return lhs, rhs
     other = rhs if zero[0] else lhs
-    complex_names = [n for n, k in assume.items() if k in ("complex", "hermitian")]
+    complex_names = [n for n, k in assume.items() if k in ex.COMPLEX_KINDS]
     try:
         e = ex.parse(other, shapes, complex_names=complex_names, sizes=ex.size_names_in(other))
     except Exception:  # noqa: BLE001 - the statement's own parse reports it
@@ -209,14 +208,14 @@ def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None =
             raise InvalidArgument(f"--assume {name}={kind}: {name!r} has no --shape (matrix kinds need one)")
     claim = identity("check.statement", lhs, rhs, shapes=shapes, structure=assume, sizes=sizes or {},
                      title=f"${latex}$" if latex else statement, printed=latex, latex=latex, register=False)
-    from theorem_check.authoring.layouts import readings
+    from theorem_check.authoring.layouts import with_readings
 
-    variants, unread = readings(claim.statement, lhs, rhs, shapes, assume, letters)
+    claim, unread = with_readings(claim, lhs, rhs, shapes, assume, letters)
     if unread:
         click.echo("theorem-check: note: jacobian/hessian by a matrix is read row by row (NumPy's layout); inside a "
                    "larger expression its vec reading (Magnus-Neudecker) is not tried: put the derivative alone on "
                    "one side to have both readings", err=True)
-    return dataclasses.replace(claim, variants=(*claim.variants, *variants)) if variants else claim
+    return claim
 
 
 MP50_ENTRY_BYTES = 120
