@@ -543,3 +543,28 @@ def test_logdet_is_log_of_det_and_finite_where_det_overflows(ctx):
             assert not np.isfinite(ctx.det(big)[0])
         want = 256 * np.log(16) + np.sum(np.log(lam))
         assert abs(float(ctx.logdet(big)[0]) - want) <= 1e-3 * want
+
+
+def test_mp50_scalar_times_array_does_not_print_the_array_and_mpmath_is_restored():
+    """Issue 21: ``mpf * ndarray`` makes mpmath refuse the array before NumPy multiplies entrywise; inside
+    ``MP50.active()`` the refusal names the shape instead of formatting every entry (same values), nested blocks
+    keep it, and mpmath outside the engine is left as it was."""
+    import mpmath
+    import numpy as np
+
+    from theorem_check.numerics.precision import MP50
+
+    a = MP50.asarray(np.arange(6.0).reshape(2, 3) + 0.5)
+    want = [[mpmath.mpf(2) * v for v in row] for row in a]
+    with MP50.active():
+        with MP50.active():
+            pass
+        assert "npconvert" in vars(mpmath.mp)               # still installed after the inner block
+        got = mpmath.mpf(2) * a
+        assert got.tolist() == want and got.dtype == object
+        with pytest.raises(TypeError, match=r"array of shape \(2, 3\)"):
+            mpmath.mp.convert(a)
+        assert mpmath.mp.convert(np.float64(1.5)) == mpmath.mpf(1.5)   # NumPy scalars convert as before
+    assert "npconvert" not in vars(mpmath.mp)
+    with pytest.raises(TypeError, match=r"cannot create mpf from array\("):
+        mpmath.mp.convert(a)                               # mpmath's own message outside the engine

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import mpmath
 import numpy as np
 import sympy as sp
 
@@ -89,7 +88,7 @@ def _e21_check(mode):
         # (floors 2 t |q| / scale).  Evaluated at mp50 (the inputs' float64 values exactly), so t can go to 1e-8.
         q = abs(zeta * float((2 * kap * delta) @ (A @ delta)))
         ctx = tc.MP50
-        with mpmath.workdps(ctx.dps):
+        with ctx.active():
             th_m, c_m, kap_m, A_m, de_m = (ctx.asarray(v) for v in (th, c, kap, A, delta))
             z = ctx.scalar(zeta)
 

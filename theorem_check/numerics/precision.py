@@ -88,6 +88,41 @@ def _abs2(v):
     return v * v
 
 
+_REFUSING = [0]
+
+
+@contextlib.contextmanager
+def _arrays_refused_cheaply():
+    """Within the block, mpmath refuses a NumPy array operand without printing it.
+
+    ``mpf * ndarray`` (an mp50 scalar times an array: ``2 * beta * W``) first asks mpmath to convert the
+    array; mpmath 1.3's ``npconvert`` refuses with ``TypeError("cannot create mpf from " + repr(x))``, and the
+    arithmetic then returns NotImplemented so that NumPy multiplies entrywise.  The ``repr`` of an object array
+    of ``mpf`` formats every entry at 50 digits to build a message nobody reads: about 1 ms a product, and
+    ~3,000 such products (a tenth of the CPU) in ``run --all`` (measured; issue 21).  Here the context's
+    ``npconvert`` refuses a non-scalar array with a message naming its shape; values, results and every
+    other conversion are mpmath's.  Scoped (restored on exit, nesting counted) so that mpmath outside the
+    engine's evaluations is untouched; docs/design-decisions.md, item 183.
+    """
+    ctx = mpmath.mp
+    if _REFUSING[0] == 0:
+        orig = type(ctx).npconvert
+
+        def npconvert(x):
+            if isinstance(x, np.ndarray) and x.ndim:
+                raise TypeError(f"cannot create mpf from an array of shape {x.shape}")
+            return orig(ctx, x)
+
+        ctx.npconvert = npconvert     # an instance attribute: mpmath's convert calls ctx.npconvert(x)
+    _REFUSING[0] += 1
+    try:
+        yield
+    finally:
+        _REFUSING[0] -= 1
+        if _REFUSING[0] == 0:
+            vars(ctx).pop("npconvert", None)
+
+
 @dataclass(frozen=True)
 class Ctx(LinalgOps):
     """A working precision.
@@ -160,7 +195,7 @@ class Ctx(LinalgOps):
     def active(self):
         """Context manager setting mpmath's working precision while the sides are evaluated."""
         if self.is_mp:
-            with mpmath.workdps(self.dps):
+            with mpmath.workdps(self.dps), _arrays_refused_cheaply():
                 yield self
         else:
             with np.errstate(all="ignore"):
