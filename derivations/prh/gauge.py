@@ -242,11 +242,29 @@ def _round(net: Net, gtol: float, maxiter: int = 3000, polish: bool = False):
 
     t0 = np.zeros(sum(sizes))
     if polish:
-        res = so.root(stationarity_and_hessian, t0, jac=True, method="lm",
-                      options={"xtol": 1e-15, "ftol": 1e-15, "maxiter": 2000})
+        # the stationarity equations by SciPy's trust-region reflective least squares (exact SVD steps).  Where a hidden
+        # covariance is singular, S is flat along some G directions and the Hessian is rank-deficient (16 x 16 of
+        # rank 12 in prh.thm1_1); there SciPy's MINPACK lm (1.17), used here before, reads memory it never wrote, and
+        # the polished gauge changed from process to process (by ~1e-16; two runs' seed-0 JSON differed).
+        last: dict = {}
+
+        def at(t):   # the residual and its Jacobian come from one batched evaluation: kept for the jac call
+            key = t.tobytes()
+            if key not in last:
+                last.clear()
+                last[key] = stationarity_and_hessian(t)
+            return last[key]
+
+        def g_of(t):
+            return at(t)[0]
+
+        def h_of(t):
+            return at(t)[1]
+
+        x = so.least_squares(g_of, t0, jac=h_of, method="trf", tr_solver="exact", xtol=1e-15, ftol=1e-15,
+                             gtol=1e-15, max_nfev=2000).x
     else:
-        res = so.minimize(f, t0, jac=True, method="BFGS", options={"gtol": gtol, "maxiter": maxiter})
-    x = res.x
+        x = so.minimize(f, t0, jac=True, method="BFGS", options={"gtol": gtol, "maxiter": maxiter}).x
     if not np.all(np.isfinite(x)) or f(x)[0] > 1.0 + 1e-12:   # never accept a step that increases S
         x = t0
     Gs = [ends[0]] + unpack(x) + [ends[1]]
@@ -271,8 +289,8 @@ LEVELS = ("bfgs gtol=1e-3", "bfgs gtol=1e-8 x4", "lm polish")
 """Refinement levels of the S-minimisation (coarse -> fine)."""
 FLOORS = (1e-3, 1e-8, 1e-11)
 """What a true statement at an S-minimiser may still leave at each level: the optimiser's
-relative gradient tolerance (BFGS ``gtol``), and for the Levenberg-Marquardt polish of the
-stationarity equations a rounding floor ``~1e5 eps`` (stationarity is solved to ``~eps``;
+relative gradient tolerance (BFGS ``gtol``), and for the least-squares polish of the
+stationarity equations (the level still named ``lm polish``) a rounding floor ``~1e5 eps`` (stationarity is solved to ``~eps``;
 the factor covers the conditioning of the kernels of the drawn instances, cond <= 10 each)."""
 
 
@@ -281,8 +299,10 @@ def minimise_S(net: Net) -> list[Net]:
 
     SciPy BFGS on symmetric ``G_k = I + sym(t_k)`` (enough: S depends on ``G_k^T G_k`` only),
     re-centred after each round (the weights are transformed and ``G`` restarts at ``I``), then a
-    Levenberg-Marquardt solve (``scipy.optimize.root(method="lm")``) of the stationarity
-    equations.  Returns the network after each level (each continues from the previous one).
+    least-squares solve of the stationarity equations with their exact Jacobian (SciPy's trust-region reflective
+    ``least_squares(method="trf", tr_solver="exact")``; the level keeps its name ``lm polish``, from the
+    Levenberg-Marquardt solve it replaced: MINPACK's lm gave process-dependent results where the Hessian of S is
+    rank-deficient, docs/design-decisions.md item 184).  Returns the network after each level (each continues from the previous one).
     The loss is unchanged by construction (gauge symmetry); S never increases.
     """
     out = []

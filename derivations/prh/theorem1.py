@@ -50,5 +50,5 @@ for part, (txt, where) in _parts.items():
                               r"random $M^{O}$, $M^{I}$, $Z$; same task $V^* (n \times n, \operatorname{rank} n)$, "
                               r"same $u$ and $\varepsilon$; label noise with $V^{*\top} \Sigma_\varepsilon V^*$ of $\operatorname{rank} n$",
                      "each network at a global minimum of the loss, $S$ minimised over its gauge group "
-                     r"$W_{k} \to G_{k} W_{k} G_{k-1}^{-1}$ (SciPy BFGS, then Levenberg-Marquardt on the stationarity equations)"),
+                     r"$W_{k} \to G_{k} W_{k} G_{k-1}^{-1}$ (SciPy BFGS, then trust-region least squares on the stationarity equations)"),
     ))
