@@ -229,7 +229,10 @@ def _round(net: Net, gtol: float, maxiter: int = 3000, polish: bool = False):
         return val / S0, np.concatenate(gv, axis=-1) / S0
 
     def f(t):
-        val, g = terms(t)
+        try:
+            val, g = terms(t)
+        except np.linalg.LinAlgError:   # a line-search step onto a singular G_k, where S is infinite: BFGS backs off
+            return np.inf, np.zeros_like(t)
         return float(val), g
 
     def stationarity_and_hessian(t):

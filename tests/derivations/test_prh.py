@@ -348,3 +348,18 @@ def test_the_gauge_polish_gives_the_same_bits_in_every_process():
         return strip(json.loads(p.stdout)["claims"])
 
     assert run("1", "0") == run("6", "1")
+
+
+def test_a_line_search_step_onto_a_singular_gauge_backs_off():
+    """A BFGS line search of the gauge optimiser stepped onto a singular G_k (rank-1 task, seed 5 of the generic
+    configuration): np.linalg.inv raised and the whole minimisation with it.  S is infinite there; the step backs off
+    and the minimiser reaches stationarity."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        task, As, Bs, A0, B0 = gauge.platonic_pair(np.random.default_rng(5), M.pair_dims().generic(), rank=1)
+    for net, net0 in ((As[-1], A0), (Bs[-1], B0)):
+        assert gauge._stationarity(net).max(initial=0.0) < 1e-9
+        assert net.S() <= net0.S() * (1 + 1e-12)
+        assert abs(net.loss() - net0.loss()) <= 1e-10 * net0.loss()
