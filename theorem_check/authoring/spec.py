@@ -221,37 +221,58 @@ WITNESS_SIZES = range(5, 41)
 def size_witness(sides: Sequence[Side], spec: Spec, space) -> dict | None:
     """A configuration beyond the default sizes at which the statement is false for its sizes alone, or None.
 
-    Where both sides are strings or SymPy expressions of scalar value and their difference (as SymPy builds it:
-    ``trace(A) - trace(A)`` cancels, ``trace(eye(k))`` is ``k``) depends on one defaulted size letter only, the first
-    size of :data:`WITNESS_SIZES` at which it is exactly nonzero, the other letters at the top of their ranges.  The
-    far stage then evaluates the statement there at every seed (the numerics decide; this only picks the place):
-    ``(k-1)(k-2)(k-3)(k-4)(k-7) + k = k`` held at 1..4 and at the one beyond size a seed picks when that was 7
-    (helper-51).  None when the sides are callables, matrices, or the difference involves anything else."""
+    Where both sides are strings or SymPy expressions and their difference (as SymPy builds and expands it:
+    ``trace(A) - trace(A)`` cancels, ``trace(eye(k))`` is ``k``) involves a defaulted size letter ``k`` and vanishes
+    identically at every size of ``k``'s default range, the first size of :data:`WITNESS_SIZES` at which it does not
+    (exactly nonzero when ``k`` is all it depends on; else not identically zero after expansion: ``trace(A) (k-1)
+    ... (k-4)(k-7)`` at ``k = 5``), the other letters at the top of their ranges.  The far stage then evaluates the
+    statement there at every seed (the numerics decide; this only picks the place): ``(k-1)(k-2)(k-3)(k-4)(k-7) + k
+    = k`` held at 1..4 and at the one beyond size a seed picks when that was 7 (helper-51), and so did the same
+    polynomial times ``trace(A)`` (helper-52).  None when the sides are callables, or no such letter and size exist
+    (then the rotations of :func:`beyond_default`)."""
     if len(spec.defaulted) == 0 or not all(isinstance(x, (str, sp.Basic)) for x in sides[:2]):
         return None
     letters = tuple(spec.ranges)
     try:
         lhs, rhs = (ex.parse(x, dict(spec.mats), sizes=letters) if isinstance(x, str) else x for x in sides[:2])
-        if ex.is_matrix(lhs) or ex.is_matrix(rhs):
+        if ex.is_matrix(lhs) != ex.is_matrix(rhs):
             return None
         diff = sp.expand(sp.sympify(lhs) - sp.sympify(rhs))
+        if sp.count_ops(diff) > WITNESS_MAX_OPS:
+            return None
     except Exception:  # noqa: BLE001 - a side that does not parse symbolically: the statement reports it
         return None
+    if _identically_zero(diff):
+        return None
     free = diff.free_symbols
-    if diff == 0 or len(free) != 1:
-        return None
-    (k,) = free
-    if getattr(k, "name", None) not in spec.defaulted or diff.atoms(sp.MatrixSymbol):
-        return None
-    for v in WITNESS_SIZES:
-        try:
-            val = diff.subs(k, v)
-            nonzero = val.is_number and val.is_zero is False
-        except Exception:  # noqa: BLE001 - undefined there (a division by k - v): look further
-            continue
-        if nonzero:
-            return _in_space({**{name: int(hi) for name, (lo, hi) in spec.ranges.items()}, k.name: v}, space)
+    for k in sorted((x for x in free if getattr(x, "name", None) in spec.defaulted), key=lambda x: x.name):
+        alone = free == {k} and not diff.atoms(sp.MatrixSymbol)
+        lo, hi = (int(v) for v in spec.ranges[k.name])
+
+        def vanishes(v, k=k, alone=alone):
+            try:
+                val = diff.subs(k, v)
+                if alone:
+                    return not (val.is_number and val.is_zero is False)
+                return _identically_zero(sp.expand(val))
+            except Exception:  # noqa: BLE001 - undefined there (a division by k - v): no witness at v
+                return True
+
+        if not all(vanishes(v) for v in range(max(lo, 1), hi + 1)):
+            continue      # already nonzero at a default size: the default instances see it
+        for v in WITNESS_SIZES:
+            if not vanishes(v):
+                return _in_space({**{name: int(top) for name, (_, top) in spec.ranges.items()}, k.name: v}, space)
     return None
+
+
+WITNESS_MAX_OPS = 400
+""":func:`size_witness` leaves a difference with more operations than this to the rotations of :func:`beyond_default`."""
+
+
+def _identically_zero(e) -> bool:
+    """``e`` is the number 0 or a zero matrix as SymPy built it (no simplification)."""
+    return e == 0 or bool(getattr(e, "is_ZeroMatrix", False))
 
 
 def complex_names(spec: Spec) -> tuple[str, ...]:
