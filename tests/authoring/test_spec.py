@@ -15,6 +15,7 @@ def _scales(*sides, shapes=None):
     (("t + 1/2", "t + 0.5"), {}, ()),                                # the engine's own ladder covers these
     (("x**300", "x**300"), {}, ()),                                  # an exponent is no threshold
     (("ones(256, 1).T*x", "trace(ones(1, 256)*x)*eye(1)"), {"x": (256, 1)}, ()),   # nor a size
+    (("abs(t + pi**8)", "t + pi**8"), {}, (0.00011, 190.0, 19000.0)),  # a constant written as an expression (helper-52)
 ])
 def test_constants_suggest_scales(sides, shapes, expected):
     assert _scales(*sides, shapes=shapes) == expected

@@ -37,6 +37,7 @@ def test_false_only_at_one_pair_of_two_sizes(seed):
     # helper-52: the same polynomial times something else than the size (VERIFIED at seed 5 before)
     ("trace(A) + trace(A)*(k-1)*(k-2)*(k-3)*(k-4)*(k-7)", "trace(A)", {"A": ("k", "k")}),
     ("A + A*(k-1)*(k-2)*(k-3)*(k-4)*(k-7)", "A", {"A": ("k", "k")}),
+    ("trace(eye(k)) + (k-1)*(k-2)*(k-3)*(k-4)*(k-7)", "k", {}),   # Trace(Identity(k)) evaluated at each size
 ])
 def test_a_difference_of_the_sizes_alone_is_evaluated_where_it_is_nonzero(seed, lhs, rhs, shapes):
     """helper-51: sizes 1..4 and one beyond per seed (6, 5 or 7) left a polynomial in k with those roots VERIFIED at

@@ -199,6 +199,7 @@ HELPER_43 = [   # (lhs, rhs, shapes): false only beyond a constant of the statem
     ("abs(x.T*x - 1e6*eye(1))", "1e6*eye(1) - x.T*x", {"x": ("n", 1)}),
     ("abs(trace(A.T*A) - 1e-6)", "trace(A.T*A) - 1e-6", {"A": ("n", "n")}),
     ("abs(trace(A) - 1000)", "1000 - trace(A)", {"A": ("n", "n")}),
+    ("abs(t + pi**8)", "t + pi**8", {}),     # helper-52: a constant written as an expression was not seen (VERIFIED)
 ]
 
 

@@ -251,7 +251,7 @@ def size_witness(sides: Sequence[Side], spec: Spec, space) -> dict | None:
 
         def vanishes(v, k=k, alone=alone):
             try:
-                val = diff.subs(k, v)
+                val = diff.subs(k, v).doit()     # Trace(Identity(5)) is 5 once done
                 if alone:
                     return not (val.is_number and val.is_zero is False)
                 return _identically_zero(sp.expand(val))
@@ -334,12 +334,19 @@ _SHAPED = (sp.MatrixSymbol, sp.Identity, sp.ZeroMatrix, sp.OneMatrix)
 
 
 def _numbers(e):
-    """The numbers of a SymPy expression, not counting sizes (``ones(256, 1)``) or exponents (``x**300``)."""
+    """The numbers of a SymPy expression, not counting sizes (``ones(256, 1)``) or exponents (``x**300``); a constant
+    subexpression (``pi**8``, ``1000*pi``) counts as its value."""
     if isinstance(e, _SHAPED) or not isinstance(e, sp.Basic):
         return
     if e.is_Number:
         yield abs(float(e))
         return
+    if getattr(e, "is_number", False) and not e.is_Atom:   # a constant written as an expression: pi**8 (helper-52)
+        try:
+            yield abs(float(e))
+            return
+        except (TypeError, ValueError, OverflowError):   # complex or not finite: its parts, as before
+            pass
     args = e.args[:1] if isinstance(e, (sp.Pow, sp.MatPow)) else e.args
     for a in args:
         yield from _numbers(a)
