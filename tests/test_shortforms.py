@@ -218,6 +218,11 @@ def _assert_defined(claim, defined: bool) -> None:
     ("(X.T*X)**-1*X.T*(X*w)", "w", {"X": ("n", "d"), "w": ("d", 1)}, {"n": (4, 5), "d": (2, 3)}, True),
     ("(u*v.T)**-1*(u*v.T)", "eye(n)", {"u": ("n", 1), "v": ("n", 1)}, {"n": (2, 4)}, False),
     ("inv(A*B)*(A*B)", "eye(n)", {"A": ("n", "n"), "B": ("n", "n")}, {}, True),
+    # helper-52: singular exactly, invertible after rounding (cond ~1e16 at float64, ~1e50 at mp50): was PROVED
+    ("(eye(n) - u*u.T/trace(u.T*u))**-1*(eye(n) - u*u.T/trace(u.T*u))", "eye(n)", {"u": ("n", 1)}, {"n": (2, 3)},
+     False),
+    ("(eye(n) + u*u.T/trace(u.T*u))**-1*(eye(n) + u*u.T/trace(u.T*u))", "eye(n)", {"u": ("n", 1)}, {"n": (2, 3)},
+     True),
 ])
 def test_an_inverse_sympy_cancels_must_still_exist(lhs, rhs, shapes, sizes, defined):
     """SymPy turns ``M**-1*M`` into ``I`` while a side is built: an inverse of a matrix that is never
