@@ -110,7 +110,7 @@ class Guards:
                 # singular in exact arithmetic, invertible after rounding (I - u u^T / u^T u: helper-52, PROVED):
                 # its condition number is ~1/eps of the context, far above any random instance's
                 mv = _float64(ex.evaluate(ex.compile_expr(m), ctx, values, dims, structure))
-                cond = np.linalg.norm(np.abs(mv), axis=(-2, -1)) * np.linalg.norm(np.abs(inv), axis=(-2, -1))
+                cond = np.linalg.norm(mv, axis=(-2, -1)) * np.linalg.norm(inv, axis=(-2, -1))   # Frobenius
                 if np.any(cond >= ctx.eps ** -ZERO_EXPONENT):
                     raise np.linalg.LinAlgError(f"({g})**-1 does not exist (singular to {ctx.name}'s working "
                                                 "precision)")

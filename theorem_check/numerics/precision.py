@@ -88,7 +88,11 @@ def _abs2(v):
     return v * v
 
 
-_REFUSING = [0]
+def _npconvert_cheap_refusal(x):
+    """mpmath's ``npconvert`` (NumPy scalars to ``mpf``/``mpc``), refusing a non-scalar array by its shape."""
+    if isinstance(x, np.ndarray) and x.ndim:
+        raise TypeError(f"cannot create mpf from an array of shape {x.shape}")
+    return type(mpmath.mp).npconvert(mpmath.mp, x)
 
 
 @contextlib.contextmanager
@@ -101,26 +105,18 @@ def _arrays_refused_cheaply():
     of ``mpf`` formats every entry at 50 digits to build a message nobody reads: about 1 ms a product, and
     ~3,000 such products (a tenth of the CPU) in ``run --all`` (measured; issue 21).  Here the context's
     ``npconvert`` refuses a non-scalar array with a message naming its shape; values, results and every
-    other conversion are mpmath's.  Scoped (restored on exit, nesting counted) so that mpmath outside the
-    engine's evaluations is untouched; docs/design-decisions.md, item 183.
+    other conversion are mpmath's.  Scoped (the outermost block installs it and removes it on exit) so that
+    mpmath outside the engine's evaluations is untouched; docs/design-decisions.md, item 183.
     """
     ctx = mpmath.mp
-    if _REFUSING[0] == 0:
-        orig = type(ctx).npconvert
-
-        def npconvert(x):
-            if isinstance(x, np.ndarray) and x.ndim:
-                raise TypeError(f"cannot create mpf from an array of shape {x.shape}")
-            return orig(ctx, x)
-
-        ctx.npconvert = npconvert     # an instance attribute: mpmath's convert calls ctx.npconvert(x)
-    _REFUSING[0] += 1
+    outermost = "npconvert" not in vars(ctx)
+    if outermost:
+        ctx.npconvert = _npconvert_cheap_refusal    # an instance attribute: mpmath's convert calls ctx.npconvert(x)
     try:
         yield
     finally:
-        _REFUSING[0] -= 1
-        if _REFUSING[0] == 0:
-            vars(ctx).pop("npconvert", None)
+        if outermost:
+            del ctx.npconvert
 
 
 @dataclass(frozen=True)
