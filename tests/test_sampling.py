@@ -442,3 +442,17 @@ def test_balls_hold_the_midpoints_at_returns(make):
         assert (np.asarray(b) == x.at(MP50)).all()
     assert x.balls(FLOAT64) is None                                 # float contexts: the plain path
     assert sampling.spd(np.random.default_rng(0), 4, batch=2).balls(MP50) is None   # 16 entries: below BALL_MIN
+
+
+@pytest.mark.parametrize("fn", [sampling.spd, sampling.invertible])
+def test_one_condition_bound_per_batch_element(fn):
+    """``cond`` of shape ``batch`` (the far instances', decision 187): each matrix within its own bound, and the same
+    draws as a number when the bounds are all equal."""
+    cond = np.array([2.0, 1e3, 1e6])
+    m = np.asarray(fn(np.random.default_rng(1), 3, cond=cond, batch=3))
+    sv = np.linalg.svd(m, compute_uv=False)
+    assert np.all(sv[:, 0] / sv[:, -1] <= cond * (1 + 1e-9)) and sv[2, 0] / sv[2, -1] > 1e4
+    same = np.asarray(fn(np.random.default_rng(1), 3, cond=np.full(3, 50.0), batch=3))
+    assert np.array_equal(same, np.asarray(fn(np.random.default_rng(1), 3, cond=50.0, batch=3)))
+    with pytest.raises(InvalidArgument, match="cond"):
+        fn(np.random.default_rng(1), 3, cond=np.array([2.0, 0.5, 3.0]), batch=3)

@@ -96,10 +96,12 @@ def _bshape(batch: Batch) -> tuple[int, ...]:
     return tuple(int(b) for b in batch)
 
 
-def _check_cond(cond: float) -> float:
-    if not (np.isfinite(cond) and cond >= 1.0):
+def _check_cond(cond):
+    """``cond`` as a float, or as a float64 array when one is given per batch element."""
+    c = np.asarray(cond, dtype=np.float64) if np.ndim(cond) else cond
+    if not np.all(np.isfinite(c) & (np.asarray(c) >= 1.0)):
         raise InvalidArgument(f"cond={cond!r} must be a finite number >= 1")
-    return float(cond)
+    return c if np.ndim(c) else float(c)
 
 
 # ---------------------------------------------------------------------------------------
@@ -416,8 +418,9 @@ SPREAD = 10.0
 """Smallest ratio between the ends of the range a spectrum is drawn from (a decade), whatever ``cond``."""
 
 
-def _log_spectrum(rng: np.random.Generator, k: int, cond: float, batch: Batch) -> np.ndarray:
-    """``k`` distinct positive values, ascending, whose largest/smallest ratio is below ``cond``.
+def _log_spectrum(rng: np.random.Generator, k: int, cond, batch: Batch) -> np.ndarray:
+    """``k`` distinct positive values, ascending, whose largest/smallest ratio is below ``cond`` (a number, or one
+    per batch element: shape ``batch``).
 
     Generic at every ``k`` (1 and 2 included): no fixed product, sum or ratio, no reciprocal pair.
     In log scale, the range ``[-S/2, S/2]`` with ``S = log max(cond, SPREAD)`` (``[cond^-1/2,
@@ -429,14 +432,17 @@ def _log_spectrum(rng: np.random.Generator, k: int, cond: float, batch: Batch) -
     """
     shape = _bshape(batch)
     width = np.log(cond)
-    span = max(width, np.log(SPREAD))
+    if np.ndim(width):                        # one condition bound per batch element (shape ``batch``)
+        width = np.broadcast_to(width, shape)[..., None]
+    span = np.maximum(width, np.log(SPREAD))
     lo = -0.5 * span + rng.uniform(0.0, span - width, size=shape + (1,))
     t = (np.arange(k) + rng.uniform(0.0, 1.0, size=shape + (k,))) / k
     return np.exp(lo + t * width)
 
 
-def invertible(rng: np.random.Generator, n: int, *, cond: float = 10.0, batch: Batch = ()) -> np.ndarray:
-    """Random invertible ``n x n`` matrices with 2-norm condition number below ``cond``.
+def invertible(rng: np.random.Generator, n: int, *, cond: float | np.ndarray = 10.0, batch: Batch = ()) -> np.ndarray:
+    """Random invertible ``n x n`` matrices with 2-norm condition number below ``cond`` (a number, or one per batch
+    element: shape ``batch``).
 
     Singular values from :func:`_log_spectrum` (distinct, generic at every ``n``: a stratified
     log-uniform draw over a window of ratio ``cond`` inside ``[a^-1/2, a^1/2]``, ``a = max(cond, 10)``);
@@ -484,9 +490,10 @@ def hermitian(rng: np.random.Generator, n: int, *, batch: Batch = ()) -> np.ndar
     return 0.5 * (g + np.conj(np.swapaxes(g, -1, -2)))
 
 
-def spd(rng: np.random.Generator, n: int, *, cond: float = 10.0, batch: Batch = (),
+def spd(rng: np.random.Generator, n: int, *, cond: float | np.ndarray = 10.0, batch: Batch = (),
         scale: float | np.ndarray = 1.0) -> Exact:
-    """Random symmetric positive-definite ``n x n`` matrices with condition number below ``cond``.
+    """Random symmetric positive-definite ``n x n`` matrices with condition number below ``cond`` (a number, or one
+    per batch element: shape ``batch``).
 
     Eigenvalues from :func:`_log_spectrum` (as :func:`invertible`'s singular values: distinct, no
     fixed determinant or trace at any ``n``), eigenvectors Haar.  An :class:`Exact`
