@@ -568,3 +568,18 @@ def test_mp50_scalar_times_array_does_not_print_the_array_and_mpmath_is_restored
     assert "npconvert" not in vars(mpmath.mp)
     with pytest.raises(TypeError, match=r"cannot create mpf from array\("):
         mpmath.mp.convert(a)                               # mpmath's own message outside the engine
+
+
+def test_mp50_refuses_to_invert_or_solve_with_a_matrix_singular_to_working_precision():
+    """A projector's complement ``I - u u^T / u^T u`` is singular exactly and invertible after rounding (condition ~1e50
+    at mp50); an inverse or a solve there is a division by zero (decision 188), a sampled invertible matrix is not."""
+    u = np.array([[1.0], [2.0], [3.0]])
+    with MP50.active():
+        U = MP50.asarray(u)
+        P = MP50.eye(3) - (U @ U.T) / (U.T @ U)[0, 0]
+        with pytest.raises(ZeroDivisionError, match="singular to working precision"):
+            MP50.inv(P)
+        with pytest.raises(ZeroDivisionError, match="singular to working precision"):
+            MP50.solve(P, MP50.asarray(np.array([[1.0], [0.0], [0.0]])))
+        A = MP50.asarray(sampling.invertible(np.random.default_rng(0), 3, cond=1e6))
+        assert np.all(np.isfinite(to_float(MP50.inv(A))))

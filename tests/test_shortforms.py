@@ -231,6 +231,20 @@ def test_an_inverse_sympy_cancels_must_still_exist(lhs, rhs, shapes, sizes, defi
     _assert_defined(tc.identity("demo.sf_cancel", lhs, rhs, shapes=shapes, sizes=sizes, register=False), defined)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_the_inverse_of_a_matrix_singular_to_working_precision_is_undefined(seed):
+    """``(I - u u^T / u^T u)^-1`` exists only by rounding (condition ~1e50 at mp50): the statement that it equals
+    ``I + u u^T / u^T u`` was REFUTED on a 1e50 residual; it is undefined there (decision 188).  Its invertible twin
+    ``(I + P)^-1 = I - P/2`` stays PROVED."""
+    bad = tc.identity("demo.sf_sing", "(eye(n) - u*u.T/trace(u.T*u))**-1", "eye(n) + u*u.T/trace(u.T*u)",
+                      shapes={"u": ("n", 1)}, register=False)
+    r = tc.run_claim(bad, seed=seed)
+    assert r.verdict is tc.Verdict.INCONCLUSIVE and "singular" in r.evidence.lower(), r.evidence
+    good = tc.identity("demo.sf_nonsing", "(eye(n) + u*u.T/trace(u.T*u))**-1", "eye(n) - u*u.T/(2*trace(u.T*u))",
+                       shapes={"u": ("n", 1)}, register=False)
+    assert tc.run_claim(good, seed=seed).verdict is tc.Verdict.PROVED
+
+
 @pytest.mark.parametrize("lhs, rhs, shapes, structure, sizes, defined", [
     ("x*trace(K)/trace(K)", "x", {"K": ("n", "n")}, {"K": "antisymmetric"}, {}, False),
     ("x*trace(K)/trace(K)", "x", {"K": ("n", "n")}, {}, {}, True),

@@ -25,6 +25,26 @@ def is_complex(x) -> bool:
     return np.iscomplexobj(arr)
 
 
+SINGULAR_EXPONENT = 0.75
+"""At a multiple-precision context a matrix is singular to working precision when its condition number
+``|A|_F |A^-1|_F`` is at least ``eps**-SINGULAR_EXPONENT`` (mp50: 1e37): a matrix singular in exact arithmetic
+reaches ~``1/eps`` after rounding (``I - u u^T / u^T u``: 1e50 at mp50), a sampled invertible one stays below
+~1e6.  Design decision 188."""
+
+
+def _frobenius(a: np.ndarray) -> float:
+    """Frobenius norm of one object (mpf/mpc) matrix, in float64 (inf where an entry overflows it)."""
+    return float(np.linalg.norm(np.asarray(a).astype(complex)))
+
+
+def _refuse_singular(what: str, a: np.ndarray, x: np.ndarray, rhs: np.ndarray | None, eps: float) -> None:
+    """Raise ``ZeroDivisionError`` when ``a`` (one matrix) is singular to working precision, judged from the computed
+    ``x = a^-1`` (``rhs`` None) or ``x = a^-1 rhs``: ``|a| |x| / |rhs|`` is a lower bound on the condition number."""
+    bound = _frobenius(a) * _frobenius(x) / (1.0 if rhs is None else _frobenius(rhs))
+    if bound >= eps ** -SINGULAR_EXPONENT:     # nan (a zero right-hand side) and finite small values pass
+        raise ZeroDivisionError(f"{what} of a matrix singular to working precision (condition >= {bound:.1e})")
+
+
 class LinalgOps:
     """Linear algebra over the last two axes, batched; mixed into :class:`~theorem_check.numerics.precision.Ctx`
     (which provides ``is_mp``, ``dtype``, ``eye``, ``asarray``)."""
@@ -54,7 +74,8 @@ class LinalgOps:
 
     def inv(self, a: np.ndarray) -> np.ndarray:
         """Matrix inverse over the last two axes.  Singular input raises ``ZeroDivisionError``
-        (mpmath) or ``numpy.linalg.LinAlgError``.
+        (mpmath) or ``numpy.linalg.LinAlgError``; at mp50 so does a matrix singular to working precision
+        (condition at least ``eps**-SINGULAR_EXPONENT``, 1e37, though rounding made it invertible).
 
         At mp50: ``arb_mat.inv`` / ``acb_mat.inv`` midpoints when :data:`USE_ARB`; a matrix that arb
         cannot invert at working precision goes to ``mpmath.inverse`` (its value or its error).
@@ -67,7 +88,9 @@ class LinalgOps:
 
         def one(m):
             out = arb_inv(m)
-            return out if out is not None else self._from_mp(mpmath.inverse(self._to_mp(m)))
+            out = out if out is not None else self._from_mp(mpmath.inverse(self._to_mp(m)))
+            _refuse_singular("inverse", m, out, None, self.eps)
+            return out
 
         return self._batched(one, a)
 
@@ -75,18 +98,21 @@ class LinalgOps:
         """Solve ``a x = b`` over the last two axes (``b`` a matrix).
 
         At mp50: ``arb_mat.solve`` / ``acb_mat.solve`` midpoints when :data:`USE_ARB` and ``a`` is
-        square, else (or when arb finds ``a`` singular at working precision) ``mpmath.lu_solve``.
+        square, else (or when arb finds ``a`` singular at working precision) ``mpmath.lu_solve``; raises
+        ``ZeroDivisionError`` where ``|a| |x| / |b|`` (a lower bound on the condition number) is at least
+        ``eps**-SINGULAR_EXPONENT`` (singular to working precision, as :meth:`inv`).
         """
         if not self.is_mp:
             return np.linalg.solve(a, b)
 
         def one(m, r):
             out = arb_solve(m, r)
-            if out is not None:
-                return out
-            mm = self._to_mp(m)
-            cols = [mpmath.lu_solve(mm, mpmath.matrix(r[:, j].tolist())) for j in range(r.shape[1])]
-            return np.array([[c[i] for c in cols] for i in range(r.shape[0])], dtype=object)
+            if out is None:
+                mm = self._to_mp(m)
+                cols = [mpmath.lu_solve(mm, mpmath.matrix(r[:, j].tolist())) for j in range(r.shape[1])]
+                out = np.array([[c[i] for c in cols] for i in range(r.shape[0])], dtype=object)
+            _refuse_singular("solve", m, out, r, self.eps)
+            return out
 
         return self._batched(one, a, b)
 
