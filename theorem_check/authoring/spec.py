@@ -242,7 +242,7 @@ def size_witness(sides: Sequence[Side], spec: Spec, space) -> dict | None:
             return None
     except Exception:  # noqa: BLE001 - a side that does not parse symbolically: the statement reports it
         return None
-    if _identically_zero(diff):
+    if ex.is_zero_as_built(diff):
         return None
     free = diff.free_symbols
     for k in sorted((x for x in free if getattr(x, "name", None) in spec.defaulted), key=lambda x: x.name):
@@ -254,7 +254,7 @@ def size_witness(sides: Sequence[Side], spec: Spec, space) -> dict | None:
                 val = diff.subs(k, v).doit()     # Trace(Identity(5)) is 5 once done
                 if alone:
                     return not (val.is_number and val.is_zero is False)
-                return _identically_zero(sp.expand(val))
+                return ex.is_zero_as_built(sp.expand(val))
             except Exception:  # noqa: BLE001 - undefined there (a division by k - v): no witness at v
                 return True
 
@@ -268,11 +268,6 @@ def size_witness(sides: Sequence[Side], spec: Spec, space) -> dict | None:
 
 WITNESS_MAX_OPS = 400
 """:func:`size_witness` leaves a difference with more operations than this to the rotations of :func:`beyond_default`."""
-
-
-def _identically_zero(e) -> bool:
-    """``e`` is the number 0 or a zero matrix as SymPy built it (no simplification)."""
-    return e == 0 or bool(getattr(e, "is_ZeroMatrix", False))
 
 
 def complex_names(spec: Spec) -> tuple[str, ...]:

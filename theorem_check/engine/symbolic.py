@@ -75,6 +75,7 @@ from theorem_check.engine.time_limit import (
 )
 from theorem_check.expr.explicit import decide as decide_explicit
 from theorem_check.expr.matrix_proof import ROUTES, over_symbolic_sizes, prove_identity
+from theorem_check.expr.nodes import is_zero_as_built
 from theorem_check.model.derivation import STATEMENT_SIZES, Derivation, Step
 
 __all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "check_derivation", "is_failure",
@@ -184,8 +185,7 @@ def simplifies_to_zero(e) -> bool:
     if has_fractional_matpow(e):
         return False
     if isinstance(e, sp.MatrixExpr):
-        def zero(z):
-            return z == sp.ZeroMatrix(*e.shape) or getattr(z, "is_ZeroMatrix", False) or z == 0
+        zero = is_zero_as_built
         if zero(sp.simplify(e)):
             return True
         # products distributed over sums (noncommutative: the order of factors is kept), which SymPy's

@@ -7,7 +7,7 @@ from sympy.matrices.exceptions import ShapeError
 
 from theorem_check.errors import ExprError, ParseError  # noqa: F401 - re-exported: their old home
 
-__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "NotDifferentiable", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "entrywise", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
+__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "NotDifferentiable", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "entrywise", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "is_zero_as_built", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
 
 
 class NotDifferentiable(ExprError):
@@ -18,6 +18,15 @@ class NotDifferentiable(ExprError):
 def is_matrix(e) -> bool:
     """True for SymPy matrix expressions (``MatrixSymbol``, ``MatMul``, ``Grad``, ...)."""
     return isinstance(e, (sp.MatrixExpr, sp.MatrixBase))
+
+
+def is_zero_as_built(e) -> bool:
+    """True when SymPy built ``e`` as zero, with no simplification: the number 0, a ``ZeroMatrix``, or a matrix
+    expression equal to the zero matrix of its shape.  The one zero test of a difference ``lhs - rhs`` after SymPy's
+    own folding (:func:`theorem_check.engine.symbolic.simplifies_to_zero`, :func:`theorem_check.authoring.spec.size_witness`)."""
+    if e == 0 or getattr(e, "is_ZeroMatrix", False):
+        return True
+    return isinstance(e, sp.MatrixExpr) and e == sp.ZeroMatrix(*e.shape)
 
 
 def apply_entrywise(fn, A):
