@@ -130,3 +130,30 @@ def test_pinned_sizes_are_every_letter_at_one_small_value():
     assert ds.pinned_sizes(spec({"n": (2, 2), "m": (1, 3)})) == {}
     assert ds.pinned_sizes(spec({"n": (5, 5)})) == {}
     assert ds.pinned_sizes(spec({})) == {}
+
+
+@pytest.mark.parametrize("lhs, rhs, shapes, sizes, want, steps", [
+    ("det(u*v.T)", "0", ("u", "v"), {"n": (2, 4)}, "PROVED", 3),        # vacuous numerically: INCONCLUSIVE before
+    ("det(u*v.T + w*z.T)", "0", ("u", "v", "w", "z"), {"n": (3, 4)}, "PROVED", 2),
+    ("det(u*v.T)", "0", ("u", "v"), {"n": (1, 4)}, "REFUTED", 0),       # false at n = 1: no proof, a counterexample
+])
+def test_a_statement_over_small_declared_ranges_is_decided_at_each_size(lhs, rhs, shapes, sizes, want, steps):
+    """helper-52: ``det(u v^T) = 0`` at ``n = 2:4`` was INCONCLUSIVE (both sides vanish: the numbers cannot tell) while
+    each pinned size was PROVED; declared ranges of at most 8 small configurations are decided one size at a time
+    (decision 189), each step decided again by the engine."""
+    c = tc.identity("mine.bounded", lhs, rhs, shapes={k: ("n", 1) for k in shapes}, sizes=sizes, register=False)
+    res = tc.run_claim(c, seed=0, trials=4)
+    assert res.verdict.value == want, res.printed.evidence
+    if steps:
+        assert f"sympy {steps}/{steps} steps (the statement's only sizes" in res.printed.evidence
+
+
+def test_bounded_sizes_are_every_configuration_of_declared_small_ranges():
+    spec = lambda r, defaulted=(): type("S", (), {"ranges": r, "defaulted": defaulted})()
+    assert ds.bounded_sizes(spec({"n": (2, 3), "m": (1, 2)})) == [{"m": 1, "n": 2}, {"m": 1, "n": 3}, {"m": 2, "n": 2},
+                                                                 {"m": 2, "n": 3}]
+    assert ds.bounded_sizes(spec({"n": (2, 2)})) == [{"n": 2}]
+    assert ds.bounded_sizes(spec({"n": (1, 4)}, defaulted=("n",))) == []     # the default range: all sizes meant
+    assert ds.bounded_sizes(spec({"n": (1, 5)})) == []                       # beyond explicit entries' 4 x 4
+    assert ds.bounded_sizes(spec({"n": (1, 4), "m": (1, 4)})) == []          # 16 configurations: too many
+    assert ds.bounded_sizes(spec({})) == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import functools
+import math
 import pickle
 import time
 from typing import Any
@@ -28,7 +29,7 @@ from theorem_check.expr.matrix_proof import one_entry, over_symbolic_sizes, prov
 from theorem_check.model.derivation import STATEMENT_SIZES
 
 __all__ = ["DERIVATION_SECONDS", "DERIVATION_TOTAL_SECONDS", "Found", "derivation", "letters_for_large_sizes",
-           "replace_grads", "search",
+           "replace_grads", "search", "bounded_sizes", "pinned_sizes",
            "symbolic_side", "symmetric_sides"]
 
 
@@ -140,8 +141,8 @@ def derivation(lhs: Side, rhs: Side, spec: Spec, names_used: set):
 
 def _wrap(found: "Found"):
     sizes = STATEMENT_SIZES if found.why.startswith(EXPLICIT_WHY) else ""   # no size letter: its only sizes
-    return lambda: Derivation([Step(found.lhs, found.rhs, found.why)], general=True, sizes=sizes,
-                              structure=found.structure)
+    steps = [Step(found.lhs, found.rhs, found.why)] + [Step(l, r, why) for l, r, why in found.more]
+    return lambda: Derivation(steps, general=True, sizes=sizes, structure=found.structure)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,6 +154,9 @@ class Found:
     rhs: Any
     why: str
     structure: dict
+    more: tuple = ()
+    """Further steps ``(lhs, rhs, why)``: the statement at each other size configuration of bounded ranges
+    (:func:`_bounded_entries`), each decided again by the engine."""
 
 
 _NONE = object()
@@ -173,7 +177,8 @@ def _key(lhs: Side, rhs: Side, spec: Spec, names_used: set) -> str | None:
         return None
     kinds = sorted((n, str(k)) for n, k in spec.structure.items() if n in names_used)
     return symcache.derivation_key(["short form", sides, kinds, sorted(names_used), DERIVATION_SECONDS, MAX_OPS,
-                                    sorted(pinned_sizes(spec).items())])   # a pinned decision holds at its sizes only
+                                    [sorted(c.items()) for c in bounded_sizes(spec)]])   # a bounded decision holds
+    #                                                                                   at its sizes only
 
 
 def _load(key: str | None):
@@ -184,7 +189,8 @@ def _load(key: str | None):
         return _NONE
     try:
         l, r = (pickle.loads(base64.b64decode(entry[k])) for k in ("lhs", "rhs"))
-        return Found(l, r, str(entry["why"]), dict(entry["structure"]))
+        more = tuple(pickle.loads(base64.b64decode(entry["more"]))) if "more" in entry else ()
+        return Found(l, r, str(entry["why"]), dict(entry["structure"]), more)
     except Exception:  # noqa: BLE001 - an unreadable entry is computed again
         return None
 
@@ -197,6 +203,8 @@ def _store(key: str | None, found: "Found | None") -> None:
         return
     try:
         sides = {k: base64.b64encode(pickle.dumps(v)).decode() for k, v in (("lhs", found.lhs), ("rhs", found.rhs))}
+        if found.more:
+            sides["more"] = base64.b64encode(pickle.dumps(list(found.more))).decode()
     except Exception:  # noqa: BLE001 - a side that does not pickle is not cached
         return
     symcache.store_entry(key, {**sides, "why": found.why, "structure": found.structure})
@@ -259,15 +267,37 @@ def search(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float) -
     (:func:`_pinned_entries`): ``--shape A=2,2`` was PROVED where ``--shape A=n,n --size n=2:2`` was INCONCLUSIVE
     (helper-38)."""
     found = search_all_sizes(lhs, rhs, spec, names_used, deadline)
-    pinned = pinned_sizes(spec)
-    if found is None and pinned:
-        return _pinned_entries(lhs, rhs, spec, names_used, pinned, deadline)
+    combos = bounded_sizes(spec)
+    if found is None and combos:
+        return _bounded_entries(lhs, rhs, spec, names_used, combos, deadline)
     return found
 
 
 PINNED_MAX = 4
 """The largest pinned size decided on explicit entries (:func:`theorem_check.expr.explicit.decide` takes matrices of
 at most 4 x 4)."""
+
+
+BOUNDED_MAX = 8
+"""At most this many size configurations of declared ranges are decided one by one on explicit entries
+(:func:`bounded_sizes`)."""
+
+
+def bounded_sizes(spec: Spec) -> list[dict]:
+    """Every size configuration of ``spec`` (``{letter: value}``, sorted) when each size letter's range was declared
+    (none defaulted: the statement is about those sizes only), each at most :data:`PINNED_MAX`, with at most
+    :data:`BOUNDED_MAX` configurations; else ``[]``.  ``--size n=2:4`` gives ``[{n: 2}, {n: 3}, {n: 4}]``; a pinned
+    statement (:func:`pinned_sizes`) its one configuration.  Design decision 189."""
+    import itertools
+
+    ranges = dict(spec.ranges)
+    if not ranges or getattr(spec, "defaulted", ()) or any(hi > PINNED_MAX or lo > hi for lo, hi in ranges.values()):
+        return []
+    if math.prod(hi - lo + 1 for lo, hi in ranges.values()) > BOUNDED_MAX:
+        return []
+    names = sorted(ranges)
+    return [dict(zip(names, vals)) for vals in itertools.product(*(range(ranges[k][0], ranges[k][1] + 1)
+                                                                   for k in names))]
 
 
 def pinned_sizes(spec: Spec) -> dict:
@@ -277,6 +307,20 @@ def pinned_sizes(spec: Spec) -> dict:
     if not ranges or any(lo != hi or hi > PINNED_MAX for lo, hi in ranges.values()):
         return {}
     return {k: int(lo) for k, (lo, _) in sorted(ranges.items())}
+
+
+def _bounded_entries(lhs: Side, rhs: Side, spec: Spec, names_used: set, combos: list[dict],
+                     deadline: float) -> Found | None:
+    """The statement at each configuration of ``combos`` (:func:`bounded_sizes`), decided on explicit entries, one
+    step per configuration; None when one of them is not decided there (:func:`_pinned_entries`)."""
+    steps = []
+    for pinned in combos:
+        found = _pinned_entries(lhs, rhs, spec, names_used, pinned, deadline)
+        if found is None:
+            return None
+        steps.append(found)
+    first, rest = steps[0], steps[1:]
+    return dataclasses.replace(first, more=tuple((f.lhs, f.rhs, f.why) for f in rest))
 
 
 def _pinned_entries(lhs: Side, rhs: Side, spec: Spec, names_used: set, pinned: dict, deadline: float) -> Found | None:
