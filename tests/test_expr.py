@@ -348,3 +348,24 @@ def test_a_scalar_divided_by_a_matrix_is_a_shape_error_not_a_crash():
 
     with pytest.raises(ShapeMismatch, match="divides by a matrix"):
         ex.parse("1/(2*X)", {"X": ("n", "n")}, {"n": 2}, what="rhs")
+
+
+def test_a_side_keeps_its_declared_axes_up_to_where_its_declared_shapes_stop_conforming():
+    """helper-53: ``grad(logsumexp(x), x) = softmax(x)`` (``x`` declared ``n x k``, ``k = 1`` drawn) read logsumexp
+    down the column (its side's declared pass fails at ``grad``) and softmax along the rows: REFUTED at k = 1,
+    ILL-POSED at k = 2.  Now logsumexp keeps its declared axis, and the statement is ILL-POSED at both (decision 190)."""
+    shapes = {"x": ("n", "k")}
+    with pytest.raises(ShapeMismatch, match="grad needs a scalar"):
+        ex.parse("grad(logsumexp(x), x)", shapes, {"n": 2, "k": 1}, sizes=("k", "n"))
+    assert ex.parse("softmax(x)", shapes, {"n": 2, "k": 1}, sizes=("k", "n")).axis == 1
+    for k in (1, 2):
+        c = tc.identity("t.axes", "grad(logsumexp(x), x)", "softmax(x)", shapes=shapes, sizes={"k": (k, k)},
+                        register=False)
+        assert tc.run_claim(c, seed=0, trials=4).verdict is tc.Verdict.ILL_POSED
+
+
+def test_a_zero_test_needs_no_shape_of_a_diag_of_a_matrix():
+    """helper-53: ``x = diag(x)`` with ``x`` of ``n x k`` raised an internal error (exit 3): the size witness built a
+    zero matrix of ``diag``'s shape, which SymPy does not know.  It is ILL-POSED (the shapes differ)."""
+    c = tc.identity("t.diag", "x", "diag(x)", shapes={"x": ("n", "k")}, register=False)
+    assert tc.run_claim(c, seed=0, trials=4).verdict is tc.Verdict.ILL_POSED

@@ -21,12 +21,11 @@ def is_matrix(e) -> bool:
 
 
 def is_zero_as_built(e) -> bool:
-    """True when SymPy built ``e`` as zero, with no simplification: the number 0, a ``ZeroMatrix``, or a matrix
-    expression equal to the zero matrix of its shape.  The one zero test of a difference ``lhs - rhs`` after SymPy's
+    """True when SymPy built ``e`` as zero, with no simplification: the number 0 or a ``ZeroMatrix`` (equality is
+    structural, so a matrix expression equal to a zero matrix is one; no shape is built: ``diag`` of an ``n x k``
+    argument has none, helper-53).  The one zero test of a difference ``lhs - rhs`` after SymPy's
     own folding (:func:`theorem_check.engine.symbolic.simplifies_to_zero`, :func:`theorem_check.authoring.spec.size_witness`)."""
-    if e == 0 or getattr(e, "is_ZeroMatrix", False):
-        return True
-    return isinstance(e, sp.MatrixExpr) and e == sp.ZeroMatrix(*e.shape)
+    return e == 0 or bool(getattr(e, "is_ZeroMatrix", False))
 
 
 def apply_entrywise(fn, A):

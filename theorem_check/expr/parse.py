@@ -127,7 +127,8 @@ class _Axes:
     symbol (``_drawn_one``), never the literal 1, and the other letters keep their values (so the
     pass conforms where the drawn sizes do), and replayed in the same order on the pass at the
     drawn sizes (the same AST evaluates its calls in the same order).  Where the declared pass does
-    not conform (a letter drawn as 1 must meet a literal 1), the drawn shapes decide.
+    not conform (a letter drawn as 1 must meet a literal 1), the calls it reached keep their declared
+    decisions and the drawn shapes decide the others.
     """
 
     def __init__(self, replay=None):
@@ -164,7 +165,11 @@ class _Axes:
 @functools.lru_cache(maxsize=2048)
 def _declared_axes(text: str, shapes: tuple, dims: tuple, complex_names: tuple = (), sizes=()) -> tuple | None:
     """The decisions of :class:`_Axes` on the declared pass at ``dims`` (letters drawn as 1 made
-    symbolic); None when that pass does not conform."""
+    symbolic); where that pass stops (it does not conform), the decisions taken before it stopped: a
+    call's axis is the declared one even where a later operation conforms only at the drawn sizes
+    (``grad(logsumexp(x), x) = softmax(x)`` with ``x`` of ``n x k``, ``k = 1`` drawn, read ``logsumexp`` down
+    the column and ``softmax`` along the rows, and was REFUTED: helper-53); the calls after it decide on the
+    drawn shapes."""
     shapes_d, dims_d = dict(shapes), dict(dims)
     letters = {v for sh in shapes_d.values() for v in sh if isinstance(v, str)}
     declared = {k: (_DRAWN_ONE if k in letters and int(v) == 1 else v) for k, v in dims_d.items()}
@@ -172,7 +177,7 @@ def _declared_axes(text: str, shapes: tuple, dims: tuple, complex_names: tuple =
     try:
         _build(text, shapes_d, declared, axes, complex_names, sizes)
     except (ExprError, ShapeMismatch, InvalidArgument):
-        return None
+        pass
     return tuple(axes.recorded)
 
 
