@@ -136,6 +136,7 @@ def test_pinned_sizes_are_every_letter_at_one_small_value():
     ("det(u*v.T)", "0", ("u", "v"), {"n": (2, 4)}, "PROVED", 3),        # vacuous numerically: INCONCLUSIVE before
     ("det(u*v.T + w*z.T)", "0", ("u", "v", "w", "z"), {"n": (3, 4)}, "PROVED", 2),
     ("det(u*v.T)", "0", ("u", "v"), {"n": (1, 4)}, "REFUTED", 0),       # false at n = 1: no proof, a counterexample
+    ("det(x*ones(n, n))", "0", (), {"n": (2, 4)}, "PROVED", 3),         # no matrix name at all (helper-53)
 ])
 def test_a_statement_over_small_declared_ranges_is_decided_at_each_size(lhs, rhs, shapes, sizes, want, steps):
     """helper-52: ``det(u v^T) = 0`` at ``n = 2:4`` was INCONCLUSIVE (both sides vanish: the numbers cannot tell) while

@@ -253,7 +253,7 @@ def _explicit_entries(l, r, structure: dict, notes: str, deadline: float) -> Fou
     outside that fragment, or over :data:`DERIVATION_SECONDS` (raises StepTimeout, as SymPy's simplification)."""
     from theorem_check.expr.explicit import decide
 
-    if not (l.atoms(sp.MatrixSymbol) or r.atoms(sp.MatrixSymbol)):
+    if not (ex.has_matrix(l) or ex.has_matrix(r)):   # (det(ones(3, 3)) = 0 has no matrix name: helper-53)
         return None
     ok = run_limited(lambda: decide(l, r, structure), max(min(DERIVATION_SECONDS, deadline - time.monotonic()), 0.01))
     if not ok:

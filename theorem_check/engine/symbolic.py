@@ -75,7 +75,7 @@ from theorem_check.engine.time_limit import (
 )
 from theorem_check.expr.explicit import decide as decide_explicit
 from theorem_check.expr.matrix_proof import ROUTES, over_symbolic_sizes, prove_identity
-from theorem_check.expr.nodes import is_zero_as_built
+from theorem_check.expr.nodes import has_matrix, is_zero_as_built
 from theorem_check.model.derivation import STATEMENT_SIZES, Derivation, Step
 
 __all__ = ["Step", "Derivation", "StepResult", "SymbolicResult", "check_step", "check_derivation", "is_failure",
@@ -313,10 +313,10 @@ def _normal_form_step(step: Step, structure) -> StepResult | None:
 
 def _explicit_step(step: Step, structure) -> StepResult | None:
     """The step proved by exact polynomial arithmetic on the explicit entries of its fixed-size matrix symbols (it has
-    one at least), with their declared structures (:func:`theorem_check.expr.explicit.decide`), or None (not an identity there, or
+    a matrix expression at least: ``det(ones(3, 3))`` has no symbol), with their declared structures (:func:`theorem_check.expr.explicit.decide`), or None (not an identity there, or
     outside that fragment: the other methods decide)."""
     sides = [x for x in (step.lhs, step.rhs) if isinstance(x, sp.Basic)]
-    if not any(x.atoms(sp.MatrixSymbol) for x in sides) or any(over_symbolic_sizes(x) for x in sides) \
+    if not any(has_matrix(x) for x in sides) or any(over_symbolic_sizes(x) for x in sides) \
             or not decide_explicit(step.lhs, step.rhs, structure or {}):
         return None
     return StepResult(sp.latex(step.lhs), sp.latex(step.rhs), step.why, True, "explicit entries",

@@ -84,6 +84,7 @@ from theorem_check.expr.nodes import (  # noqa: F401
     expm1,
     grad,
     grad_xy,
+    has_matrix,
     hessian,
     is_matrix,
     is_zero_as_built,
@@ -103,4 +104,4 @@ from theorem_check.expr.parse import (  # noqa: F401
 )
 from theorem_check.expr.textual import denominators, domain_calls, inverted_bases, size_names_in  # noqa: F401
 
-__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "GradXY", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "grad_xy", "jacobian", "hessian", "compile_expr", "evaluate", "side", "with_balls", "parse", "parse_statement", "denominators", "domain_calls", "inverted_bases", "size_names_in", "FUNCTIONS", "is_matrix", "is_zero_as_built", "COMPLEX_KINDS", "Conj", "Real", "Imag"]
+__all__ = ["ExprError", "ParseError", "sigmoid", "softplus", "log1p", "expm1", "Softmax", "LogSumExp", "LogSumExpAxis", "logsumexp", "Vec", "Grad", "GradXY", "Jacobian", "Hessian", "Expm", "Logm", "Sqrtm", "Cholesky", "grad", "grad_xy", "jacobian", "hessian", "compile_expr", "evaluate", "side", "with_balls", "parse", "parse_statement", "denominators", "domain_calls", "inverted_bases", "size_names_in", "FUNCTIONS", "has_matrix", "is_matrix", "is_zero_as_built", "COMPLEX_KINDS", "Conj", "Real", "Imag"]

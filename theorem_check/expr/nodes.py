@@ -7,7 +7,7 @@ from sympy.matrices.exceptions import ShapeError
 
 from theorem_check.errors import ExprError, ParseError  # noqa: F401 - re-exported: their old home
 
-__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "NotDifferentiable", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "entrywise", "expm1", "grad", "grad_xy", "hessian", "is_matrix", "is_total", "is_zero_as_built", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
+__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "NotDifferentiable", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "entrywise", "expm1", "grad", "grad_xy", "hessian", "has_matrix", "is_matrix", "is_total", "is_zero_as_built", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
 
 
 class NotDifferentiable(ExprError):
@@ -18,6 +18,12 @@ class NotDifferentiable(ExprError):
 def is_matrix(e) -> bool:
     """True for SymPy matrix expressions (``MatrixSymbol``, ``MatMul``, ``Grad``, ...)."""
     return isinstance(e, (sp.MatrixExpr, sp.MatrixBase))
+
+
+def has_matrix(e) -> bool:
+    """True when the SymPy expression ``e`` is or contains a matrix expression (a matrix symbol, ``ones(3, 3)``,
+    ``eye(n)``, a product of them), at any depth: ``det(ones(3, 3))`` is a scalar that has one."""
+    return isinstance(e, sp.Basic) and any(isinstance(a, (sp.MatrixExpr, sp.MatrixBase)) for a in sp.preorder_traversal(e))
 
 
 def is_zero_as_built(e) -> bool:
