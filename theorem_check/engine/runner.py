@@ -251,7 +251,9 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
             parts.append(f"ill-posed at {num.ill_posed}")
         elif num.counterexample is not None:
             c = num.counterexample
-            res = ", ".join(f"{k} {_fmt(v)}" for k, v in c.residuals.items())
+            floors = c.floors or {}
+            res = ", ".join(f"{k} {_fmt(v)}" + (f" (within its floor {_fmt(floors[k])})" if v <= floors.get(k, -1.0)
+                                                 else "") for k, v in c.residuals.items())
             parts.append(f"{counterexample_text(c)}: residual {res}" + (f"; {c.detail}" if c.detail else ""))
         else:
             inst = num.instances

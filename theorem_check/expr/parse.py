@@ -487,6 +487,9 @@ def _shape_msg(exc: Exception) -> str:
     matrix as ``Lambda(_d, sin(_d)).(x)``), and what ``**`` of a non-square matrix is."""
     args = getattr(exc, "args", ())
     msg = _LAMBDA.sub(lambda m: m.group(2) + "(", " ".join(str(a) for a in args) if args else str(exc))
+    if msg.startswith("Matrices have mismatching shape"):   # SymPy names neither term's shape (helper-53)
+        msg = ("the terms of a matrix sum (or the factors of an entrywise product) have different shapes "
+               f"(SymPy: {msg})")
     if msg.startswith("Power of non-square matrix"):
         msg += " (** of a matrix is the matrix power; the entrywise square is hadamard(M, M))"
     return msg

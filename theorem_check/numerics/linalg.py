@@ -32,6 +32,12 @@ reaches ~``1/eps`` after rounding (``I - u u^T / u^T u``: 1e50 at mp50), a sampl
 ~1e6.  Design decision 188."""
 
 
+def _rows_x_cols(a: np.ndarray) -> str:
+    """``"3 x 2"``: the matrix shape of a batch of matrices (its last two axes), for a one-line error message (the
+    batch axis is the engine's, not the statement's)."""
+    return " x ".join(map(str, a.shape[-2:])) if a.ndim >= 2 else f"shape {a.shape}"
+
+
 def _frobenius(a: np.ndarray) -> float:
     """Frobenius norm of one object (mpf/mpc) matrix, in float64 (inf where an entry overflows it)."""
     return float(np.linalg.norm(np.asarray(a).astype(complex)))
@@ -181,7 +187,7 @@ class LinalgOps:
     def _square(a, what: str):
         a = np.asarray(a)
         if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-            raise ShapeMismatch(f"{what} needs square matrices (..., n, n), got shape {a.shape}")
+            raise ShapeMismatch(f"{what} needs a square matrix, got a {_rows_x_cols(a)} matrix")
         return a
 
     def _float_loop(self, fn, a):
