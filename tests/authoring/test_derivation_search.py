@@ -128,7 +128,7 @@ def test_pinned_sizes_are_every_letter_at_one_small_value():
     spec = lambda r: type("S", (), {"ranges": r})()
     assert ds.pinned_sizes(spec({"n": (2, 2), "m": (3, 3)})) == {"m": 3, "n": 2}
     assert ds.pinned_sizes(spec({"n": (2, 2), "m": (1, 3)})) == {}
-    assert ds.pinned_sizes(spec({"n": (5, 5)})) == {}
+    assert ds.pinned_sizes(spec({"n": (6, 6)})) == {}
     assert ds.pinned_sizes(spec({})) == {}
 
 
@@ -155,6 +155,6 @@ def test_bounded_sizes_are_every_configuration_of_declared_small_ranges():
                                                                  {"m": 2, "n": 3}]
     assert ds.bounded_sizes(spec({"n": (2, 2)})) == [{"n": 2}]
     assert ds.bounded_sizes(spec({"n": (1, 4)}, defaulted=("n",))) == []     # the default range: all sizes meant
-    assert ds.bounded_sizes(spec({"n": (1, 5)})) == []                       # beyond explicit entries' 4 x 4
+    assert ds.bounded_sizes(spec({"n": (1, 6)})) == []                       # beyond explicit entries' 5 x 5
     assert ds.bounded_sizes(spec({"n": (1, 4), "m": (1, 4)})) == []          # 16 configurations: too many
     assert ds.bounded_sizes(spec({})) == []

@@ -273,9 +273,9 @@ def search(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float) -
     return found
 
 
-PINNED_MAX = 4
+PINNED_MAX = 5
 """The largest pinned size decided on explicit entries (:func:`theorem_check.expr.explicit.decide` takes matrices of
-at most 4 x 4)."""
+at most :data:`~theorem_check.expr.explicit.MAX_SIZE` rows and columns)."""
 
 
 BOUNDED_MAX = 8

@@ -28,8 +28,10 @@ from sympy.polys.matrices import DomainMatrix
 
 __all__ = ["MAX_SIZE", "MAX_SYMBOLS", "EXPLICIT_KINDS", "decide", "entry_matrices"]
 
-MAX_SIZE = 4
-"""Largest row or column count of a matrix written out (a ``4 x 4`` determinant has 24 terms)."""
+MAX_SIZE = 5
+"""Largest row or column count of a matrix written out (a ``5 x 5`` determinant has 120 terms: 5 ms for an
+antisymmetric one, 0.4 s for the inverse of a free one; ``det(S) = 0`` for an antisymmetric ``5 x 5`` ``S`` was
+INCONCLUSIVE at 4, helper-53)."""
 MAX_SYMBOLS = 32
 """Most entry symbols in all (two free ``4 x 4`` matrices)."""
 EXPLICIT_KINDS = (None, "invertible", "symmetric", "spd", "diagonal", "antisymmetric")
