@@ -369,3 +369,23 @@ def test_a_zero_test_needs_no_shape_of_a_diag_of_a_matrix():
     zero matrix of ``diag``'s shape, which SymPy does not know.  It is ILL-POSED (the shapes differ)."""
     c = tc.identity("t.diag", "x", "diag(x)", shapes={"x": ("n", "k")}, register=False)
     assert tc.run_claim(c, seed=0, trials=4).verdict is tc.Verdict.ILL_POSED
+
+
+@pytest.mark.parametrize("text, match", [
+    ("A.__class__", r"unexpected attribute '\.__class__' at column 2"),      # was "cannot evaluate a type node"
+    ("A.shape", r"unexpected attribute '\.shape'"),
+    ("(A*B))", r"1 '\)' without its '\('"),                                  # was "(-1 '(' not closed)"
+    ("((A*B)", r"1 '\(' not closed"),
+])
+def test_messages_for_text_a_side_cannot_take(text, match):
+    """helper-54: one line that says what is wrong with what the user typed, no SymPy internals."""
+    with pytest.raises(ex.ParseError, match=match):
+        ex.parse(text, {"A": ("n", "n"), "B": ("n", "n")})
+
+
+def test_unicode_superscripts_are_the_postfix_operators():
+    """helper-54: ``Aᵀ`` was the name ``AT`` (Python NFKC-normalises identifiers): "name 'AT' is not defined"."""
+    shapes = {"A": ("n", "n"), "B": ("n", "n")}
+    assert ex.parse("(A*B)ᵀ", shapes) == ex.parse("(A*B).T", shapes)
+    assert ex.parse("Aᴴ", shapes) == ex.parse("A.H", shapes)
+    assert ex.parse("A⁻¹*B", shapes) == ex.parse("A**-1*B", shapes)

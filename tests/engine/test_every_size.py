@@ -38,6 +38,8 @@ def test_false_only_at_one_pair_of_two_sizes(seed):
     ("trace(A) + trace(A)*(k-1)*(k-2)*(k-3)*(k-4)*(k-7)", "trace(A)", {"A": ("k", "k")}),
     ("A + A*(k-1)*(k-2)*(k-3)*(k-4)*(k-7)", "A", {"A": ("k", "k")}),
     ("trace(eye(k)) + (k-1)*(k-2)*(k-3)*(k-4)*(k-7)", "k", {}),   # Trace(Identity(k)) evaluated at each size
+    # helper-54: a 1 x 1 side against a scalar, first nonzero at k = 9 (VERIFIED at seeds 0-2 before)
+    ("ones(k,1).T*ones(k,1)", "k + (k-1)*(k-2)*(k-3)*(k-4)*(k-5)*(k-6)*(k-7)*(k-8)", {}),
 ])
 def test_a_difference_of_the_sizes_alone_is_evaluated_where_it_is_nonzero(seed, lhs, rhs, shapes):
     """helper-51: sizes 1..4 and one beyond per seed (6, 5 or 7) left a polynomial in k with those roots VERIFIED at
@@ -56,3 +58,10 @@ def test_no_witness_for_a_true_statement_in_the_sizes():
     assert size_witness(sides, spec, tc.DimSpace({"k": (1, 4)})) is None
     claim = tc.identity("test.size_witness_true", *sides, register=False)
     assert tc.run_claim(claim, seed=0).verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED)
+
+
+def test_a_one_by_one_identity_in_a_size_letter_is_proved_for_all_sizes():
+    """helper-54: ``ones(n,1).T*ones(n,1) = n`` was PROVED with the evidence "the statement's only sizes" (the explicit
+    entries' scope) though the default range means every size; it is SymPy's proof at all sizes."""
+    r = tc.run_claim(tc.identity("test.ones", "ones(n,1).T*ones(n,1)", "n", register=False), seed=0)
+    assert r.verdict is tc.Verdict.PROVED and "(all sizes)" in r.evidence, r.evidence

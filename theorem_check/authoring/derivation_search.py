@@ -246,14 +246,16 @@ def letters_for_large_sizes(l, r):
     return rename(l), rename(r)
 
 
-def _explicit_entries(l, r, structure: dict, notes: str, deadline: float) -> Found | None:
+def _explicit_entries(l, r, structure: dict, notes: str, deadline: float, pinned: bool = False) -> Found | None:
     """The step decided by exact polynomial arithmetic on explicit entries of the declared structures
     (:func:`theorem_check.expr.explicit.decide`): a statement without size letters is about these sizes only, so
     an identity of the entries' rational functions proves it.  None when it is not one, when the statement is
     outside that fragment, or over :data:`DERIVATION_SECONDS` (raises StepTimeout, as SymPy's simplification)."""
     from theorem_check.expr.explicit import decide
 
-    if not (ex.has_matrix(l) or ex.has_matrix(r)):   # (det(ones(3, 3)) = 0 has no matrix name: helper-53)
+    # a statement at pinned sizes needs a matrix (det(ones(3, 3)) = 0 has no matrix name: helper-53); one without
+    # size letters a matrix name (a scalar identity in a size letter, tr(n ones(1, 1)) = n, is SymPy's: all sizes)
+    if not ((ex.has_matrix(l) or ex.has_matrix(r)) if pinned else (l.atoms(sp.MatrixSymbol) or r.atoms(sp.MatrixSymbol))):
         return None
     ok = run_limited(lambda: decide(l, r, structure), max(min(DERIVATION_SECONDS, deadline - time.monotonic()), 0.01))
     if not ok:
@@ -337,7 +339,7 @@ def _pinned_entries(lhs: Side, rhs: Side, spec: Spec, names_used: set, pinned: d
         return None
     structure = {n: k for n, k in spec.structure.items() if n in names_used}
     shown = ", ".join(f"{k} = {v}" for k, v in pinned.items())
-    return _explicit_entries(l, r, structure, f" at the pinned sizes {shown}", deadline)
+    return _explicit_entries(l, r, structure, f" at the pinned sizes {shown}", deadline, pinned=True)
 
 
 def search_all_sizes(lhs: Side, rhs: Side, spec: Spec, names_used: set, deadline: float) -> Found | None:

@@ -12,6 +12,7 @@ import sympy as sp
 from theorem_check import expr as ex
 from theorem_check.authoring.guards import Guards, side_guards
 from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
+from theorem_check.expr.matrix_proof import one_entry
 from theorem_check.model.claims import Instance
 from theorem_check.numerics.sampling import (
     SPREAD,
@@ -235,8 +236,10 @@ def size_witness(sides: Sequence[Side], spec: Spec, space) -> dict | None:
     letters = tuple(spec.ranges)
     try:
         lhs, rhs = (ex.parse(x, dict(spec.mats), sizes=letters) if isinstance(x, str) else x for x in sides[:2])
-        if ex.is_matrix(lhs) != ex.is_matrix(rhs):
-            return None
+        if ex.is_matrix(lhs) != ex.is_matrix(rhs):   # a 1 x 1 side against a scalar: its one entry (helper-54)
+            lhs, rhs = one_entry(lhs), one_entry(rhs)
+            if lhs is None or rhs is None:
+                return None
         diff = sp.expand(sp.sympify(lhs) - sp.sympify(rhs))
         if sp.count_ops(diff) > WITNESS_MAX_OPS:
             return None

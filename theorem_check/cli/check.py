@@ -417,7 +417,8 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     symmetric/spd matrix is the symmetric gradient (G + G^T)/2 (arXiv:1911.06491); with respect
     to an antisymmetric/diagonal one it is G, and check also runs the reading within the
     subspace ((G - G^T)/2, diag(diag(G))) and reports which holds.
-    Names from other tools: logdet, inv, norm2, sum, x' (transpose), as matrixcalculus.org.
+    Names from other tools: logdet, inv, norm2, sum, x' (transpose), as matrixcalculus.org;
+    superscripts as papers type them: Aᵀ, Aᴴ, A⁻¹.
 
     \b
     --latex reads papers' notation: products by juxtaposition or \\cdot (u \\cdot v of two

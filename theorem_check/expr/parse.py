@@ -462,7 +462,9 @@ class _Rewrite(ast.NodeTransformer):
         self.generic_visit(node)
         if node.attr in ("T", "H"):
             return ast.copy_location(ast.Call(ast.Name(f"_{node.attr}", ast.Load()), [node.value], []), node)
-        return node
+        # any other attribute reached SymPy's objects (A.__class__ was "cannot evaluate a type node": helper-54)
+        raise ParseError(f"{self.text!r}: unexpected attribute '.{node.attr}' at column {node.end_col_offset - len(node.attr)}"
+                         " (a side takes .T, the transpose, and .H, the conjugate transpose)")
 
     def visit_Constant(self, node):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):

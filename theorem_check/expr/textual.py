@@ -19,9 +19,17 @@ __all__ = ["DOMAIN_FUNCTIONS", "SIZE_FUNCTIONS", "carets", "denominators", "doma
 _PRIME = re.compile(r"(?<=[A-Za-z0-9_)\]'])\s*'")
 
 
+_UNICODE_POSTFIX = {"\u1d40": ".T", "\u1d34": ".H", "\u207b\u00b9": "**-1"}
+"""Postfix superscripts as typed from papers: ``Aᵀ`` ``Aᴴ`` ``A⁻¹``.  Python's tokenizer NFKC-normalises identifiers,
+so ``Aᵀ`` was the name ``AT`` ("name 'AT' is not defined": helper-54)."""
+
+
 def primes(text: str) -> str:
     """``x'`` -> ``x.T`` (matrixcalculus.org's transpose): a ``'`` after a name, a closing parenthesis or
-    another ``'``; any other ``'`` is left for the tokenizer to refuse."""
+    another ``'``; any other ``'`` is left for the tokenizer to refuse.  Also the superscripts ``ᵀ``, ``ᴴ``, ``⁻¹``
+    (:data:`_UNICODE_POSTFIX`)."""
+    for sup, op in _UNICODE_POSTFIX.items():
+        text = text.replace(sup, op)
     if "'" not in text:
         return text
     out = text
@@ -44,7 +52,8 @@ def tokens(text: str, what: str):
         msg = str(exc.args[0]) if exc.args else str(exc)
         if "EOF" in msg:
             opens = sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
-            raise ParseError(f"{what}{text!r}: unbalanced parenthesis ({opens} '(' not closed)") from None
+            detail = f"{opens} '(' not closed" if opens > 0 else f"{-opens} ')' without its '('"   # helper-54
+            raise ParseError(f"{what}{text!r}: unbalanced parenthesis ({detail})") from None
         raise ParseError(f"{what}{text!r}: cannot tokenize: {msg}") from None
     except (SyntaxError, IndentationError) as exc:
         raise ParseError(f"{what}{text!r}: cannot tokenize: {exc.msg}") from None
