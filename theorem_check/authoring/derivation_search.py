@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import functools
+import itertools
 import math
 import pickle
 import time
@@ -290,8 +291,6 @@ def bounded_sizes(spec: Spec) -> list[dict]:
     (none defaulted: the statement is about those sizes only), each at most :data:`PINNED_MAX`, with at most
     :data:`BOUNDED_MAX` configurations; else ``[]``.  ``--size n=2:4`` gives ``[{n: 2}, {n: 3}, {n: 4}]``; a pinned
     statement (:func:`pinned_sizes`) its one configuration.  Design decision 189."""
-    import itertools
-
     ranges = dict(spec.ranges)
     if not ranges or getattr(spec, "defaulted", ()) or any(hi > PINNED_MAX or lo > hi for lo, hi in ranges.values()):
         return []
