@@ -61,6 +61,8 @@ READINGS = [
     (r"\|x\|", SQ, "norm2(x)"),
     (r"\lVert x\rVert^2", SQ, "norm2(x)**2"),
     (r"\langle A, B\rangle", SQ, "trace(A.T*B)"),
+    (r"\langle A, B\rangle_F", SQ, "trace(A.T*B)"),          # the Frobenius inner product, named (helper-54)
+    (r"\langle A, B\rangle_{\mathrm{F}}", SQ, "trace(A.T*B)"),
     (r"A \odot B", SQ, "hadamard(A, B)"),
     (r"A \circ B", SQ, "hadamard(A, B)"),
     (r"A \otimes B", SQ, "kron(A, B)"),

@@ -423,7 +423,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     \b
     --latex reads papers' notation: products by juxtaposition or \\cdot (u \\cdot v of two
     columns: u^\\top v), ^\\top ^T ^{-1} ^{-\\top},
-    \\operatorname{tr}, \\det, \\log\\det, \\|X\\|_F, \\langle A, B\\rangle, \\odot, \\otimes,
+    \\operatorname{tr}, \\det, \\log\\det, \\|X\\|_F, \\langle A, B\\rangle (also _F), \\odot, \\otimes,
     \\nabla_X f, \\frac{\\partial f}{\\partial X}, \\nabla^2_x f, I, I_n, \\mathbf{1}, W_1, W^{(l)}
     (names: \\lambda is lamda, W^{(l)} is W__l); \\exp, \\log, \\sqrt of a square matrix are refused
     as ambiguous: \\operatorname{expm}, \\operatorname{logm}, X^{1/2}, or entrywise \\exp_\\odot(X).

@@ -427,6 +427,8 @@ class _Build:
             return (base[0], size)
         if base[0] == "norm" and base[2] is None:
             return ("norm", base[1], sub.strip())
+        if base[0] == "inner" and re.fullmatch(r"F|\\(?:mathrm|text|rm)\s*\{\s*F\s*\}", sub.strip()):
+            return base      # the Frobenius inner product, as \langle A, B \rangle reads it (helper-54)
         if base[0] == "pow" and base[1][0] == "norm" and base[1][2] is None:   # \|x\|^2_2, as \|x\|_2^2
             return ("pow", ("norm", base[1][1], sub.strip()), base[2])
         self.fail(f"unexpected subscript {str(tok)!r}")
