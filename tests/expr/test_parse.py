@@ -32,7 +32,8 @@ def test_norm2_and_sum_of_a_scalar():
 
 def test_primes_in_statements_and_refused_elsewhere():
     assert parse_statement("(A*B)' = B'*A'") == ("(A*B).T", "B.T*A.T")
-    assert primes("x'") == "x.T" and primes("'x'") == "'x.T"
+    assert primes("x'") == "x.T" and primes("x''") == "x.T.T" and primes("x '") == "x.T"
+    assert primes("'x'") == "'x'" and primes("f('os') + x'") == "f('os') + x.T"   # a quoted string stays as typed
     with pytest.raises(ParseError):
         parse("'x", SH)
 
@@ -43,6 +44,8 @@ def test_errors_quote_the_primes_as_written():
         parse("foo(A')", SH, what="lhs")
     with pytest.raises(ParseError, match=r"statement=\"A' = B' = C\" must have exactly one"):
         parse_statement("A' = B' = C")
+    with pytest.raises(ParseError, match=r"side=\"f\('x'\)\": unknown function 'f'"):   # was "f('x.T)" (helper-54)
+        parse("f('x')", SH, what="side")
 
 
 @pytest.mark.parametrize("text, value", [

@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 
 from theorem_check.errors import ParseError
 
 __all__ = ["DOMAIN_FUNCTIONS", "SIZE_FUNCTIONS", "carets", "denominators", "domain_calls", "inverted_bases", "primes", "size_names_in", "tokens"]
-
-
-_PRIME = re.compile(r"(?<=[A-Za-z0-9_)\]'])\s*'")
 
 
 _UNICODE_POSTFIX = {"\u1d40": ".T", "\u1d34": ".H", "\u207b\u00b9": "**-1"}
@@ -32,12 +28,18 @@ def primes(text: str) -> str:
         text = text.replace(sup, op)
     if "'" not in text:
         return text
-    out = text
-    while True:
-        new = _PRIME.sub(".T", out, count=1)
-        if new == out:
-            return out
-        out = new
+    out, quoted = "", False
+    for ch in text:
+        if ch == "'" and not quoted:
+            body = out.rstrip()
+            if body and (body[-1].isalnum() or body[-1] in "_)]"):   # after a name, ')' or ']' (or a prime: .T)
+                out = body + ".T"
+                continue
+            quoted = True          # an opening quote: a string literal, refused as one by the parser, its closing
+        elif ch == "'":            # quote kept as typed (f('x') was echoed as "f('x.T)": helper-54)
+            quoted = False
+        out += ch
+    return out
 
 
 def tokens(text: str, what: str):
