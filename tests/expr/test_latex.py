@@ -62,6 +62,8 @@ READINGS = [
     (r"\lVert x\rVert^2", SQ, "norm2(x)**2"),
     (r"\langle A, B\rangle", SQ, "trace(A.T*B)"),
     (r"\langle A, B\rangle_F", SQ, "trace(A.T*B)"),          # the Frobenius inner product, named (helper-54)
+    (r"{\rm Tr}[A B]", SQ, "trace(A*B)"),                      # old-style font, square brackets (the noise paper)
+    (r"\sigma^{2}{\rm Tr}\left[A B\right]", SQ, "sigma**2*trace(A*B)"),
     (r"\langle A, B\rangle_{\mathrm{F}}", SQ, "trace(A.T*B)"),
     (r"A \odot B", SQ, "hadamard(A, B)"),
     (r"A \circ B", SQ, "hadamard(A, B)"),
@@ -444,3 +446,17 @@ def test_vector_conventions_of_papers(tex, shapes, expected):
     """helper-40: ``((1 - \\tanh(W x)^2) \\odot y) x^\\top`` was ILL-POSED twice over (a matrix power of a vector,
     a number added to a vector); papers mean the entrywise square and the vector of ones."""
     assert parse_latex_statement(tex, shapes) == expected
+
+
+@pytest.mark.parametrize("tex, want", [
+    (r"S^{\prime} = S^{\prime\top}", "Sprime = Sprime.T"),
+    (r"W^\prime W^{\prime\top} = W_D^\prime", "Wprime*Wprime.T = Wprime_D"),
+    (r"\theta^{\prime\prime} = \theta^{\prime}", "thetaprimeprime = thetaprime"),
+])
+def test_a_prime_written_with_prime_is_a_new_name(tex, want):
+    """Papers write S' as S^{\\prime} (the noise paper: 12 equations unread); a name of its own, as \\tilde{S} is Stilde,
+    never a transpose or a derivative.  A bare ' stays refused as ambiguous."""
+    lhs, rhs = parse_latex_statement(tex, {})[:2]
+    assert f"{lhs} = {rhs}" == want
+    with pytest.raises(ParseError, match="ambiguous"):
+        parse_latex_statement("A' = A", {})

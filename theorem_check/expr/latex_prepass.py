@@ -117,6 +117,8 @@ def prepass(text: str, operator: re.Pattern | None = None, nabla: re.Pattern | N
                 cmd = rf"\{_FONT_COMMAND[m.group(1)]}{{{m.group(2)}}}"
                 put("{" + cmd + "}" if script else cmd, i)
                 i = m.end()
+                if not script and operator is not None and operator.fullmatch(cmd):
+                    i = _argument(stripped, i, put, closing, ends, operator)   # {\rm Tr}[A B], as \mathrm{Tr}[A B]
                 continue
             m2, m1 = _BAR2.match(stripped, i), _BAR1.match(stripped, i)
             m = m2 or m1

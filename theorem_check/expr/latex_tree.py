@@ -389,6 +389,18 @@ class _Build:
             return ("H", node, "star")
         return ("H", node, "H")
 
+    def n_prime_name(self, a, tok):
+        r"""``S^{\prime}``: the name ``Sprime`` (``\theta^{\prime\prime}``: ``thetaprimeprime``), as ``\tilde{S}`` is
+        ``Stilde``; papers' ``S'`` written with ``\prime`` is a new name, never a transpose or a derivative."""
+        base = self.node(a)
+        if base[0] != "name" or base[3]:
+            self.fail(f"{str(tok)!r} marks a name only (S^{{\\prime}})")
+        k = str(tok).count("prime")
+        return ("name", base[1] + "prime" * k, base[2], base[3], base[4])
+
+    def n_prime_name_transpose(self, a, tok):     # W^{\prime\top}: (W^{\prime})^\top
+        return ("T", self.n_prime_name(a, "prime" * str(tok).count("prime")))
+
     def n_prime(self, a, _t):
         self.fail("\"'\" is ambiguous in LaTeX (a transpose, or another name): write ^\\top, or a new name")
 
