@@ -298,3 +298,25 @@ def test_the_far_condition_grows_with_the_distance_from_scale_one():
     assert far_condition(4.0) == far_condition(0.25) == 10 * 4.0 ** 5
     assert far_condition(16.0) == FAR_COND_MAX
     assert np.array_equal(far_condition(np.array([1.0, 4.0])), [10.0, 10240.0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_scale_free_threshold_near_singularity_is_reached(seed):
+    """helper-55: false only where |det X| / |X|_F^n < 1e-4, which scaling X does not change: VERIFIED at eight seeds in
+    ten.  A small constant's scale now also draws a square matrix near singular (decision 192); the true statements
+    with small constants stay true (test_true_statements_with_constants_stay_true_at_their_scales)."""
+    ratio = "det(X)/trace(X.T*X)**(n/2)"
+    c = _claim(f"abs({ratio} - 1/10000) + abs({ratio} + 1/10000)", f"2*abs({ratio})", {"X": ("n", "n")},
+               sizes={"n": (2, 4)})
+    assert tc.run_claim(c, seed=seed).verdict is tc.Verdict.REFUTED
+
+
+def test_only_a_small_scale_draws_a_square_matrix_near_singular():
+    spec = build_spec(("G", "G"), {"G": ("n", "n")}, {}, {"n": 3}, "test")
+    rng = lambda: np.random.default_rng(4)   # noqa: E731
+    far = scaled_sampler(spec)(rng(), {"n": 3}, 4, np.array([4.0, 0.25, 1e-4, 1e-2]))["G"]
+    plain = scaled_sampler(spec)(rng(), {"n": 3}, 4, 1.0)["G"]
+    assert np.allclose(far[:2], plain[:2] * np.array([4.0, 0.25])[:, None, None], rtol=1e-13)   # ladders as before
+    sv, sv0 = np.linalg.svd(far[2:], compute_uv=False), np.linalg.svd(plain[2:], compute_uv=False)
+    assert np.allclose(sv[:, :2], sv0[:, :2] * np.array([1e-4, 1e-2])[:, None])
+    assert np.allclose(sv[:, 2], sv0[:, 2] * np.array([1e-8, 1e-4]))
