@@ -281,7 +281,8 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
                 grey = [i for i in inst if i.outcome is Outcome.GREY]
                 parts.append(f"grey: {grey[0].detail or 'residual neither at floor nor stalled'}" if grey else "grey")
     if num is not None:   # the far instances' and the fuzzing's lines of the note
-        parts += [p for p in num.note.split("; ") if p.startswith(("far from the origin", "hypothesis fuzz"))]
+        parts += [p for p in num.note.split("; ") if p.startswith(("far from the origin", "hypothesis fuzz",
+                                                                   "every instance vacuous"))]
     if sym is not None and sym.undecided:
         parts.append(sym.undecided)
     elif sym is not None and not sym.closed:
