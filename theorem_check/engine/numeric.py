@@ -530,17 +530,21 @@ def largest_input(statement: Statement, dims, seed: int) -> int:
 
 VACUOUS_SWEEP_MAX = 64
 """Most size configurations :func:`_vacuous_sweep` runs beyond the planned ones."""
+VACUOUS_SWEEP_ENTRIES = 256
+"""Largest input (entries) of a configuration :func:`_vacuous_sweep` runs (16 x 16: an mp50 instance of a few
+milliseconds); larger configurations are left to the plan."""
 
 
 def _vacuous_sweep(statement: Statement, plan: list, seed: int) -> tuple[int, list[InstanceResult]]:
     """Where every planned instance is vacuous (both sides vanish: the numbers cannot tell 0 from a small gap, and the
     statement will be INCONCLUSIVE), one instance at each configuration the plan left out, when there are at most
-    :data:`VACUOUS_SWEEP_MAX` of them: ``det(A*B) = 0`` (``A`` n x m, ``B`` m x n, ``n = 4:8``, ``m = 1:4``) is false only
+    :data:`VACUOUS_SWEEP_MAX` of them, each with inputs of at most :data:`VACUOUS_SWEEP_ENTRIES` entries: ``det(A*B) = 0`` (``A`` n x m, ``B`` m x n, ``n = 4:8``, ``m = 1:4``) is false only
     at ``n = m = 4``, one configuration of 20, and was INCONCLUSIVE at nine seeds in ten (helper-55).  A configuration
     that cannot be evaluated adds nothing.  Returns (configurations run, their instances).  Design decision 193."""
     rest = [d for d in statement.dims.ordered() if d not in plan]
     if not rest or len(rest) > VACUOUS_SWEEP_MAX:
         return 0, []
+    rest = [d for d in rest if largest_input(statement, d, derive_seed(seed, "probe")) <= VACUOUS_SWEEP_ENTRIES]
     out: list[InstanceResult] = []
     for j, cfg in enumerate(rest):
         try:
