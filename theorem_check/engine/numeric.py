@@ -528,34 +528,6 @@ def largest_input(statement: Statement, dims, seed: int) -> int:
     return max((int(np.prod(np.shape(v)[1:])) for v in inst.values() if isinstance(v, np.ndarray)), default=0)
 
 
-VACUOUS_SWEEP_MAX = 64
-"""Most size configurations :func:`_vacuous_sweep` runs beyond the planned ones."""
-VACUOUS_SWEEP_ENTRIES = 256
-"""Largest input (entries) of a configuration :func:`_vacuous_sweep` runs (16 x 16: an mp50 instance of a few
-milliseconds); larger configurations are left to the plan."""
-
-
-def _vacuous_sweep(statement: Statement, plan: list, seed: int) -> tuple[int, list[InstanceResult]]:
-    """Where every planned instance is vacuous (both sides vanish: the numbers cannot tell 0 from a small gap, and the
-    statement will be INCONCLUSIVE), one instance at each configuration the plan left out, when there are at most
-    :data:`VACUOUS_SWEEP_MAX` of them, each with inputs of at most :data:`VACUOUS_SWEEP_ENTRIES` entries: ``det(A*B) = 0`` (``A`` n x m, ``B`` m x n, ``n = 4:8``, ``m = 1:4``) is false only
-    at ``n = m = 4``, one configuration of 20, and was INCONCLUSIVE at nine seeds in ten (helper-55).  A configuration
-    that cannot be evaluated adds nothing.  Returns (configurations run, their instances).  Design decision 193."""
-    rest = [d for d in statement.dims.ordered() if d not in plan]
-    if not rest or len(rest) > VACUOUS_SWEEP_MAX:
-        return 0, []
-    rest = [d for d in rest if largest_input(statement, d, derive_seed(seed, "probe")) <= VACUOUS_SWEEP_ENTRIES]
-    out: list[InstanceResult] = []
-    for j, cfg in enumerate(rest):
-        try:
-            out.extend(evaluate_instances(statement, dict(cfg), derive_seed(seed, "vacuous", j), 1))
-        except Exception:  # noqa: BLE001 - not evaluated there (shapes, an undefined side): no evidence either way
-            continue
-        if out and out[-1].outcome is Outcome.FAILS:
-            break
-    return len(rest), out
-
-
 def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
                 dims: Mapping[str, int] | None = None) -> NumericResult:
     """Run the numeric stage of ``statement``.
@@ -615,12 +587,6 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
         return NumericResult(Outcome.FAILS, tuple(instances), ill, cex, time.perf_counter() - t0,
                              errors=tuple(errors), configs=tuple(plan))
     outcome = combine_outcomes([i.outcome for i in instances])
-    swept = 0
-    if statement.is_identity and dims is None and outcome is Outcome.HOLDS and instances \
-            and all(i.vacuous for i in instances):
-        swept, more = _vacuous_sweep(statement, plan, seed)
-        instances.extend(more)
-        outcome = combine_outcomes([i.outcome for i in instances])
     cex = None
     if outcome is Outcome.FAILS:
         first = next(i for i in instances if i.outcome is Outcome.FAILS)
@@ -629,7 +595,5 @@ def run_numeric(statement: Statement, *, seed: int, trials: int = 16,
     if statement.is_identity:
         note = (f"floors eps*size*cond with cond={statement.cond:g}; precisions "
                 f"{' -> '.join(statement.contexts)}")
-        if swept:
-            note += f"; every instance vacuous: the {swept} other size configurations run too, one instance each"
     return NumericResult(outcome, tuple(instances), None, cex, time.perf_counter() - t0, note, tuple(errors),
                          configs=tuple(plan))

@@ -38,6 +38,7 @@ from theorem_check.engine.far import far_stage
 from theorem_check.engine.frame_chunk import on_a_fresh_chunk
 from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
+from theorem_check.engine.vacuous_sweep import vacuous_sweep
 from theorem_check.expr import sympy_rng
 from theorem_check.expr.matrix_proof import ROUTES
 from theorem_check.model.checks import forget_measurements
@@ -358,7 +359,10 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
         sym = symcache.cached_symbolic(key, lambda: _checked(statement.derivation(), seed))
     num = None
     if statement.is_identity or statement.check is not None:
-        num = far_stage(statement, run_numeric(statement, seed=seed, trials=trials, dims=dims), seed=seed)
+        num = run_numeric(statement, seed=seed, trials=trials, dims=dims)
+        if dims is None:
+            num = vacuous_sweep(statement, num, seed=seed)
+        num = far_stage(statement, num, seed=seed)
         if fuzz > 0 and statement.is_identity and num.outcome is Outcome.HOLDS:
             num = _fuzz(statement, num, seed=seed, examples=fuzz)
     verdict = _statement_verdict(sym, num)

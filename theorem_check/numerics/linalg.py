@@ -14,7 +14,7 @@ from theorem_check.numerics.arb import arb_det, arb_eigvalsh, arb_expm, arb_inv,
 from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.float_watch import engine_floats
 
-__all__ = ["LinalgOps", "is_complex"]
+__all__ = ["LinalgOps", "SINGULAR_EXPONENT", "is_complex", "rows_x_cols"]
 
 
 def is_complex(x) -> bool:
@@ -32,7 +32,7 @@ reaches ~``1/eps`` after rounding (``I - u u^T / u^T u``: 1e50 at mp50), a sampl
 ~1e6.  Design decision 188."""
 
 
-def _rows_x_cols(a: np.ndarray) -> str:
+def rows_x_cols(a: np.ndarray) -> str:
     """``"3 x 2"``: the matrix shape of a batch of matrices (its last two axes), for a one-line error message (the
     batch axis is the engine's, not the statement's)."""
     return " x ".join(map(str, a.shape[-2:])) if a.ndim >= 2 else f"shape {a.shape}"
@@ -187,7 +187,7 @@ class LinalgOps:
     def _square(a, what: str):
         a = np.asarray(a)
         if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-            raise ShapeMismatch(f"{what} needs a square matrix, got a {_rows_x_cols(a)} matrix")
+            raise ShapeMismatch(f"{what} needs a square matrix, got a {rows_x_cols(a)} matrix")
         return a
 
     def _float_loop(self, fn, a):

@@ -50,7 +50,7 @@ from theorem_check.errors import ShapeMismatch
 from theorem_check.numerics.arb import ARB_ENV, USE_ARB
 from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.float_watch import FLOAT_LITERAL_HINT, engine_floats, watch_floats
-from theorem_check.numerics.linalg import LinalgOps, _rows_x_cols, is_complex
+from theorem_check.numerics.linalg import LinalgOps, is_complex, rows_x_cols
 
 __all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "CONTEXTS", "to_float", "USE_ARB", "ARB_ENV", "watch_floats",
            "FLOAT_LITERAL_HINT"]
@@ -414,7 +414,7 @@ class Ctx(LinalgOps):
         """The diagonal of square matrices: ``(..., n, n) -> (..., n)``."""
         a = np.asarray(a)
         if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-            raise ShapeMismatch(f"diag needs a square matrix or a vector, got a {_rows_x_cols(a)} matrix")
+            raise ShapeMismatch(f"diag needs a square matrix or a vector, got a {rows_x_cols(a)} matrix")
         return np.diagonal(a, axis1=-2, axis2=-1).copy()
 
     def _tri(self, a, k: int, lower: bool):
