@@ -102,3 +102,10 @@ def test_report_pdf_has_no_plain_text_maths(tmp_path):
     assert not _bad(txt), _bad(txt)
     first = subprocess.run(["pdftotext", "-l", "1", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "rerun with" in first
+
+
+def test_a_spaced_bar_is_a_separator_not_an_absolute_value():
+    """helper-56: the evidence's ``dims n=3 | n=1 | n=2 | n=4; far from the origin: ...`` paired its separators as
+    bars and set the rest of the sentence as maths (an overfull line in the PDF); ``|x|`` stays a norm."""
+    out = prose("dims n=3 | n=1 | n=2 | n=4; far from the origin: 53 instances (|x| = 2)")
+    assert out.count(r"\textbar{}") == 3 and "far from the origin" in out and r"\vert x\vert" in out

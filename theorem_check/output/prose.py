@@ -166,13 +166,21 @@ _MATHY = re.compile(r"""
 
 
 def _words(s: str) -> list[str]:
-    """Split on spaces outside ``[...]`` and ``|...|`` (``E[grad_W2 grad_W2^T]`` is one word)."""
+    """Split on spaces outside ``[...]`` and ``|...|`` (``E[grad_W2 grad_W2^T]`` is one word); a ``|`` with a space on
+    each side is a separator, a word of its own, never a bar (``dims n=3 | n=1 | n=2``: the bars paired across the
+    separators and set the rest of the sentence as maths, helper-56)."""
     words, buf, depth, bars = [], "", 0, 0
-    for ch in s:
+    for k, ch in enumerate(s):
         if ch == "[":
             depth += 1
         elif ch == "]":
             depth = max(0, depth - 1)
+        elif ch == "|" and not bars and 0 < k < len(s) - 1 and s[k - 1] == " " and s[k + 1] == " " and depth == 0:
+            if buf:
+                words.append(buf)
+            words.append("|")
+            buf = ""
+            continue
         elif ch == "|":
             bars ^= 1
         if ch.isspace() and depth == 0 and not bars:
@@ -218,7 +226,7 @@ def _plain(s: str) -> Tex:
         lead, core, tail = _split_punct(w)
         short_lhs = (re.fullmatch(r"[A-Za-z](?:_\w+)?\d*", core) is not None and not tail and k + 2 < len(words)
                      and words[k + 1] in ("=", "<", ">", "<=", ">=") and _is_mathy(words[k + 2]))
-        if _is_mathy(w) or short_lhs:
+        if w != "|" and (_is_mathy(w) or short_lhs):
             run = [core]
             end_tail = tail
             j = k + 1
@@ -250,6 +258,8 @@ def _plain(s: str) -> Tex:
 
 
 def _plain_word(w: str) -> str:
+    if w == "|":
+        return r"\textbar{}"
     if w == "->":
         return r"$\to$"
     if w == "+-":
