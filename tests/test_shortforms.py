@@ -509,3 +509,13 @@ def test_a_structured_constant_does_not_stop_the_closed_form_derivative(lhs, rhs
     used = {k: v for k, v in shapes.items() if k in lhs + rhs}
     claim = tc.identity("t.structured_constant", lhs, rhs, shapes=used, structure=structure, register=False)
     assert tc.run_claim(claim, seed=0, trials=4).verdict.value.upper() == verdict
+
+
+def test_a_callable_side_of_one_by_one_meets_a_string_side():
+    """helper-56: ``tc.identity(id, lambda i, c: i.X, "X")`` was ILL-POSED at n = 1 ("lhs has shape (1, 1), rhs has
+    shape ()"): an expression side's 1 x 1 value is a scalar.  Both are the same 1 x 1 matrix."""
+    shapes = {"X": ("n", "n")}
+    assert tc.run_claim(tc.identity("t.cs", lambda i, c: i.X, "X", shapes=shapes, register=False),
+                        seed=0).verdict is tc.Verdict.VERIFIED
+    assert tc.run_claim(tc.identity("t.cs2", lambda i, c: i.X, "2*X", shapes=shapes, register=False),
+                        seed=0).verdict is tc.Verdict.REFUTED

@@ -123,9 +123,10 @@ def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
     if isinstance(proj, Projection):
         (lhs, rhs), size = projected_sides(statement, cinst, ctx, proj, lambda fn, which: _side(fn, which, cinst, ctx, batch))
     else:
-        lhs = _side(statement.lhs, "lhs", cinst, ctx, batch)
-        rhs = _side(statement.rhs, "rhs", cinst, ctx, batch)
-        if lhs.shape != rhs.shape:
+        lhs, rhs = (_side(fn, which, cinst, ctx, batch) for fn, which in ((statement.lhs, "lhs"), (statement.rhs, "rhs")))
+        if {lhs.shape[1:], rhs.shape[1:]} == {(), (1, 1)}:   # a 1 x 1 callable side is a scalar, as an expression's
+            lhs, rhs = lhs.reshape(lhs.shape[:1]), rhs.reshape(rhs.shape[:1])   # is (helper-56)
+        elif lhs.shape != rhs.shape:
             raise ShapeMismatch(f"lhs has shape {lhs.shape[1:]}, rhs has shape {rhs.shape[1:]}")
         size = int(np.prod(lhs.shape[1:])) if lhs.ndim > 1 else 1
     ref = statement.scale(cinst, ctx) if statement.scale is not None else None
