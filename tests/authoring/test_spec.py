@@ -2,6 +2,7 @@
 
 import pytest
 
+import theorem_check as tc
 from theorem_check.authoring.spec import MAX_CONSTANT_SCALES, build_spec, constant_scales
 
 
@@ -24,3 +25,11 @@ def test_constants_suggest_scales(sides, shapes, expected):
 def test_at_most_the_farthest_scales_are_kept():
     out = _scales("t + 1e3*u + 1e6*v + 1e9*w + 1e-9*z", "t")
     assert len(out) == MAX_CONSTANT_SCALES and max(out) == 2e9 and min(out) == 1e-9
+
+
+def test_a_size_range_below_one_is_refused():
+    """helper-56: ``sizes={"n": (0, 2)}`` drew empty matrices and came back PROVED ("6 of 18 instances vacuous");
+    ``--size n=0:2`` was already refused."""
+    with pytest.raises(tc.ClaimDefinitionError, match=r"sizes\['n'\]=\(0, 2\) must be a range of sizes >= 1"):
+        tc.identity("t.zero", "A*B", "B*A", shapes={"A": ("n", "n"), "B": ("n", "n")}, sizes={"n": (0, 2)},
+                    register=False)

@@ -173,6 +173,8 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
         if isinstance(rng, (int, np.integer)):
             rng = (int(rng), int(rng))
         ranges[k] = tuple(int(v) for v in rng) if isinstance(rng, (tuple, list)) and len(rng) == 2 else rng
+        if isinstance(ranges[k], tuple) and ranges[k][0] < 1:   # (0, 2) drew empty matrices: "vacuous" (helper-56)
+            raise ClaimDefinitionError(f"{where}: sizes[{k!r}]={rng!r} must be a range of sizes >= 1 (as --size)")
     return Spec(mats, tuple(sorted(scalars.items())), structure, ranges,
                 tuple(k for k in letters if sizes.get(k) is None))
 
