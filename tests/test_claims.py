@@ -121,3 +121,11 @@ def test_a_pack_lists_every_malformed_claim_at_once(tmp_path):
                                   "Specials _ ^ & % # { } \\ ~ in a title", "cost 5\\$ and $e^{\\lambda T}$"])
 def test_plain_text_with_math_in_dollars_is_accepted(text):
     claim(title=text, assumptions=(text,)).validate()
+
+
+def test_expected_must_be_a_verdict_when_the_claim_is_defined():
+    """helper-56: ``expected="maybe"`` ran with ``run --pack`` (PROVED, exit 0) and stopped the pytest plugin at
+    collection; it is a definition error everywhere now."""
+    with pytest.raises(tc.ClaimDefinitionError, match=r"expected='maybe' must be a verdict"):
+        tc.identity("t.expected", "A", "A", shapes={"A": ("n", "n")}, expected="maybe", register=False)
+    tc.identity("t.expected_ok", "A", "A.T", shapes={"A": ("n", "n")}, expected="refuted", register=False)

@@ -37,7 +37,7 @@ import numpy as np
 from theorem_check.errors import ClaimDefinitionError, TheoremCheckDeprecationWarning
 from theorem_check.model.derivation import Derivation
 from theorem_check.model.dims import Dims, DimSpace
-from theorem_check.model.verdicts import Outcome
+from theorem_check.model.verdicts import Outcome, Verdict
 
 __all__ = ["Source", "Statement", "Claim", "Measurement", "Instance", "perturb", "negate", "double", "transpose",
            "plain_text", "check_plain_text", "problem_listing"]
@@ -440,6 +440,10 @@ class Claim:
         if not self.controls and not numeric:
             out.append(f"claim {self.id}: needs at least one negative control (a derivation-only "
                        "statement has no automatic mutants)")
+        if self.expected is not None:     # the pytest plugin refused it, run did not (helper-56)
+            if str(self.expected).strip().upper().replace("_", "-") not in {v.value for v in Verdict}:
+                out.append(f"claim {self.id}: expected={self.expected!r} must be a verdict "
+                           f"({', '.join(v.value for v in Verdict)}, any case)")
         names = [s.name for s in (*self.statements(), *self.controls)]
         if len(set(names)) != len(names):
             out.append(f"claim {self.id}: statement names {names} must be unique")
