@@ -122,7 +122,7 @@ def test_sweep_text_and_progress_lines(pack, capsys):
     path, key = pack('(("ok", ok),)')
     code, out, err = tc_here(capsys, "sweep", "--pack", path, "--seeds", "2", "--jobs", "1")
     assert code == 0
-    assert f"{key}.ok" in out and "stable" in out and "1 claims x 2 seeds (0:2) on local: 1 stable" in out
+    assert f"{key}.ok" in out and "stable" in out and "1 claim x 2 seeds (0:2) on local: 1 stable" in out
     assert "theorem-check: [2/2] 100%" in err and "ETA" in err  # not a terminal: plain lines (terminal.Progress)
 
 
@@ -252,6 +252,6 @@ tc.register(tc.Claim(id="{key}.ok", title="doubling", source=tc.Source("{key}", 
     try:
         code, out, _ = tc_here(capsys, "sweep", "--pack", str(path), "--seeds", "2", "--controls", "-q", "--jobs", "1")
         assert code == 1 and f"CONTROL NOT REFUTED: {key}.ok (control: noop) not refuted on seeds 0, 1" in out, out
-        assert "control runs 0/2 refuted or ill-posed" in out and "1 statements that hold" in out
+        assert "control runs 0/2 refuted or ill-posed" in out and "1 statement that holds" in out
     finally:
         REGISTRY.unregister_paper(key)
