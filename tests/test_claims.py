@@ -129,3 +129,17 @@ def test_expected_must_be_a_verdict_when_the_claim_is_defined():
     with pytest.raises(tc.ClaimDefinitionError, match=r"expected='maybe' must be a verdict"):
         tc.identity("t.expected", "A", "A", shapes={"A": ("n", "n")}, expected="maybe", register=False)
     tc.identity("t.expected_ok", "A", "A.T", shapes={"A": ("n", "n")}, expected="refuted", register=False)
+
+
+def test_a_deprecation_warning_points_at_the_line_that_defined_the_claim(tmp_path):
+    """helper-56: the warnings pointed at the registry's line that validated the claim (registry.py:120)."""
+    import warnings
+
+    pack = tmp_path / "wp_pack.py"
+    pack.write_text('import theorem_check as tc\n\n'
+                    'tc.identity("wpk.one", "A", "A", shapes={"A": ("n", "n")}, title="with A^{-1}", register=False)\n')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(compile(pack.read_text(), str(pack), "exec"), {"__name__": "wp_pack"})
+    dep = [w for w in caught if issubclass(w.category, tc.TheoremCheckDeprecationWarning)]
+    assert dep and dep[0].filename == str(pack) and dep[0].lineno == 3, [(w.filename, w.lineno) for w in dep]

@@ -120,11 +120,29 @@ def plain_text(value: str, where: str, problems: list[str] | None = None) -> str
     if not m:
         return value
     fixed = _wrap_bare_math(value)
+    warn_at_definition(f"{where}: {m.group(0)!r} outside $...$ in plain text {value!r} is deprecated and typeset as "
+                       f"{fixed!r}; write mathematics as $...$ (e.g. '$W_{{i+1}}$')")
+    return fixed
+
+
+def warn_at_definition(message: str) -> None:
+    """A TheoremCheckDeprecationWarning attributed to the line that defined the claim: the innermost frame outside the
+    ``theorem_check`` package (a pack's ``tc.identity(...)``, a catalogue module), not the registry's line that
+    validated it (helper-56: the warnings all pointed at ``registry.py:120``)."""
+    import os
+    import sys
     import warnings
 
-    warnings.warn(f"{where}: {m.group(0)!r} outside $...$ in plain text {value!r} is deprecated and typeset as "
-                  f"{fixed!r}; write mathematics as $...$ (e.g. '$W_{{i+1}}$')", TheoremCheckDeprecationWarning, stacklevel=4)
-    return fixed
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back
+    if frame is None:
+        warnings.warn(message, TheoremCheckDeprecationWarning, stacklevel=2)
+        return
+    warnings.warn_explicit(message, TheoremCheckDeprecationWarning, frame.f_code.co_filename, frame.f_lineno,
+                           module=frame.f_globals.get("__name__"),
+                           registry=frame.f_globals.setdefault("__warningregistry__", {}))
 
 
 def problem_listing(problems: list[str]) -> str:
@@ -324,12 +342,10 @@ class Statement:
             out.append(f"{where}: seed_of={self.seed_of!r} is for a control of a custom check (perturb(..., "
                        "predicted=..., same_measurement=True))")
         if self.lhs is not None and self.dims is not None and self.dims.degenerate and not self.dims.scalar:
-            import warnings
-
-            warnings.warn(
+            warn_at_definition(
                 f"{where}: every configuration of dims {dict(self.dims.ranges)} is degenerate (all sizes <= 1, "
                 "where matrices commute and equal their transposes); this is deprecated: widen the ranges, or "
-                "declare DimSpace(..., scalar=True) for a statement about scalars", TheoremCheckDeprecationWarning, stacklevel=4)
+                "declare DimSpace(..., scalar=True) for a statement about scalars")
         from theorem_check.numerics.precision import CONTEXTS
 
         unknown = set(self.contexts) - set(CONTEXTS)
