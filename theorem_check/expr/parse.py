@@ -1,6 +1,7 @@
 """The string syntax: the names it knows (:data:`FUNCTIONS`), tokens, parsing of sides and statements."""
 
 import ast
+import difflib
 import functools
 import io
 import keyword
@@ -260,8 +261,10 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
             if name == "norm2" and complex_names:
                 local[name] = _complex_norm2(complex_names)
         elif called:
-            raise ParseError(f"{text!r}: unknown function {name!r} (known: "
-                             f"{', '.join(sorted(k for k in FUNCTIONS if k not in ('pi', 'E')))})")
+            known = sorted(k for k in FUNCTIONS if k not in ("pi", "E"))
+            close = difflib.get_close_matches(name, known, n=1)      # trcae -> trace, as a mistyped claim id (helper-57)
+            raise ParseError(f"{text!r}: unknown function {name!r}" + (f"; did you mean {close[0]!r}?" if close else "")
+                             + f" (known: {', '.join(known)})")
         elif name in letters:
             local[name] = sp.sympify(dims_d[name]) if dims_d is not None else size_symbol(name)
         else:
