@@ -14,7 +14,7 @@ import numpy as np
 from theorem_check.errors import InvalidArgument
 
 __all__ = ["check_int", "check_positive_int", "check_finite_matrix", "check_invertible", "check_square",
-           "BUDGET_PRESETS", "check_budget", "did_you_mean", "shorten", "MAX_ARG_CHARS"]
+           "BUDGET_PRESETS", "check_budget", "did_you_mean", "plural", "shorten", "MAX_ARG_CHARS"]
 
 
 def check_int(name: str, value, *, min_value: int | None = None, max_value: int | None = None) -> int:
@@ -113,6 +113,11 @@ def _short(raw):
 
 MAX_ARG_CHARS = 200
 """Arguments longer than this are cut when echoed in a message."""
+
+
+def plural(n: int, word: str) -> str:
+    """``1 claim``, ``3 claims``: a count with its noun, for messages (the commands' summaries, the sweep's)."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def did_you_mean(name: str, candidates: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> str:

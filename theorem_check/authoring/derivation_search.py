@@ -302,12 +302,10 @@ def bounded_sizes(spec: Spec) -> list[dict]:
 
 
 def pinned_sizes(spec: Spec) -> dict:
-    """``{letter: value}`` when every size letter of ``spec`` has a one-value range of at most :data:`PINNED_MAX`,
-    else ``{}``."""
-    ranges = dict(spec.ranges)
-    if not ranges or any(lo != hi or hi > PINNED_MAX for lo, hi in ranges.values()):
-        return {}
-    return {k: int(lo) for k, (lo, _) in sorted(ranges.items())}
+    """``{letter: value}`` when every size letter of ``spec`` has a one-value range of at most :data:`PINNED_MAX`
+    (:func:`bounded_sizes` has one configuration), else ``{}``."""
+    combos = bounded_sizes(spec)
+    return combos[0] if len(combos) == 1 else {}
 
 
 def _bounded_entries(lhs: Side, rhs: Side, spec: Spec, names_used: set, combos: list[dict],

@@ -103,9 +103,8 @@ class Guards:
         that is 0 to ``ctx``'s working precision (checked at multiple-precision contexts only: at float32 a
         divisor that is not 0 can round to a value that small)."""
         for g in self.inverses:
-            m = parse_at(g)
-            inv = _float64(ex.evaluate(ex.compile_expr(sp.MatPow(m, -1)), ctx, values, dims, structure))
-            if not np.all(np.isfinite(inv)):
+            inv = ex.evaluate(ex.compile_expr(sp.MatPow(parse_at(g), -1)), ctx, values, dims, structure)
+            if not np.all(np.isfinite(_float64(inv))):
                 raise np.linalg.LinAlgError(f"({g})**-1 does not exist (singular matrix)")
         if not self.divisors or not getattr(ctx, "is_mp", False):
             return

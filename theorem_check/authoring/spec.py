@@ -295,6 +295,13 @@ def far_condition(scale):
     return np.minimum(FAR_COND_MAX, 10.0 * np.maximum(scale, 1.0 / np.asarray(scale, dtype=np.float64)) ** 5)
 
 
+NEAR_SINGULAR_BELOW = 0.1
+"""At an input scale below this (only a statement's own small constants suggest one: the engine's ladders stop at
+1/4), a square matrix without structure is drawn near singular: its smallest singular value is multiplied by the
+scale too (``abs(det(X)/trace(X.T*X)**(n/2) - 1/10000) + ... = 2*abs(...)``, false only where ``|det X| /
+|X|_F^n < 1e-4``, unchanged by scaling ``X``, was VERIFIED at eight seeds in ten: helper-55).  Design decision 192."""
+
+
 def _draw(rng, kind, r, c, batch, scale=None):
     """A batch of ``kind`` matrices; ``scale`` (shape ``(batch,)``, or None: 1) multiplies each one (an SPD
     matrix's eigenvalues, an orthogonal matrix's Cayley parameter), so the structure is kept; far from the origin
@@ -317,13 +324,6 @@ def _draw(rng, kind, r, c, batch, scale=None):
         sv[:, -1] *= scale[near]
         m[near] = (u * sv[:, None, :]) @ vt
     return m
-
-
-NEAR_SINGULAR_BELOW = 0.1
-"""At an input scale below this (only a statement's own small constants suggest one: the engine's ladders stop at
-1/4), a square matrix without structure is drawn near singular: its smallest singular value is multiplied by the
-scale too (``abs(det(X)/trace(X.T*X)**(n/2) - 1/10000) + ... = 2*abs(...)``, false only where ``|det X| /
-|X|_F^n < 1e-4``, unchanged by scaling ``X``, was VERIFIED at eight seeds in ten: helper-55).  Design decision 192."""
 
 
 def _draw_unit(rng, kind, r, c, batch):

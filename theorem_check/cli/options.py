@@ -13,6 +13,7 @@ import click
 from theorem_check.authoring.registry import REGISTRY, load_builtin, load_pack, resolve
 from theorem_check.model.verdicts import VERDICTS
 from theorem_check.output import terminal
+from theorem_check.validation import plural
 
 __all__ = ["EPILOG", "color_option", "use_colour", "check_environment", "load_claims", "start_workers_early",
            "FiniteSeconds", "timeout_option", "worker_options", "select_claims", "progress_fn", "clear_progress",
@@ -227,10 +228,6 @@ def exit_reason(result) -> None:
              f"{n} {'are' if n != 1 else 'is'} {v}" for k, (v, n) in enumerate(bad)]
     if parts:
         click.echo("theorem-check: exit 1: " + ", ".join(parts), err=True)
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def prepare_out_dir(out_dir: str) -> None:

@@ -38,6 +38,8 @@ def vacuous_sweep(statement: Statement, num: NumericResult, *, seed: int) -> Num
     if not rest or len(rest) > VACUOUS_SWEEP_MAX:
         return num
     rest = [d for d in rest if largest_input(statement, d, derive_seed(seed, "probe")) <= VACUOUS_SWEEP_ENTRIES]
+    if not rest:
+        return num
     more: list[InstanceResult] = []
     for j, cfg in enumerate(rest):
         try:
@@ -46,8 +48,6 @@ def vacuous_sweep(statement: Statement, num: NumericResult, *, seed: int) -> Num
             continue
         if more and more[-1].outcome is Outcome.FAILS:
             break
-    if not rest:
-        return num
     note = f"{num.note}; every instance vacuous: the {len(rest)} other size configurations run too, one instance each"
     bad = next((r for r in more if r.outcome is Outcome.FAILS), None)
     if bad is None:

@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 from theorem_check.errors import InvalidArgument
 from theorem_check.model.options import RunOptions
 from theorem_check.model.verdicts import Verdict
+from theorem_check.validation import plural
 
 __all__ = ["StatementRun", "SeedRun", "ClaimSweep", "SweepResult", "parse_seeds", "summarise",
            "run_sweep", "sweep_record", "format_sweep"]
@@ -398,11 +399,6 @@ def run_sweep(claims: Sequence, seeds: Sequence[int], *, trials: int = 16, contr
                        time.perf_counter() - t0, versions(), tuple(skipped_slow))
 
 
-def _count(n: int, noun: str) -> str:
-    """``1 claim``, ``3 claims`` (helper-56: "1 claims x 8 seeds")."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
 def _seed_range(seeds: Sequence[int]) -> str:
     seeds = list(seeds)
     if seeds == list(range(seeds[0], seeds[-1] + 1)):
@@ -469,7 +465,7 @@ def format_sweep(res: SweepResult) -> str:
     cs = census(res)
     if cs["mutants"] or cs["controls"]:
         hist = ", ".join(f"{k} x{n}" for k, n in cs["sensitivity"].items())
-        lines.append(f"mutants: {_count(cs['statements'], 'statement')} that hold{'s' * (cs['statements'] == 1)} ({cs['statement_runs']} statement-seeds), "
+        lines.append(f"mutants: {plural(cs['statements'], 'statement')} that hold{'s' * (cs['statements'] == 1)} ({cs['statement_runs']} statement-seeds), "
                      f"{cs['mutants']} mutants, {cs['refuted']} refuted, {cs['grey']} grey, {cs['survived']} survived"
                      + (f"; sensitivity {hist}" if hist else "")
                      + (f"; control runs {cs['controls_refuted']}/{cs['controls']} refuted or ill-posed" if cs["controls"] else ""))
@@ -477,7 +473,7 @@ def format_sweep(res: SweepResult) -> str:
         lines.append(f"CONTROL NOT REFUTED: {line}")
     n_unstable = sum(not c.stable for c in res.claims)
     skip = f"; {len(res.skipped_slow)} slow skipped (--slow)" if res.skipped_slow else ""
-    lines.append(f"{_count(len(res.claims), 'claim')} x {_count(len(res.seeds), 'seed')} ({_seed_range(res.seeds)}) "
+    lines.append(f"{plural(len(res.claims), 'claim')} x {plural(len(res.seeds), 'seed')} ({_seed_range(res.seeds)}) "
                  f"on {res.scheduler}: "
                  f"{len(res.claims) - n_unstable} stable, {n_unstable} change across seeds in {res.seconds:.1f} s{skip}")
     return "\n".join(lines)

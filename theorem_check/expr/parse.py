@@ -1,7 +1,6 @@
 """The string syntax: the names it knows (:data:`FUNCTIONS`), tokens, parsing of sides and statements."""
 
 import ast
-import difflib
 import functools
 import io
 import keyword
@@ -28,6 +27,7 @@ from theorem_check.expr.nodes import (
 )
 from theorem_check.expr.textual import carets, primes
 from theorem_check.expr.textual import tokens as _tokens
+from theorem_check.validation import did_you_mean
 
 __all__ = ["FUNCTIONS", "names_in", "parse", "parse_statement", "primes", "size_symbol"]
 
@@ -164,7 +164,7 @@ class _Axes:
 
 
 @functools.lru_cache(maxsize=2048)
-def _declared_axes(text: str, shapes: tuple, dims: tuple, complex_names: tuple = (), sizes=()) -> tuple | None:
+def _declared_axes(text: str, shapes: tuple, dims: tuple, complex_names: tuple = (), sizes=()) -> tuple:
     """The decisions of :class:`_Axes` on the declared pass at ``dims`` (letters drawn as 1 made
     symbolic); where that pass stops (it does not conform), the decisions taken before it stopped: a
     call's axis is the declared one even where a later operation conforms only at the drawn sizes
@@ -261,10 +261,9 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
             if name == "norm2" and complex_names:
                 local[name] = _complex_norm2(complex_names)
         elif called:
-            known = sorted(k for k in FUNCTIONS if k not in ("pi", "E"))
-            close = difflib.get_close_matches(name, known, n=1)      # trcae -> trace, as a mistyped claim id (helper-57)
-            raise ParseError(f"{text!r}: unknown function {name!r}" + (f"; did you mean {close[0]!r}?" if close else "")
-                             + f" (known: {', '.join(known)})")
+            known = sorted(k for k in FUNCTIONS if k not in ("pi", "E"))   # trcae -> trace, as a mistyped id (helper-57)
+            raise ParseError(f"{text!r}: unknown function {name!r}{did_you_mean(name, known, n=1)} (known: "
+                             f"{', '.join(known)})")
         elif name in letters:
             local[name] = sp.sympify(dims_d[name]) if dims_d is not None else size_symbol(name)
         else:
