@@ -37,6 +37,7 @@ from theorem_check.engine.exact import EXACT_BUDGET, ExactCounterexample, exact_
 from theorem_check.engine.far import far_stage
 from theorem_check.engine.frame_chunk import on_a_fresh_chunk
 from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
+from theorem_check.engine.switch_stage import switch_stage
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
 from theorem_check.engine.vacuous_sweep import vacuous_sweep
 from theorem_check.expr import sympy_rng
@@ -283,7 +284,8 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
                 parts.append(f"grey: {grey[0].detail or 'residual neither at floor nor stalled'}" if grey else "grey")
     if num is not None:   # the far instances' and the fuzzing's lines of the note
         parts += [p for p in num.note.split("; ") if p.startswith(("far from the origin", "hypothesis fuzz",
-                                                                   "every instance vacuous"))]
+                                                                   "every instance vacuous",
+                                                                   "beside the branch switches"))]
     if sym is not None and sym.undecided:
         parts.append(sym.undecided)
     elif sym is not None and not sym.closed:
@@ -363,6 +365,7 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
         if dims is None:
             num = vacuous_sweep(statement, num, seed=seed)
         num = far_stage(statement, num, seed=seed)
+        num = switch_stage(statement, num, seed=seed)
         if fuzz > 0 and statement.is_identity and num.outcome is Outcome.HOLDS:
             num = _fuzz(statement, num, seed=seed, examples=fuzz)
     verdict = _statement_verdict(sym, num)
