@@ -52,6 +52,10 @@ MAX_RAY_INPUTS = 6
 """At most this many inputs get a ray of their own (the first in name order); every input is in the common ray."""
 MAX_CROSSINGS = 24
 """At most this many crossings are refined and sampled around (ten instances each)."""
+PER_SWITCH = 4
+"""At most this many crossings of one entry of a switch along one ray (the first ones, from small multiples up): a
+switch that is zero at the origin (``sigmoid(x**2) - 0.5``) changes sign in rounding noise at every small multiple,
+which would otherwise spend every crossing of the budget there."""
 SWITCH_ENTRIES = 4096
 """Largest input (entries) at which the stage runs: beyond it, each crossing's Brent iterations would cost what a
 few thousand evaluations of the switches at that size cost."""
@@ -201,14 +205,14 @@ def _crossings(recipe, base: dict, ray: tuple, cfg: dict, structure: dict) -> li
     out: list[float] = []
     for j in range(vals.shape[1]):
         v = vals[:, j]
-        for i in np.flatnonzero(v[:-1] * v[1:] < 0)[:MAX_CROSSINGS]:
+        for i in np.flatnonzero(np.sign(v[:-1]) * np.sign(v[1:]) < 0)[:PER_SWITCH]:
             def f(t, j=j):
                 return float(_switch_values(recipe, base, ray, np.array([math.exp(t)]), cfg, structure)[0, j])
             try:
                 out.append(math.exp(brentq(f, logs[i], logs[i + 1], xtol=1e-15, maxiter=200)))
             except (ValueError, RuntimeError, ArithmeticError):   # NaN inside the bracket, no convergence
                 continue
-        out += [float(RAY_SCALES[i]) for i in np.flatnonzero(v == 0)]
+        out += [float(RAY_SCALES[i]) for i in np.flatnonzero(v == 0)[:PER_SWITCH]]
         if len(out) >= MAX_CROSSINGS:
             break
     return out[:MAX_CROSSINGS]
