@@ -152,6 +152,26 @@ def _hadamard_power(x, p):
     return sp.HadamardPower(x, p)
 
 
+def _abs_of(x):
+    return apply_entrywise(sp.Abs, x) if is_matrix(x) else sp.Abs(x)
+
+
+def relu(x):
+    """``relu(x) = max(x, 0) = (x + |x|)/2``, entrywise for a matrix: built from ``abs`` so that the symbolic stage
+    proves with it (``relu(x) - relu(-x) = x``) and the engine's branch switches see it (design decision 195)."""
+    return (x + _abs_of(x)) / 2
+
+
+def _max(a, b):
+    """``max(a, b) = (a + b + |a - b|)/2``, entrywise for two matrices of one shape (design decision 195)."""
+    return (a + b + _abs_of(a - b)) / 2
+
+
+def _min(a, b):
+    """``min(a, b) = (a + b - |a - b|)/2``, entrywise for two matrices of one shape (design decision 195)."""
+    return (a + b - _abs_of(a - b)) / 2
+
+
 FUNCTIONS: dict[str, Any] = {
     "trace": _trace, "tr": _trace, "det": _det, "inv": _inv, "logdet": _logdet, "norm2": norm2, "sum": _sum,
     "grad": grad, "grad_xy": grad_xy, "jacobian": jacobian, "hessian": hessian,
@@ -165,6 +185,7 @@ FUNCTIONS: dict[str, Any] = {
     "sqrt": _elementwise_fn("sqrt", sp.sqrt), "abs": _elementwise_fn("abs", sp.Abs),
     "Abs": _elementwise_fn("Abs", sp.Abs), "sigmoid": _elementwise_fn("sigmoid", sigmoid),
     "softplus": _elementwise_fn("softplus", softplus),
+    "relu": relu, "max": _max, "min": _min,
     "conj": _entrywise("conj", Conj, sp.conjugate), "real": _entrywise("real", Real, sp.re),
     "imag": _entrywise("imag", Imag, sp.im),
     "pi": sp.pi, "E": sp.E,

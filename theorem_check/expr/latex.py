@@ -108,7 +108,7 @@ CONVENTION_SIZE = "n"
 """The one size letter of the shape conventions."""
 
 _ADD, _MUL, _NEG, _POW, _ATOM = 1, 2, 3, 4, 5
-_SCALAR_FNS = {"exp", "log", "sqrt", "sigmoid", "softplus", "tanh", "sin", "cos", "tan", "abs", "real", "imag"}
+_SCALAR_FNS = {"exp", "log", "sqrt", "sigmoid", "softplus", "tanh", "sin", "cos", "tan", "abs", "real", "imag", "relu"}
 
 
 def latex_names(text: str) -> dict[str, str]:

@@ -48,7 +48,7 @@ FUNCTION_NAMES: dict[str, str] = {
     "vec": "vec", "vecop": "vec", "logdet": "logdet", "softmax": "softmax", "sigmoid": "sigmoid", "sigma": "sigmoid",
     "softplus": "softplus", "logsumexp": "logsumexp", "LSE": "logsumexp", "expm": "expm", "logm": "logm",
     "sqrtm": "sqrtm", "Re": "real", "Im": "imag", "real": "real", "imag": "imag", "tril": "tril", "triu": "triu",
-    "chol": "cholesky", "sqrt": "sqrt",
+    "chol": "cholesky", "sqrt": "sqrt", "ReLU": "relu", "relu": "relu", "Relu": "relu",
 }
 """LaTeX operator names (``\\operatorname{tr}``, ``\\mathrm{Tr}``, ``\\det``, ...) -> string-syntax functions."""
 
