@@ -34,3 +34,17 @@ def test_verdicts_with_relu_max_min(lhs, rhs, shapes, verdicts):
     for seed in range(2):
         r = tc.run_claim(tc.identity("t.relu", lhs, rhs, shapes=shapes, register=False), seed=seed)
         assert r.verdict.name in verdicts, r.evidence
+
+
+def test_an_entrywise_function_of_a_1x1_product_transposes():
+    """``abs(W*x).T`` at ``W`` 1 x 2: SymPy's transpose of the node called ``abs`` of the matrix itself and raised
+    "Matrices are not aligned", so a true gradient statement was ILL-POSED at ``m = 1`` (stop 44)."""
+    shapes = {"W": (1, 2), "x": (2, 1)}
+    e = parse("abs(W*x).T*relu(W*x)", shapes)
+    assert e.shape == (1, 1)
+    for lhs, rhs, ok in (("grad(trace(abs(W*x).T*abs(W*x)), x)", "2*W.T*W*x", True),
+                         ("grad(trace(relu(W*x).T*relu(W*x)), x)", "2*W.T*relu(W*x)", True),
+                         ("grad(trace(relu(W*x).T*relu(W*x)), x)", "2*W.T*W*x", False)):
+        r = tc.run_claim(tc.identity("t.g", lhs, rhs, shapes={"W": ("m", "n"), "x": ("n", 1)}, register=False),
+                         seed=0)
+        assert r.verdict.name in (("PROVED", "VERIFIED") if ok else ("REFUTED",)), r.evidence

@@ -19,6 +19,7 @@ from theorem_check.expr.nodes import (
     LogSumExpAxis,
     ParseError,
     Softmax,
+    apply_entrywise,
     check_axis,
     default_axis,
     is_matrix,
@@ -365,8 +366,34 @@ def _is_zero(x) -> bool:
 
 def _transpose(x):
     """``x.T``: ``Transpose`` of a matrix, ``x`` itself of a scalar expression (``sqrt(trace(x.T*x)).T`` raised
-    "'Pow' object has no attribute 'shape'"; helper-39).  An undeclared name with ``.T`` is refused before."""
-    return sp.Transpose(x) if is_matrix(x) else x
+    "'Pow' object has no attribute 'shape'"; helper-39).  An undeclared name with ``.T`` is refused before.  The
+    transpose of an entrywise function is the function of the transpose, built as :func:`apply_entrywise` builds it:
+    SymPy's own transpose of such a node at ``1 x 1`` (``abs(W*x).T``, ``W`` 1 x 2) called the function of the matrix
+    itself and raised "Matrices are not aligned", so a true gradient statement was ILL-POSED at ``m = 1`` (stop 44)."""
+    from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+    if not is_matrix(x):
+        return x
+    if not any(isinstance(a, ElementwiseApplyFunction) and tuple(a.shape) == (1, 1) for a in sp.preorder_traversal(x)):
+        return sp.Transpose(x)
+    return _pushed_transpose(x)
+
+
+def _pushed_transpose(x):
+    """The transpose of the matrix expression ``x`` pushed down to its leaves through sums, products, transposes and
+    entrywise functions (:func:`_transpose`), without SymPy's transpose of an entrywise function."""
+    from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+    if isinstance(x, ElementwiseApplyFunction):
+        return apply_entrywise(x.function, _pushed_transpose(x.expr))
+    if isinstance(x, sp.MatAdd):
+        return sp.MatAdd(*(_pushed_transpose(a) for a in x.args))
+    if isinstance(x, sp.MatMul):
+        scalars = [a for a in x.args if not is_matrix(a)]
+        return sp.MatMul(*scalars, *(_pushed_transpose(a) for a in reversed(x.args) if is_matrix(a)))
+    if isinstance(x, sp.Transpose):
+        return x.arg
+    return sp.Transpose(x)
 
 
 def _div(num, den):
