@@ -110,7 +110,11 @@ READINGS = [
     (r"\nabla_x (x^\top y)^2", SQ, "grad(trace(x.T*y)**2, x)"),
     (r"\frac{\partial}{\partial x} (x - A y)^\top (x - A y)", SQ, "grad(trace((x - A*y).T*(x - A*y)), x)"),
     (r"\nabla_x (x^\top A x) + y", SQ, "grad(trace(x.T*A*x), x) + y"),       # a product, not a sum
-    (r"\nabla_x (x^\top A x) \cdot 2", SQ, "grad(trace(x.T*A*x), x)*2"),
+    # \cdot and \times continue the product as juxtaposition does (helper-59: \nabla_x \lambda \cdot x^\top x was
+    # grad(lambda, x) x^T x = 0, so the true 2 lambda x was REFUTED; decision 196)
+    (r"\nabla_x (x^\top A x) \cdot 2", SQ, "grad(trace(x.T*A*x*2), x)"),
+    (r"\nabla_x \frac{1}{2} x^\top A \times x", SQ, "grad(trace(1/2*x.T*A*x), x)"),
+    (r"\operatorname{tr} A \cdot A", SQ, "trace(A*A)"),
     (r"I + A", SQ, "eye(n) + A"),
     (r"I_n - A", SQ, "eye(n) - A"),
     (r"(I + A)^{-1}", SQ, "(eye(n) + A)**-1"),
@@ -365,7 +369,7 @@ def test_powers_of_sigmoid_and_softplus_print_and_read_back():
 @pytest.mark.parametrize("tex, scalars, message", [
     (r"\phi(x + y) = \phi(x) + \phi(y)", (), r"'\phi(...)' reads as a function applied or as a product"),
     (r"\phi(W x) = W \phi(x)", (), r"'\phi(...)' reads as a function"),
-    (r"\mathrm{ReLU}(x + y) = \mathrm{ReLU}(x) + \mathrm{ReLU}(y)", (), r"'\mathrm{ReLU}(...)' reads as a function"),
+    (r"\mathrm{GELU}(x + y) = \mathrm{GELU}(x) + \mathrm{GELU}(y)", (), r"'\mathrm{GELU}(...)' reads as a function"),
     (r"\lambda (A + B) = \lambda A + \lambda B", (), r"'\lambda(...)' reads as a function"),
     (r"\sigma (x + y) = \sigma x + \sigma y", (), r"is read as the sigmoid, but \sigma is also declared or used"),
     (r"\sigma (a + b) = \sigma a + \sigma b", ("sigma",), r"is read as the sigmoid"),

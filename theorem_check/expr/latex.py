@@ -59,8 +59,9 @@ What is read
   x^\top}`` the Jacobian of a vector ``F`` (rows ``F``'s entries); ``\frac{\partial F}{\partial x}`` of a
   vector ``F`` is refused (its layout differs between authors); ``\frac{\partial^2 f}{\partial x
   \partial x^\top}`` the Hessian; ``\frac{\partial}{\partial X} f``.  ``\nabla`` and ``\frac{\partial}{\partial x}``
-  take the whole product that follows, parenthesised factors included: ``\nabla_x (a^\top x)(b^\top x)`` is
-  the gradient of the product and ``\nabla_w (w^\top x - y)^2`` of the square (a function's parentheses, by
+  take the whole product that follows, parenthesised factors and ``\cdot``/``\times`` included:
+  ``\nabla_x (a^\top x)(b^\top x)`` and ``\nabla_x \lambda \cdot x^\top x`` are the gradients of the products
+  and ``\nabla_w (w^\top x - y)^2`` of the square (a function's parentheses, by
   contrast, close its argument: ``\operatorname{tr}(A) B`` is ``tr(A) B``); a sum needs parentheses; explicit
   spacing ends the product (``\nabla_X L \, X^\top`` is ``(\nabla_X L) X^\top``, as ``\det X \, Y`` is ``\det(X) Y``).
 * ``I``, ``I_n`` the identity (a bare ``I`` takes its size from a term it is added to or a factor it
