@@ -292,6 +292,8 @@ def _elementwise(name, x):
         return np.log(x)
     if name == "abs":
         return np.abs(x)
+    if name == "relu":
+        return np.maximum(x, 0.0)
     raise AssertionError(name)
 
 
@@ -760,6 +762,24 @@ def rule_elementwise(g):
     return had(A, add(B, C)), add(had(A, B), had(A, C))
 
 
+def rule_piecewise(g):
+    """Identities of ``abs`` and ``relu`` (entrywise on matrices): their perturbations are false on half-spaces and
+    thin bands, which the engine's branch-switch stage (decision 194) samples beside."""
+    v = g.draw(st.integers(0, 4))
+    r, c = g.dim(), g.dim()
+    A, B = g.term((r, c), g.depth()), g.term((r, c), 0)
+    if v == 0:                                    # |A o B| = |A| o |B|
+        return fn("abs", had(A, B)), had(fn("abs", A), fn("abs", B))
+    if v == 1:                                    # relu(A) - relu(-A) = A
+        return add(fn("relu", A), mul(num(-1), fn("relu", mul(num(-1), A)))), A
+    if v == 2:                                    # relu(A) + relu(-A) = |A|
+        return add(fn("relu", A), fn("relu", mul(num(-1), A))), fn("abs", A)
+    if v == 3:                                    # |xA| = |x| |A|
+        x = g.scalar(g.depth())
+        return fn("abs", mul(x, A)), mul(fn("abs", x), fn("abs", A))
+    return fn("abs", add(A, mul(num(-1), B))), fn("abs", add(B, mul(num(-1), A)))   # |A - B| = |B - A|
+
+
 def rule_structure(g):
     """Identities that hold by the declared structure (SymPy's algebra does not know them)."""
     v = g.draw(st.integers(0, 6))
@@ -916,7 +936,7 @@ def rule_grad(g):
 RULES = {
     "distributive": rule_distributive, "transpose": rule_transpose, "inverse": rule_inverse,
     "trace": rule_trace, "det": rule_det, "kron": rule_kron, "scalar": rule_scalar,
-    "elementwise": rule_elementwise, "grad": rule_grad, "structure": rule_structure,
+    "elementwise": rule_elementwise, "grad": rule_grad, "structure": rule_structure, "piecewise": rule_piecewise,
 }
 
 
