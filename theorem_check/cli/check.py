@@ -43,6 +43,7 @@ from theorem_check.cli.options import (
 )
 from theorem_check.errors import InvalidArgument
 from theorem_check.model.options import RunOptions
+from theorem_check.model.verdicts import Verdict
 
 __all__ = ["check", "build_claim", "parse_shape", "parse_assume", "parse_size", "instance_bytes", "check_fits",
            "MP50_ENTRY_BYTES"]
@@ -399,9 +400,11 @@ def _shape_words(conv: dict) -> str:
 @click.option("--where", "where", multiple=True, metavar="DECLARATIONS",
               help="Shapes and structures as papers state them (both syntaxes): 'W_1 \\in \\mathbb{R}^{h \\times d}, "
                    "x \\in \\mathbb{R}^d, \\Sigma \\succ 0, Q \\in O(n), S \\in \\mathbb{S}^n, \\alpha > 0'.")
+@click.option("--nearby/--no-nearby", default=True, show_default=True,
+              help="After a REFUTED statement L = R, also run L = -(R), (R).T, 2*(R), (R)/2 and name those that hold.")
 @timeout_option
 @color_option
-def check(statement, shape, assume, size, trials, seed, as_json, controls, from_latex, where, timeout):
+def check(statement, shape, assume, size, trials, seed, as_json, controls, from_latex, where, nearby, timeout):
     """Check one identity "LHS = RHS" given in SymPy syntax (or, with --latex, as the paper prints it).
 
     \b
@@ -499,8 +502,17 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     with deprecations_noted():
         result = run_in_process(claim, options=RunOptions(seed=seed, trials=trials, controls=controls),
                                 timeout=timeout)
+    near = []
+    if nearby and result.results and result.results[0].verdict is Verdict.REFUTED:
+        from theorem_check import expr as ex
+        from theorem_check.cli.nearby import nearby as nearby_statements
+
+        lhs, rhs = _zero_matrix_side(*ex.parse_statement(statement), shapes, structure)
+        near = nearby_statements(lhs, rhs, shapes, structure, sizes, seed=seed, trials=trials, timeout=timeout)
     if as_json:
         rec = {**run_record(result, kind="check"), "statement": given,
+               "nearby": [{"slip": n.slip, "statement": n.statement, "verdict": n.verdict.value, "evidence": n.evidence}
+                          for n in near],
                **({"syntax": "latex", "read_as": statement} if from_latex else {}),
                "shapes": {k: list(v) for k, v in shapes.items()}, "assume": dict(structure),
                "sizes": {k: list(v) for k, v in claim.statement.dims.ranges.items()}}
@@ -511,6 +523,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         counts = ", ".join(f"{n} {terminal.style_verdict(v, colour)}" for v, n in result.counts().items())
         click.echo(f"{plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed})",
                    color=colour)
+        for n in near:
+            click.echo(f"nearby statement that holds ({n.slip}): {n.statement}  "
+                       f"{terminal.style_verdict(n.verdict, colour)}", color=colour)
     report_broken(result)
     sys.exit(result.exit_code)
 
