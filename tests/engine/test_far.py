@@ -320,3 +320,27 @@ def test_only_a_small_scale_draws_a_square_matrix_near_singular():
     sv, sv0 = np.linalg.svd(far[2:], compute_uv=False), np.linalg.svd(plain[2:], compute_uv=False)
     assert np.allclose(sv[:, :2], sv0[:, :2] * np.array([1e-4, 1e-2])[:, None])
     assert np.allclose(sv[:, 2], sv0[:, 2] * np.array([1e-8, 1e-4]))
+
+
+BINOMIAL_TO_5 = "1 + n + n*(n-1)/2 + n*(n-1)*(n-2)/6 + n*(n-1)*(n-2)*(n-3)/24 + n*(n-1)*(n-2)*(n-3)*(n-4)/120"
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("lhs, shapes", [("det(2*eye(n))", {}), ("sum(softmax(x))*2**n", {"x": ("n", 1)})])
+def test_every_rotation_beyond_the_default_sizes_runs_at_every_seed(lhs, shapes, seed):
+    """helper-58: 2**n = sum_{k <= 5} C(n, k) holds for n <= 5 and fails from n = 6; with one rotation of the sizes
+    beyond the default per seed, the seeds that drew n = 5 said VERIFIED.  Every rotation runs now (decision 199)."""
+    r = tc.run_claim(tc.identity("t.binom", lhs, BINOMIAL_TO_5, shapes=shapes, register=False), seed=seed)
+    assert r.verdict is tc.Verdict.REFUTED, r.evidence
+
+
+@pytest.mark.parametrize("lhs, rhs", [("log(1 - sigmoid(x))", "-softplus(x)"),
+                                      ("log(1 - tanh(x))", "log(2) - softplus(2*x)"),
+                                      ("log(sigmoid(x)*(1 - sigmoid(x)))", "-softplus(x) - softplus(-x)")])
+def test_a_far_instance_that_only_cancels_at_mp50_is_not_undefined(lhs, rhs):
+    """helper-58: 1 - sigmoid(120) is 0 at 50 digits, so the log was -inf far out and the true statement
+    INCONCLUSIVE ("undefined at mp50") at the seeds that drew such an x; mp100 or mp400 defines it (decision 198).
+    A statement undefined there at every precision stays INCONCLUSIVE (the test above)."""
+    for seed in range(10):
+        r = tc.run_claim(tc.identity("t.cancel", lhs, rhs, register=False), seed=seed)
+        assert r.verdict is tc.Verdict.VERIFIED, (seed, r.evidence)

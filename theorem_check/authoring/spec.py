@@ -181,13 +181,13 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
 
 BEYOND_DEFAULT = (6, 5, 7)
 """The sizes beyond :data:`DEFAULT_SIZE` (:func:`beyond_default`), letter by letter, in three rotations (the far
-stage takes one per seed)."""
+stage runs all three at every seed, decision 199)."""
 
 
 def beyond_default(spec: Spec, space) -> tuple[dict, ...]:
     """The configurations beyond the default sizes, as the statement's ``far_dims``: every letter whose range was
     not given (:data:`DEFAULT_SIZE`, 1..4) at a size of :data:`BEYOND_DEFAULT` (6, 5, 7, ... distinct; three
-    rotations, of which the far stage evaluates one per seed), the others at the top of their ranges; () when no
+    rotations, all of which the far stage evaluates at every seed, decision 199), the others at the top of their ranges; () when no
     letter was defaulted or the space's constraint refuses them.  A statement
     with sizes not given is a statement for every size: ``x*(n-1)*(n-2)*(n-3)*(n-4) + x = x`` holds at 1..4 only
     and was VERIFIED (helper-43).  Design decision 175."""

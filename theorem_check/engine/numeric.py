@@ -30,6 +30,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from theorem_check.engine.configuration import user_configuration
 from theorem_check.engine.evaluate import evaluate_result
 from theorem_check.engine.mutants import (
     LADDER,
@@ -46,7 +47,6 @@ from theorem_check.engine.projection import plan as plan_projection
 from theorem_check.engine.vacuity import convert, is_defined, magnitudes, vanishes, with_magnitude
 from theorem_check.errors import (
     BadClaim,
-    InvalidArgument,
     ShapeMismatch,
     TheoremCheckDeprecationWarning,
     TheoremCheckError,
@@ -56,7 +56,7 @@ from theorem_check.model.claims import Instance, Measurement, Statement
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
 from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.directions import Projection
-from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, MP100, Ctx, to_float, watch_floats
+from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, MP100, MP400, Ctx, to_float, watch_floats
 
 __all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "evaluate_instances", "run_numeric", "derive_seed",
            "shrink", "TheoremCheckDeprecationWarning", "IDENTITY_DELTA", "SMALL_ENTRIES", "largest_input"]
@@ -361,6 +361,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
             elif not is_defined(e_mp):
                 decision, outcome, undefined = [], Outcome.GREY, True
                 detail = _why_undefined(e_mp, mp.name)
+                if far and _defined_with_more_digits(statement, inst_b):   # a cancellation, not undefinedness
+                    undefined, detail = False, f"{detail}; defined at more digits (a cancellation): undecided"
                 if fails_undefined and _undefined_fails([e for _, e, _ in levels] + [e_mp]):
                     outcome, detail = Outcome.FAILS, f"undefined at {mp.name}: {detail}"
             else:
@@ -414,6 +416,14 @@ def _escalate(statement: Statement, inst_b: Mapping[str, Any], size: int, level,
     if vanishes(e_hi, f_hi, mags, MP100.name, 0):
         return Outcome.HOLDS, decision, True
     return decide_refinement([stats_residual(e_mp), r[MP100.name]], [f_mp, f_hi]), decision, False
+
+
+def _defined_with_more_digits(statement: Statement, inst_b: Mapping[str, Any]) -> bool:
+    """True when the instance ``inst_b`` (a batch of one), whose sides are not defined at mp50, is defined at mp100 or
+    mp400: ``1 - sigmoid(120)`` cancels to 0 at 50 digits, so ``log(1 - sigmoid(x)) = -softplus(x)`` was undefined
+    far out and INCONCLUSIVE at one seed in ten (helper-58), where a statement undefined there stays so at every
+    precision (``log(5 - t**2)`` beyond ``sqrt 5``, a singular matrix).  Design decision 198."""
+    return any(is_defined(_stats_or_errors(statement, inst_b, ctx, 1)[0][0]) for ctx in (MP100, MP400))
 
 
 def _far_confirmed(statement: Statement, inst_b, size: int, level, decision, r: dict, fl: dict):
@@ -492,25 +502,6 @@ def shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill
             if bad and not ill_posed:
                 return bad[0]
     return None
-
-
-def user_configuration(statement: Statement, dims: Mapping[str, int]) -> dict[str, int]:
-    """The statement's generic configuration with the sizes in ``dims`` put in (``run --dims``).
-
-    Names must be dimensions of the statement's DimSpace; values integers >= 0, inside the space's ranges
-    and constraint (checked once, by :meth:`RunOptions.check_claim`).  Raises InvalidArgument.
-    """
-    space = statement.dims
-    unknown = sorted(set(dims) - set(space.ranges))
-    if unknown:
-        raise InvalidArgument(f"dims name={unknown[0]!r} is not a dimension of statement {statement.name!r} "
-                              f"(its dimensions: {', '.join(space.ranges)})")
-    for k, v in dims.items():
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise InvalidArgument(f"dims {k}={v!r} must be an integer >= 0")
-    if (out := space.with_sizes(dims)) is None:
-        raise InvalidArgument(f"dims {space.violation(dims)} (statement {statement.name!r})")
-    return out
 
 
 SMALL_ENTRIES = 16

@@ -536,6 +536,9 @@ MP50 = Ctx("mp50", 1e-49, dps=50)
 MP100 = Ctx("mp100", 1e-99, dps=100)
 """mpmath with 100 digits: not a statement's context, the engine's one extra level for an instance the
 float64 -> mp50 pair leaves grey (design decision 120)."""
+MP400 = Ctx("mp400", 1e-399, dps=400)
+"""mpmath with 400 digits: the engine's last look at a far instance undefined at mp50 and mp100, to tell a
+cancellation (``1 - tanh(200)``, 1e-174) from a point where the statement is not defined (design decision 198)."""
 CONTEXTS = {c.name: c for c in (FLOAT32, FLOAT64, MP50)}
 """All contexts by name."""
 
