@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
+import theorem_check as tc
 from theorem_check.errors import ExprError, ParseError
 from theorem_check.expr.parse import parse, parse_statement, primes
 
@@ -235,3 +236,22 @@ def test_a_mistyped_function_gets_a_did_you_mean():
     """helper-57: a mistyped claim id gets "did you mean", a mistyped function did not."""
     with pytest.raises(ParseError, match=r"unknown function 'trcae' \(did you mean 'trace'\?\)"):
         parse("trcae(A)", SH)
+
+
+SHERMAN = {"A": ("n", "n"), "u": ("n", 1), "v": ("n", 1)}
+
+
+@pytest.mark.parametrize("lhs, rhs, verdicts", [
+    ("(A + u*v.T)**-1", "A**-1 - A**-1*u*v.T*A**-1/(1 + v.T*A**-1*u)", {"PROVED", "VERIFIED"}),
+    ("det(A + u*v.T)", "(1 + v.T*A**-1*u)*det(A)", {"PROVED", "VERIFIED"}),
+    ("(A + u*v.T)**-1", "A**-1 - A**-1*u*v.T*A**-1/(1 - v.T*A**-1*u)", {"REFUTED"}),    # the sign slip
+    ("A + 1", "A", {"ILL-POSED"}),                  # 1 x 1 only at n = 1: does not conform at the other sizes
+])
+def test_a_1x1_matrix_beside_a_scalar_is_its_entry(lhs, rhs, verdicts):
+    """helper-58: Sherman-Morrison and the determinant lemma written in the string syntax were ILL-POSED ("adds a
+    matrix to a scalar": SymPy's Mix of Matrix and Scalar), while their LaTeX twins were PROVED."""
+    shapes = {k: v for k, v in SHERMAN.items() if k in lhs + rhs}
+    r = tc.run_claim(tc.identity("t.one", lhs, rhs, shapes=shapes, structure={"A": "invertible"}, register=False),
+                     seed=0)
+    assert r.verdict.value in verdicts, r.evidence
+    assert parse("x.T*x + 1", {"x": (3, 1)}) == sp.Trace(parse("x.T*x", {"x": (3, 1)})) + 1

@@ -283,7 +283,8 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
     except SyntaxError as exc:
         raise ParseError(f"{text!r}: parse error at {_syntax_error_token(text.strip(), exc)!r}") from None
     tree = ast.fix_missing_locations(_Rewrite(text.strip()).visit(tree))
-    env = {"__builtins__": {}, "_T": _transpose, "_H": _adjoint, "_num": _num, "_pow": _pow, "_div": _div, **local}
+    env = {"__builtins__": {}, "_T": _transpose, "_H": _adjoint, "_num": _num, "_pow": _pow, "_div": _div,
+           "_add": _add, "_sub": _sub, **local}
     try:
         expr = eval(compile(tree, "<statement>", "eval"), env)  # noqa: S307 - names restricted to `env`
     except ShapeError as exc:
@@ -294,8 +295,7 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
         msg = str(exc)
         if "Mix of Matrix and Scalar" in msg:
             raise ShapeMismatch(f"{text!r} adds a matrix to a scalar (a number and a vector: write ones(n, 1) "
-                                "for the vector of ones; a 1x1 product x.T*x is a matrix to SymPy: wrap it in "
-                                "trace(...) to add it to a scalar)") from None
+                                "for the vector of ones; only a matrix that is 1 x 1 is read as its entry)") from None
         raise ParseError(f"{text!r}: cannot interpret: {msg.splitlines()[0]}") from None
     except NotImplementedError:   # SymPy's MatrixExpr.__rtruediv__: a scalar divided by a matrix
         raise ShapeMismatch(f"{text!r} divides by a matrix (write the inverse: X**-1, or an entrywise "
@@ -396,11 +396,38 @@ def _pushed_transpose(x):
     return sp.Transpose(x)
 
 
+def _entry_beside_scalar(a, b):
+    """``(a, b)`` with a ``1 x 1`` matrix beside a scalar read as its one entry (``trace``), as the LaTeX reader and
+    the docs' convention ("a 1 x 1 matrix counts as a scalar") have it: ``1 + v.T*A**-1*u`` raised SymPy's "Mix of
+    Matrix and Scalar", so Sherman-Morrison and the determinant lemma in the string syntax were ILL-POSED (helper-58).
+    A matrix that is ``1 x 1`` only at some sizes (``A + 1`` at ``n = 1``) is read so there and does not conform at
+    the others, which the numeric stage runs too (ILL-POSED, as before)."""
+    if is_matrix(a) and not is_matrix(b) and tuple(a.shape) == (1, 1):
+        return sp.Trace(a), b
+    if is_matrix(b) and not is_matrix(a) and tuple(b.shape) == (1, 1):
+        return a, sp.Trace(b)
+    return a, b
+
+
+def _add(a, b):
+    """``a + b`` (:func:`_entry_beside_scalar`)."""
+    a, b = _entry_beside_scalar(a, b)
+    return a + b
+
+
+def _sub(a, b):
+    """``a - b`` (:func:`_entry_beside_scalar`)."""
+    a, b = _entry_beside_scalar(a, b)
+    return a - b
+
+
 def _div(num, den):
     """``num / den``, refusing a division by a scalar that is identically 0: SymPy's ``ZeroMatrix * zoo`` is the zero
     matrix, and ``1/Trace(0)`` stays unevaluated, so ``(x - x)/trace((x - x).T*(x - x)) = x - x`` (0/0 at every
     point) was PROVED (helper-39); a number over the number 0 is ``zoo`` or ``nan``, refused by :func:`_not_finite`
     (with its message)."""
+    if is_matrix(den) and tuple(den.shape) == (1, 1):   # divided by a 1 x 1 matrix: by its one entry
+        den = sp.Trace(den)
     if (is_matrix(num) or not sp.sympify(den).is_Number) and _is_zero(den):
         raise ZeroDivisionError(f"a division by zero: the denominator {den} is identically 0 (at these sizes)")
     if is_matrix(den) and sp.simplify(den.shape[0] - den.shape[1]) != 0:   # helper-51: SymPy said "Power of
@@ -507,6 +534,9 @@ class _Rewrite(ast.NodeTransformer):
             return ast.copy_location(ast.Call(ast.Name("_pow", ast.Load()), [node.left, node.right], []), node)
         if isinstance(node.op, ast.Div):
             return ast.copy_location(ast.Call(ast.Name("_div", ast.Load()), [node.left, node.right], []), node)
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            name = "_add" if isinstance(node.op, ast.Add) else "_sub"
+            return ast.copy_location(ast.Call(ast.Name(name, ast.Load()), [node.left, node.right], []), node)
         return node
 
 
