@@ -115,6 +115,14 @@ MAX_ARG_CHARS = 200
 """Arguments longer than this are cut when echoed in a message."""
 
 
+def quoted(text: str) -> str:
+    """``text`` in single quotes as the user typed it: a LaTeX statement's backslashes are not doubled, as
+    ``repr`` doubles them (``'\\nabla_x'`` in a message about ``\nabla_x``); ``repr(text)`` when the text holds a
+    quote or a control character, which only ``repr`` shows unambiguously."""
+    text = str(text)
+    return repr(text) if "'" in text or any(ord(ch) < 32 for ch in text) else f"'{text}'"
+
+
 def plural(n: int, word: str) -> str:
     """``1 claim``, ``3 claims``: a count with its noun, for messages (the commands' summaries, the sweep's)."""
     return f"{n} {word}" + ("" if n == 1 else "s")

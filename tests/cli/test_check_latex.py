@@ -142,7 +142,7 @@ def test_conventions_without_declarations(capsys):
 @pytest.mark.parametrize("args,message", [
     (("--latex", r"A = (B"), "unexpected end of input"),
     (("--latex", r"A + = B"), "unexpected '=' at column 5"),
-    (("--latex", r"\foo A = A"), r"unexpected '\\foo' at column 1"),
+    (("--latex", r"\foo A = A"), r"unexpected '\foo' at column 1"),
     (("--latex", r"a \approx b"), "is not an identity"),
     (("--latex", r"A^\top = A", "--where", r"B \succ 0"), "--where declares 'B', which the statement does not use"),
     (("--latex", r"A^\top = A", "--where", r"A \succeq 0"), "semidefinite"),

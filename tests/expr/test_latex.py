@@ -265,10 +265,10 @@ def test_statement_sides_and_conventions():
 @pytest.mark.parametrize("tex,message", [
     (r"A = (B", "unexpected end of input"),
     (r"A + = B", "unexpected '=' at column 5"),
-    (r"\foo{A} = B", r"unexpected '\\foo' at column 1"),
+    (r"\foo{A} = B", r"unexpected '\foo' at column 1"),
     (r"A B = C \cdot", "unexpected end of input"),
     (r"A ) = B", "unexpected ')' at column 3"),
-    (r"A \top B = A", r"unexpected '\\top' at column 3"),   # not \to (a relation) followed by p
+    (r"A \top B = A", r"unexpected '\top' at column 3"),   # not \to (a relation) followed by p
     (r"a := b", "not an identity (relation ':=')"),
     (r"a \approx b", r"not an identity (relation '\\approx')"),
     (r"a \le b", "not an identity"),

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from theorem_check.errors import InvalidArgument, ParseError
 from theorem_check.expr.latex import CONVENTION_SIZE
 from theorem_check.expr.latex_tree import name_text, read
+from theorem_check.validation import quoted
 
 __all__ = ["Declarations", "parse_where", "split_clauses"]
 
@@ -264,14 +265,14 @@ def parse_where(text: str, *, what: str = "--where") -> Declarations:
     for clause in split_clauses(text.replace("$", " ")):     # pasted from a paper: $W \in \mathbb{R}^{m\times n}$
         r.clause(clause, pending)
     if pending:
-        raise InvalidArgument(f"{what} {text!r}: {', '.join(pending)} declared as nothing (NAME \\in ...)")
+        raise InvalidArgument(f"{what} {quoted(text)}: {', '.join(pending)} declared as nothing (NAME \\in ...)")
     letters = {v for shp in r.shapes.values() for v in shp if isinstance(v, str)}
     for name in [n for n, k in r.structure.items() if k == "positive" and n in letters and not r.shapes.get(n)]:
         del r.structure[name]      # d_k > 0 of a size letter: every size is positive (helper-44)
         r.shapes.pop(name, None)
     for name in [n for n, k in r.structure.items() if k == "positive" and n not in r.shapes]:
         if name[:1].isupper():   # helper-51: A > 0 made A a positive *scalar* (A B = B A VERIFIED); for a matrix
-            raise InvalidArgument(f"{what} {text!r}: {name} > 0 of a matrix is ambiguous: write {name} "
+            raise InvalidArgument(f"{what} {quoted(text)}: {name} > 0 of a matrix is ambiguous: write {name} "
                                   rf"\succ 0 (positive definite) or {name} \in \mathbb{{R}}^{{n \times n}}_{{>0}} "
                                   "(entrywise)")
         r.shapes[name] = ()      # a lower-case name > 0 with no shape: a positive scalar (c > 0, \sigma > 0)
@@ -279,8 +280,8 @@ def parse_where(text: str, *, what: str = "--where") -> Declarations:
         if kind not in ("positive", "complex") and name not in r.shapes:
             r.shapes[name] = (CONVENTION_SIZE, CONVENTION_SIZE)
         if kind not in ("positive", "complex") and r.shapes[name] == ():
-            raise InvalidArgument(f"{what} {text!r}: {name} is a scalar and {kind}: a matrix structure needs a "
+            raise InvalidArgument(f"{what} {quoted(text)}: {name} is a scalar and {kind}: a matrix structure needs a "
                                   "matrix")
         if kind not in ("positive", "complex") and r.shapes[name][0] != r.shapes[name][1]:
-            raise InvalidArgument(f"{what} {text!r}: {name} is {kind} but not square {r.shapes[name]}")
+            raise InvalidArgument(f"{what} {quoted(text)}: {name} is {kind} but not square {r.shapes[name]}")
     return Declarations(dict(r.shapes), dict(r.structure), tuple(r.sizes))

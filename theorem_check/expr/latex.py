@@ -101,6 +101,7 @@ from theorem_check.expr.latex_refusals import refuse_applied, refuse_indices
 from theorem_check.expr.latex_sizes import is_1x1, is_column, is_one, quotient, size_text
 from theorem_check.expr.latex_tree import name_text, names_of, read, walk
 from theorem_check.expr.parse import parse
+from theorem_check.validation import quoted
 
 __all__ = ["parse_latex", "parse_latex_statement", "latex_names", "convention_shapes", "latex_side",
            "CONVENTION_SIZE"]
@@ -180,10 +181,10 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
     sides, rels = read(text)
     if rels != ["="]:
         if not rels:
-            raise ParseError(f"statement={text!r} is not an identity: it has no '='")
+            raise ParseError(f"statement={quoted(text)} is not an identity: it has no '='")
         bad = [r for r in rels if r != "="]
         what = f"relation {bad[0]!r}" if bad else f"a chain of {len(rels)} '='"
-        raise ParseError(f"statement={text!r} is not an identity ({what}): give one 'LHS = RHS'")
+        raise ParseError(f"statement={quoted(text)} is not an identity ({what}): give one 'LHS = RHS'")
     if shapes is None:
         shapes = convention_shapes(latex_names(text))
     refuse_applied(text, sides, shapes, frozenset(scalars), None if declared is None else frozenset(declared))
@@ -230,7 +231,7 @@ def latex_side(text: str, shapes: Mapping[str, tuple]) -> str:
     """One LaTeX side (no relation) in the string syntax."""
     sides, rels = read(text, what="expression")
     if rels:
-        raise ParseError(f"expression={text!r} is one side: it has the relation {rels[0]!r}")
+        raise ParseError(f"expression={quoted(text)} is one side: it has the relation {rels[0]!r}")
     return _Emit(text, _freeze(shapes)).side(sides[0])
 
 
@@ -271,7 +272,7 @@ class _Emit:
         self.default_size = default_size   # of a bare I or 1 no context sizes (parse_latex_statement)
 
     def fail(self, msg: str):
-        raise ParseError(f"statement={self.text!r}: {msg}")
+        raise ParseError(f"statement={quoted(self.text)}: {msg}")
 
     def side(self, node) -> str:
         return self.emit(node)[0]
@@ -308,7 +309,7 @@ class _Emit:
         if size is None:
             known = [h for h in (hint or ()) if h is not None and h != "?"] or [self.default_size]
             if known[0] is None:
-                raise _NoSize(f"statement={self.text!r}: I has no size here (write I_n)")
+                raise _NoSize(f"statement={quoted(self.text)}: I has no size here (write I_n)")
             size = size_text(known[0])
         return f"eye({size})", _ATOM
 
@@ -317,7 +318,7 @@ class _Emit:
         if size is None:
             rows = hint[0] if hint and hint[0] not in (None, "?") else self.default_size
             if rows is None:
-                raise _NoSize(f"statement={self.text!r}: \\mathbf{{1}} has no size here (write \\mathbf{{1}}_n)")
+                raise _NoSize(f"statement={quoted(self.text)}: \\mathbf{{1}} has no size here (write \\mathbf{{1}}_n)")
             size = size_text(rows)
         return f"ones({size}, 1)", _ATOM
 

@@ -10,6 +10,7 @@ from typing import Mapping
 
 from theorem_check.errors import ParseError
 from theorem_check.expr.latex_tree import applied_names, name_text, names_of, walk
+from theorem_check.validation import quoted
 
 __all__ = ["refuse_applied", "refuse_indices"]
 
@@ -20,7 +21,7 @@ def refuse_indices(text: str, sides, declared: frozenset) -> None:
     for s in sides:
         for n in walk(s):
             if n[0] == "name" and re.fullmatch(r"[ijklmnpqrst]{2}", n[2] or "") and name_text(n) not in declared:
-                raise ParseError(f"statement={text!r}: '{n[1]}_{{{n[2]}}}' reads as an entry (index notation), which "
+                raise ParseError(f"statement={quoted(text)}: '{n[1]}_{{{n[2]}}}' reads as an entry (index notation), which "
                                  f"theorem-check does not evaluate: write the statement of whole matrices "
                                  f"({n[1]} = {n[1]}^\\top), or declare {name_text(n)} (--where) as a name")
 
@@ -31,14 +32,14 @@ def refuse_applied(text: str, sides, shapes: Mapping, scalars: frozenset, declar
     applied, sigmoid = applied_names(text)
     for name, tex, atom in applied:
         if name not in shapes and name not in scalars:
-            raise ParseError(f"statement={text!r}: '{tex}(...)' reads as a function applied or as a product: a "
+            raise ParseError(f"statement={quoted(text)}: '{tex}(...)' reads as a function applied or as a product: a "
                              f"name before a parenthesis is a factor only when declared (--where "
                              f"'{tex} \\in \\mathbb{{R}}'), or write '\\cdot' between them")
         if atom and declared is not None and name not in declared and name not in scalars:
-            raise ParseError(f"statement={text!r}: '{tex}({atom})' reads as {tex} at {atom} (a value at a time, as in "
+            raise ParseError(f"statement={quoted(text)}: '{tex}({atom})' reads as {tex} at {atom} (a value at a time, as in "
                              f"W(0)) or as the product {tex} {atom}: name the value ({tex}_{{{atom}}}), or declare "
                              f"{tex} (--where) for the product")
     if sigmoid and ("sigma" in scalars or "sigma" in shapes or "sigma" in names_of(sides)):
-        raise ParseError(f"statement={text!r}: '\\sigma(...)' is read as the sigmoid, but \\sigma is also "
+        raise ParseError(f"statement={quoted(text)}: '\\sigma(...)' is read as the sigmoid, but \\sigma is also "
                          "declared or used as a name: write '\\sigma \\cdot (...)' for a product, or "
                          "'\\operatorname{sigmoid}(...)'")

@@ -35,6 +35,7 @@ from pathlib import Path
 from theorem_check.errors import ParseError
 from theorem_check.expr.latex_prepass import GREEK
 from theorem_check.expr.latex_prepass import prepass as _prepass
+from theorem_check.validation import quoted
 
 __all__ = ["GREEK", "FUNCTION_NAMES", "REFUSED", "applied_names", "prepass", "read", "name_text", "names_of",
            "walk"]
@@ -112,7 +113,7 @@ def _read(text: str, what: str):
     import lark
 
     if not text.strip():
-        raise ParseError(f"{what}={text!r}: empty")
+        raise ParseError(f"{what}={quoted(text)}: empty")
     src, where = prepass(text)
     try:
         tree = _parser().parse(src)
@@ -131,14 +132,14 @@ def _error_line(text: str, src: str, where: list[int], exc, what: str) -> str:
     tok = getattr(exc, "token", None)
     if isinstance(exc, lark.exceptions.UnexpectedEOF) or pos is None or pos >= len(src) or \
             getattr(tok, "type", "") == "$END":
-        return f"{what}={text!r}: unexpected end of input (an unclosed brace, bar or parenthesis?)"
+        return f"{what}={quoted(text)}: unexpected end of input (an unclosed brace, bar or parenthesis?)"
     col = where[pos] + 1
     shown = str(tok) if tok is not None and str(tok) else (_COMMAND.match(src, pos) or re.match(r"\S", src[pos:]) or
                                                           re.match(".", src[pos:])).group(0)
     hint = ""
     if shown.startswith("\\") and isinstance(exc, lark.exceptions.UnexpectedCharacters):
         hint = " (a command the LaTeX reader does not know)"
-    return f"{what}={text!r}: unexpected {shown.strip()!r} at column {col}{hint}"
+    return f"{what}={quoted(text)}: unexpected {quoted(shown.strip())} at column {col}{hint}"
 
 
 def _name_part(tex: str, text: str, what: str) -> str:
@@ -150,7 +151,7 @@ def _name_part(tex: str, text: str, what: str) -> str:
     s = s.replace("{", "").replace("}", "").replace("(", "").replace(")", "").replace(" ", "").replace(",", "")
     s = s.replace("+", "p").replace("-", "m").replace("'", "prime")
     if not re.fullmatch(r"[A-Za-z0-9_]+", s):
-        raise ParseError(f"{what}={text!r}: cannot read {tex!r} as part of a name")
+        raise ParseError(f"{what}={quoted(text)}: cannot read {quoted(tex)} as part of a name")
     return s
 
 
@@ -167,7 +168,7 @@ class _Build:
         self.text, self.what = text, what
 
     def fail(self, msg: str):
-        raise ParseError(f"{self.what}={self.text!r}: {msg}")
+        raise ParseError(f"{self.what}={quoted(self.text)}: {msg}")
 
     def node(self, t):
         import lark
