@@ -411,8 +411,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     `*` is the matrix product, `.T` the transpose, `**-1` the inverse (Python's precedence: the
     transpose of an inverse is (X**-1).T; X**-1.T does not parse); trace, det, log(det(X)),
     grad(f, X), jacobian(F, x), hessian(f, x), softmax, logsumexp, sigmoid, softplus, vec, kron,
-    diag, hadamard, hadamard_power(X, p) (entrywise power), expm, logm, sqrtm, sin, cos, exp, log,
-    sqrt, abs, relu, max(a, b), min(a, b) (elementwise on matrices).
+    diag, hadamard, hadamard_power(X, p) (entrywise power), expm, logm, sqrtm, cholesky, tril, triu,
+    sin, cos, tan, tanh, exp, log, log1p, expm1, sqrt, abs, relu, max(a, b), min(a, b) (elementwise
+    on matrices).
     jacobian(F, X) flattens F and X row by row (NumPy's, JAX's layout); where F or X has more
     columns than one, check also runs the vec reading (columns stacked, d vec(F)/d vec(X)^T, as
     Magnus-Neudecker and the Matrix Cookbook write it) and reports which holds; hessian(f, X) too.
