@@ -13,6 +13,7 @@ import click
 from theorem_check.authoring.registry import REGISTRY, load_builtin, load_pack, resolve
 from theorem_check.model.verdicts import VERDICTS
 from theorem_check.output import terminal
+from theorem_check.output.unicode_math import text_to_unicode
 from theorem_check.validation import plural
 
 __all__ = ["EPILOG", "color_option", "use_colour", "check_environment", "load_claims", "start_workers_early",
@@ -187,6 +188,7 @@ def result_table(run, *, colour: bool = False) -> str:
             rows += wrap(r.evidence, 4)
         for sub in (*r.variants, *r.controls):
             label = sub.name if sub.name.startswith(sub.kind) else f"{sub.kind}: {sub.name}"
+            label = text_to_unicode(label)     # the variant's $...$ maths as show prints it, not raw LaTeX
             rows += wrap(f"└ {label}: {sub.verdict.value}: {sub.evidence}", 4)
     return "\n".join(rows)
 
