@@ -48,3 +48,11 @@ def test_an_entrywise_function_of_a_1x1_product_transposes():
         r = tc.run_claim(tc.identity("t.g", lhs, rhs, shapes={"W": ("m", "n"), "x": ("n", 1)}, register=False),
                          seed=0)
         assert r.verdict.name in (("PROVED", "VERIFIED") if ok else ("REFUTED",)), r.evidence
+
+
+def test_max_of_a_1x1_product_and_a_number():
+    """helper-60: max(x.T*x, 1) was ILL-POSED (the abs form adds the 1 x 1 product to the number); its entry is
+    taken, as the parser's + does (design decision 200)."""
+    r = tc.run_claim(tc.identity("t.max11", "max(x.T*x, 1)", "(x.T*x + 1 + abs(x.T*x - 1))/2",
+                                 shapes={"x": ("n", 1)}, register=False), seed=0)
+    assert r.verdict.name in ("PROVED", "VERIFIED"), r.evidence

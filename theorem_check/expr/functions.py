@@ -26,6 +26,7 @@ from theorem_check.expr.nodes import (
     Triu,
     Vec,
     apply_entrywise,
+    entry_beside_scalar,
     expm1,
     grad,
     grad_xy,
@@ -163,12 +164,15 @@ def relu(x):
 
 
 def _max(a, b):
-    """``max(a, b) = (a + b + |a - b|)/2``, entrywise for two matrices of one shape (design decision 195)."""
+    """``max(a, b) = (a + b + |a - b|)/2``, entrywise for two matrices of one shape; a ``1 x 1`` matrix beside a
+    scalar is its entry (:func:`~theorem_check.expr.nodes.entry_beside_scalar`; design decision 195)."""
+    a, b = entry_beside_scalar(a, b)
     return (a + b + _abs_of(a - b)) / 2
 
 
 def _min(a, b):
-    """``min(a, b) = (a + b - |a - b|)/2``, entrywise for two matrices of one shape (design decision 195)."""
+    """``min(a, b) = (a + b - |a - b|)/2``, as :func:`_max`."""
+    a, b = entry_beside_scalar(a, b)
     return (a + b - _abs_of(a - b)) / 2
 
 

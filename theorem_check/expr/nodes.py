@@ -7,7 +7,7 @@ from sympy.matrices.exceptions import ShapeError
 
 from theorem_check.errors import ExprError, ParseError  # noqa: F401 - re-exported: their old home
 
-__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "NotDifferentiable", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "entrywise", "expm1", "grad", "grad_xy", "hessian", "has_matrix", "is_matrix", "is_total", "is_zero_as_built", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
+__all__ = ["Cholesky", "Conj", "Imag", "Real", "Expm", "ExprError", "Grad", "GradXY", "Hessian", "Jacobian", "LogSumExp", "LogSumExpAxis", "Logm", "NotDifferentiable", "ParseError", "Softmax", "Sqrtm", "Tril", "Triu", "Vec", "check_axis", "default_axis", "entry_beside_scalar", "entrywise", "expm1", "grad", "grad_xy", "hessian", "has_matrix", "is_matrix", "is_total", "is_zero_as_built", "jacobian", "log1p", "logsumexp", "need_matrix", "sigmoid", "softplus"]
 
 
 class NotDifferentiable(ExprError):
@@ -18,6 +18,19 @@ class NotDifferentiable(ExprError):
 def is_matrix(e) -> bool:
     """True for SymPy matrix expressions (``MatrixSymbol``, ``MatMul``, ``Grad``, ...)."""
     return isinstance(e, (sp.MatrixExpr, sp.MatrixBase))
+
+
+def entry_beside_scalar(a, b):
+    """``(a, b)`` with a ``1 x 1`` matrix beside a scalar read as its one entry (``trace``), as the LaTeX reader and
+    the docs' convention ("a 1 x 1 matrix counts as a scalar") have it: ``1 + v.T*A**-1*u`` raised SymPy's "Mix of
+    Matrix and Scalar", so Sherman-Morrison and the determinant lemma in the string syntax were ILL-POSED (helper-58;
+    design decision 200).  A matrix that is ``1 x 1`` only at some sizes (``A + 1`` at ``n = 1``) is read so there and
+    does not conform at the others, which the numeric stage runs too (ILL-POSED, as before).  Raises nothing."""
+    if is_matrix(a) and not is_matrix(b) and tuple(a.shape) == (1, 1):
+        return sp.Trace(a), b
+    if is_matrix(b) and not is_matrix(a) and tuple(b.shape) == (1, 1):
+        return a, sp.Trace(b)
+    return a, b
 
 
 def has_matrix(e) -> bool:

@@ -22,6 +22,7 @@ from theorem_check.expr.nodes import (
     apply_entrywise,
     check_axis,
     default_axis,
+    entry_beside_scalar,
     is_matrix,
     is_total,
     need_matrix,
@@ -396,28 +397,15 @@ def _pushed_transpose(x):
     return sp.Transpose(x)
 
 
-def _entry_beside_scalar(a, b):
-    """``(a, b)`` with a ``1 x 1`` matrix beside a scalar read as its one entry (``trace``), as the LaTeX reader and
-    the docs' convention ("a 1 x 1 matrix counts as a scalar") have it: ``1 + v.T*A**-1*u`` raised SymPy's "Mix of
-    Matrix and Scalar", so Sherman-Morrison and the determinant lemma in the string syntax were ILL-POSED (helper-58).
-    A matrix that is ``1 x 1`` only at some sizes (``A + 1`` at ``n = 1``) is read so there and does not conform at
-    the others, which the numeric stage runs too (ILL-POSED, as before)."""
-    if is_matrix(a) and not is_matrix(b) and tuple(a.shape) == (1, 1):
-        return sp.Trace(a), b
-    if is_matrix(b) and not is_matrix(a) and tuple(b.shape) == (1, 1):
-        return a, sp.Trace(b)
-    return a, b
-
-
 def _add(a, b):
-    """``a + b`` (:func:`_entry_beside_scalar`)."""
-    a, b = _entry_beside_scalar(a, b)
+    """``a + b`` (:func:`~theorem_check.expr.nodes.entry_beside_scalar`)."""
+    a, b = entry_beside_scalar(a, b)
     return a + b
 
 
 def _sub(a, b):
-    """``a - b`` (:func:`_entry_beside_scalar`)."""
-    a, b = _entry_beside_scalar(a, b)
+    """``a - b`` (:func:`~theorem_check.expr.nodes.entry_beside_scalar`)."""
+    a, b = entry_beside_scalar(a, b)
     return a - b
 
 
