@@ -1,8 +1,8 @@
 """A user claim pack: the transpose of a product, right and wrong.
 
 Run it with ``theorem-check run --pack examples/transpose_pack.py``.  ``demo.transpose_right``
-comes back PROVED; ``demo.transpose_wrong`` (as printed, ``(AB)^T = A^T B^T``) comes back
-ILL-POSED with the smallest dims at which the shapes do not conform.
+comes back PROVED; ``demo.transpose_wrong`` comes back ERRATUM: as printed, ``(AB)^T = A^T B^T`` is
+ILL-POSED (with the smallest dims at which the shapes do not conform), and its corrected form holds.
 """
 
 import sympy as sp

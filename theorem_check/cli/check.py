@@ -111,6 +111,8 @@ def parse_size(text: str) -> tuple[str, tuple[int, int]]:
     name, sep, rng = text.partition("=")
     name = name.strip()
     m = re.fullmatch(r"\s*([0-9]+)\s*(?::\s*([0-9]+)\s*)?", rng)
+    if sep and _NAME.match(name) and not m and re.fullmatch(r"[^:]+(:[^:]+)?", rng.strip()):   # a bad value, not form
+        raise InvalidArgument(f"--size {text!r}: LO and HI must be integers with 1 <= LO <= HI, got {rng.strip()!r}")
     if not sep or not _NAME.match(name) or not m:
         raise InvalidArgument(f"--size {text!r} must read LETTER=LO:HI or LETTER=N (e.g. n=2:5)")
     lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))

@@ -64,13 +64,26 @@ def use_colour(stream=None) -> bool:
 
 
 def check_environment() -> None:
-    """Checks before any claim runs (one line, exit 2): ``THEOREM_CHECK_BUDGET`` and
-    ``THEOREM_CHECK_SYMPY_TIMEOUT`` parse."""
+    """Checks before any claim runs (one line, exit 2): ``THEOREM_CHECK_BUDGET``,
+    ``THEOREM_CHECK_SYMPY_TIMEOUT`` and ``THEOREM_CHECK_ARB`` parse."""
     from theorem_check.engine.symbolic import resolve_time_limit
     from theorem_check.validation import check_budget
 
     check_budget()
     resolve_time_limit()   # InvalidArgument naming the variable and its value
+    _check_arb()
+
+
+def _check_arb() -> None:
+    """``THEOREM_CHECK_ARB`` reads as on or off (helper-61: ``maybe`` was taken as on, silently)."""
+    import os
+
+    from theorem_check.errors import InvalidArgument
+    from theorem_check.numerics.arb import ARB_ENV
+
+    raw = os.environ.get(ARB_ENV)
+    if raw is not None and raw.strip().lower() not in ("", "0", "1", "on", "off", "true", "false", "yes", "no"):
+        raise InvalidArgument(f"{ARB_ENV}={raw!r} must be 1 or 0 (on, off, true, false, yes, no)")
 
 
 def load_claims(packs: tuple[str, ...], timeout: float | None = None) -> list:
