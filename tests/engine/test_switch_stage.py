@@ -16,6 +16,10 @@ FALSE = [
     ("abs(x - 1) + abs(x - 1.001)", "abs(2*x - 2.001)", {}, {}),                  # on (1, 1.001)
     ("abs(det(X) - 1) + abs(det(X) - 1.001)", "abs(2*det(X) - 2.001)", {"X": ("n", "n")}, {}),
     ("abs(x/y - 1000)", "1000 - x/y", {}, {}),            # a ratio: scaling both inputs leaves it where it is
+    # the argument changes sign twice within one step of the grid (helper-60): found at the extremum between
+    ("abs((x - 3)*(x - 3.01))", "(x - 3)*(x - 3.01)", {}, {}),
+    ("relu(x**2 - 2*x + 1 - 1e-8)", "(x - 1)**2 - 1e-8", {}, {}),
+    ("abs((trace(X) - 3)*(trace(X) - 3.01))", "(trace(X) - 3)*(trace(X) - 3.01)", {"X": ("n", "n")}, {"X": "spd"}),
 ]
 # the same switches in true statements: the stage runs and refutes none of them
 TRUE = [
@@ -25,6 +29,7 @@ TRUE = [
     ("abs(x/y - 1000)*abs(y)", "abs(x - 1000*y)", {}, {}),
     ("(x + y + abs(x - y))/2 - y", "(x - y + abs(x - y))/2", {}, {}),
     ("abs(trace(S) - 2)", "abs(2 - trace(S))", {"S": ("n", "n")}, {"S": "spd"}),
+    ("relu((x - 1)**2 - 1e-4) + relu(1e-4 - (x - 1)**2)", "abs((x - 1)**2 - 1e-4)", {}, {}),
 ]
 
 

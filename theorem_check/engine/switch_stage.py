@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 import sympy as sp
-from scipy.optimize import brentq
+from scipy.optimize import brentq, minimize_scalar
 
 from theorem_check import expr as ex
 from theorem_check.engine.numeric import derive_seed, evaluate_instances
@@ -195,8 +195,12 @@ def _switch_values(recipe, base: dict, ray: tuple, scales: np.ndarray, cfg: dict
 
 
 def _crossings(recipe, base: dict, ray: tuple, cfg: dict, structure: dict) -> list[float]:
-    """The multiples ``s*`` at which an entry of the switch changes sign along the ray (Brent's method in ``log s``
-    between two grid points of :data:`RAY_SCALES` with opposite signs), at most :data:`MAX_CROSSINGS`."""
+    """The multiples ``s*`` at which an entry of the switch changes sign along the ray, at most
+    :data:`MAX_CROSSINGS`: Brent's method in ``log s`` between two grid points of :data:`RAY_SCALES` with opposite
+    signs, and where ``|switch|`` has a local minimum on the grid without a sign change, the switch's extremum
+    between the two neighbours (bounded Brent minimisation): beyond zero, it changes sign twice within one step of
+    the grid (``(x - 3)*(x - 3.01)``, negative on a band 3e-3 wide: helper-60), and the extremum and both crossings
+    are returned."""
     try:
         vals = _switch_values(recipe, base, ray, RAY_SCALES, cfg, structure)
     except Exception:  # noqa: BLE001 - a switch that cannot be evaluated along this ray: no crossing
@@ -205,11 +209,26 @@ def _crossings(recipe, base: dict, ray: tuple, cfg: dict, structure: dict) -> li
     out: list[float] = []
     for j in range(vals.shape[1]):
         v = vals[:, j]
-        for i in np.flatnonzero(np.sign(v[:-1]) * np.sign(v[1:]) < 0)[:PER_SWITCH]:
-            def f(t, j=j):
-                return float(_switch_values(recipe, base, ray, np.array([math.exp(t)]), cfg, structure)[0, j])
+
+        def f(t, j=j):
+            return float(_switch_values(recipe, base, ray, np.array([math.exp(t)]), cfg, structure)[0, j])
+        brackets = [(logs[i], logs[i + 1]) for i in np.flatnonzero(np.sign(v[:-1]) * np.sign(v[1:]) < 0)[:PER_SWITCH]]
+        a = np.abs(v)
+        dips = np.flatnonzero((a[1:-1] < a[:-2]) & (a[1:-1] < a[2:]) & (np.sign(v[:-2]) == np.sign(v[2:]))
+                              & (np.sign(v[1:-1]) == np.sign(v[2:])) & (v[1:-1] != 0)) + 1
+        for i in dips[:PER_SWITCH]:
+            sign = float(np.sign(v[i]))
             try:
-                out.append(math.exp(brentq(f, logs[i], logs[i + 1], xtol=1e-15, maxiter=200)))
+                m = minimize_scalar(lambda t: sign * f(t), bounds=(logs[i - 1], logs[i + 1]), method="bounded",
+                                    options={"xatol": 1e-12, "maxiter": 200})
+            except (ValueError, RuntimeError, ArithmeticError):
+                continue
+            if np.isfinite(m.fun) and m.fun < 0:           # the other sign between two grid points of one sign
+                out.append(math.exp(m.x))
+                brackets += [(logs[i - 1], m.x), (m.x, logs[i + 1])]
+        for lo, hi in brackets:
+            try:
+                out.append(math.exp(brentq(f, lo, hi, xtol=1e-15, maxiter=200)))
             except (ValueError, RuntimeError, ArithmeticError):   # NaN inside the bracket, no convergence
                 continue
         out += [float(RAY_SCALES[i]) for i in np.flatnonzero(v == 0)[:PER_SWITCH]]
