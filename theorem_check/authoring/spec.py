@@ -179,6 +179,10 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
                 tuple(k for k in letters if sizes.get(k) is None))
 
 
+BEYOND_LARGE = 11
+"""The size of every defaulted letter (``11, 12, ...`` for the second, third) in the last configuration beyond the
+default (:func:`beyond_default`): ``det(2*eye(n)) = sum_{k<=7} C(n, k)`` and ``x.T*x + (n-1)...(n-7) = trace(x*x.T)``
+hold up to 7 or 8 and were VERIFIED with 5..7 only (helper-60; design decision 202)."""
 BEYOND_DEFAULT = (6, 5, 7)
 """The sizes beyond :data:`DEFAULT_SIZE` (:func:`beyond_default`), letter by letter, in three rotations (the far
 stage runs all three at every seed, decision 199)."""
@@ -187,7 +191,8 @@ stage runs all three at every seed, decision 199)."""
 def beyond_default(spec: Spec, space) -> tuple[dict, ...]:
     """The configurations beyond the default sizes, as the statement's ``far_dims``: every letter whose range was
     not given (:data:`DEFAULT_SIZE`, 1..4) at a size of :data:`BEYOND_DEFAULT` (6, 5, 7, ... distinct; three
-    rotations, all of which the far stage evaluates at every seed, decision 199), the others at the top of their ranges; () when no
+    rotations, all of which the far stage evaluates at every seed, decision 199), then every such letter at
+    :data:`BEYOND_LARGE` (11, 12, ...), the others at the top of their ranges; () when no
     letter was defaulted or the space's constraint refuses them.  A statement
     with sizes not given is a statement for every size: ``x*(n-1)*(n-2)*(n-3)*(n-4) + x = x`` holds at 1..4 only
     and was VERIFIED (helper-43).  Design decision 175."""
@@ -202,6 +207,11 @@ def beyond_default(spec: Spec, space) -> tuple[dict, ...]:
         dims = _in_space(dims, space)
         if dims is not None:
             out.append(dims)
+    large = {k: int(hi) for k, (lo, hi) in spec.ranges.items()}      # and one farther out (decision 202)
+    large.update({k: BEYOND_LARGE + j for j, k in enumerate(spec.defaulted)})
+    large = _in_space(large, space)
+    if large is not None and large not in out:
+        out.append(large)
     return tuple(out)
 
 
