@@ -56,3 +56,11 @@ def test_max_of_a_1x1_product_and_a_number():
     r = tc.run_claim(tc.identity("t.max11", "max(x.T*x, 1)", "(x.T*x + 1 + abs(x.T*x - 1))/2",
                                  shapes={"x": ("n", 1)}, register=False), seed=0)
     assert r.verdict.name in ("PROVED", "VERIFIED"), r.evidence
+
+
+def test_max_and_min_of_a_matrix_and_a_scalar_are_entrywise():
+    """helper-60: max(A, 0) said "adds a matrix to a scalar"; the scalar is taken in every entry."""
+    for lhs, rhs, ok in (("max(A, 0)", "relu(A)", True), ("min(A, t) + max(A, t)", "A + t*ones(n, n)", True),
+                         ("max(A, 0)", "A", False)):
+        r = tc.run_claim(tc.identity("t.mxs", lhs, rhs, shapes={"A": ("n", "n")}, register=False), seed=0)
+        assert r.verdict.name in (("PROVED", "VERIFIED") if ok else ("REFUTED",)), r.evidence

@@ -163,16 +163,28 @@ def relu(x):
     return (x + _abs_of(x)) / 2
 
 
-def _max(a, b):
-    """``max(a, b) = (a + b + |a - b|)/2``, entrywise for two matrices of one shape; a ``1 x 1`` matrix beside a
-    scalar is its entry (:func:`~theorem_check.expr.nodes.entry_beside_scalar`; design decision 195)."""
+def _broadcast(a, b):
+    """``(a, b)`` for an entrywise maximum or minimum: a ``1 x 1`` matrix beside a scalar is its entry
+    (:func:`~theorem_check.expr.nodes.entry_beside_scalar`), and a scalar beside a larger matrix is that scalar in
+    every entry (``max(A, 0)`` is ``relu(A)``: it said "adds a matrix to a scalar", helper-60)."""
     a, b = entry_beside_scalar(a, b)
+    if is_matrix(a) and not is_matrix(b):
+        b = b * sp.OneMatrix(*a.shape)
+    elif is_matrix(b) and not is_matrix(a):
+        a = a * sp.OneMatrix(*b.shape)
+    return a, b
+
+
+def _max(a, b):
+    """``max(a, b) = (a + b + |a - b|)/2``, entrywise for two matrices of one shape, or a matrix and a scalar
+    (:func:`_broadcast`; design decision 195)."""
+    a, b = _broadcast(a, b)
     return (a + b + _abs_of(a - b)) / 2
 
 
 def _min(a, b):
     """``min(a, b) = (a + b - |a - b|)/2``, as :func:`_max`."""
-    a, b = entry_beside_scalar(a, b)
+    a, b = _broadcast(a, b)
     return (a + b - _abs_of(a - b)) / 2
 
 
