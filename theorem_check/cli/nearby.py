@@ -34,6 +34,21 @@ class Nearby:
     evidence: str
 
 
+def _fails_at_once(statement, seed: int) -> bool:
+    """True when one batch of two instances at the statement's generic sizes already fails by the engine's decision
+    rule (:func:`~theorem_check.engine.numeric.evaluate_instances`): a false candidate is dropped without the whole
+    run, whose shrinking and exact counterexample it does not need.  False when the batch holds, is grey or raises
+    (the whole run decides those)."""
+    from theorem_check.engine.numeric import derive_seed, evaluate_instances
+    from theorem_check.model.verdicts import Outcome
+
+    try:
+        batch = evaluate_instances(statement, statement.dims.generic(), derive_seed(seed, "nearby"), 2)
+    except Exception:  # noqa: BLE001 - not decided here: the whole run reports it
+        return False
+    return any(r.outcome is Outcome.FAILS for r in batch)
+
+
 def nearby(lhs: str, rhs: str, shapes: dict, structure: dict, sizes: dict, *, seed: int, trials: int,
            timeout: float | None) -> list[Nearby]:
     """The statements ``lhs = template(rhs)`` of :data:`SLIPS` that hold (PROVED or VERIFIED), run in this process
@@ -51,6 +66,8 @@ def nearby(lhs: str, rhs: str, shapes: dict, structure: dict, sizes: dict, *, se
         try:
             claim = identity("check.nearby", lhs, candidate, shapes=shapes, structure=structure, sizes=sizes,
                              register=False)
+            if _fails_at_once(claim.statement, seed):
+                continue
             result = run_in_process(claim, options=RunOptions(seed=seed, trials=trials), timeout=timeout)
         except (TheoremCheckError, ValueError, TypeError):
             continue

@@ -41,7 +41,7 @@ from theorem_check.engine.numeric_result import InstanceResult, NumericResult
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 
-__all__ = ["MAX_BEYOND", "FAR_PER_INSTANCE", "FAR_PER_INSTANCE_SCALAR", "FAR_SCALES", "FAR_SCALES_SCALAR", "FAR_SCALES_SMALL",
+__all__ = ["BEYOND_LADDER_ENTRIES", "MAX_BEYOND", "FAR_PER_INSTANCE", "FAR_PER_INSTANCE_SCALAR", "FAR_SCALES", "FAR_SCALES_SCALAR", "FAR_SCALES_SMALL",
            "FAR_SMALL_TOTAL", "far_stage"]
 
 FAR_PER_INSTANCE = 0.75
@@ -73,6 +73,12 @@ MAX_BEYOND = 4
 """At most this many configurations of ``Statement.far_dims`` are run, every one at every seed (the short forms give
 three rotations of 6, 5, 7 and one at 11, decision 202): one per seed left ``det(2*eye(n)) = sum_{k<=5} C(n, k)``, false from ``n = 6``, VERIFIED
 at the seeds that drew 5 (helper-58; design decision 199)."""
+
+
+BEYOND_LADDER_ENTRIES = 64
+"""A configuration beyond the default sizes whose largest input has more entries than this (the one at 11, decision
+202, for a matrix) gets its instance at scale 1 only, not the ladder: it is there for statements false from some
+size on, which one instance shows, and the ladder at 11 x 11 doubled the cost of a short check."""
 
 
 def _at_scale(statement: Statement, scale) -> Statement:
@@ -141,7 +147,10 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
             break
         # one instance at scale 1 as an ordinary one (its first instance goes to mp50, where a divisor that is 0 or
         # an inverse that does not exist at these sizes shows), then the ladder as far instances
-        for part, (scales, far) in enumerate(((np.array([1.0]), False), (np.array(ladder), True))):
+        parts = ((np.array([1.0]), False), (np.array(ladder), True))
+        if largest_input(statement, dict(cfg), derive_seed(seed, "far", "probe")) > BEYOND_LADDER_ENTRIES:
+            parts = parts[:1]           # a size-only failure shows at scale 1; the ladder is the rotations' (202)
+        for part, (scales, far) in enumerate(parts):
             beyond += len(scales)
             s = derive_seed(seed, "far", "beyond", j, part)
             try:
