@@ -2,6 +2,8 @@
 
 import re
 
+import pytest
+
 from theorem_check.output.errata import errata_candidates, main, render_errata
 
 from .conftest import ROOT, builtin_claims, cached_results
@@ -16,6 +18,7 @@ def _roundoff_masked(text: str) -> str:
     return _NUMBER.sub(lambda m: "~0" if abs(float(m.group())) < 1e-12 else m.group(), text)
 
 
+@pytest.mark.slow   # runs every claim (23 s on one core): in README's full run (CI), not the default suite
 def test_errata_page_is_fresh():
     claims = builtin_claims()
     cands = errata_candidates(claims)

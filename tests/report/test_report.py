@@ -123,6 +123,7 @@ def test_cli_report_pdf_packs_with_specials(tmp_path):
     assert not any((out / f"report{ext}").exists() for ext in (".aux", ".fls", ".fdb_latexmk", ".out"))
 
 
+@pytest.mark.slow   # 50 s of LaTeX on one core: in README's full run (CI), not the default suite's 5 minutes
 @needs_latex
 def test_report_of_every_paper_compiles_fits_the_page_and_has_no_raw_markup(tmp_path):
     """Every paper's claims in one report, as `report --all --pdf` writes it: it compiles (a claim whose text
