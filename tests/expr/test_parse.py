@@ -246,7 +246,7 @@ SHERMAN = {"A": ("n", "n"), "u": ("n", 1), "v": ("n", 1)}
     ("det(A + u*v.T)", "(1 + v.T*A**-1*u)*det(A)", {"PROVED", "VERIFIED"}),
     ("(A + u*v.T)**-1", "A**-1 - A**-1*u*v.T*A**-1/(1 - v.T*A**-1*u)", {"REFUTED"}),    # the sign slip
     ("A + 1", "A", {"ILL-POSED"}),                  # 1 x 1 only at n = 1: does not conform at the other sizes
-    ("(u.T*A*u)*u", "u*(u.T*A*u)", {"PROVED", "VERIFIED"}),    # a 1 x 1 factor beside a vector (helper-60)
+    ("(u.T*A*u)*u", "u*(u.T*A*u)", {"ILL-POSED"}),  # a 1 x 1 factor of a product stays a matrix (metamorphic oracle)
     ("u*u", "u.T*u", {"ILL-POSED"}),                # no 1 x 1 factor: a column times a column does not conform
 ])
 def test_a_1x1_matrix_beside_a_scalar_is_its_entry(lhs, rhs, verdicts):
