@@ -79,10 +79,10 @@ def _check_arb() -> None:
     import os
 
     from theorem_check.errors import InvalidArgument
-    from theorem_check.numerics.arb import ARB_ENV
+    from theorem_check.numerics.arb import ARB_ENV, ARB_OFF, ARB_ON
 
     raw = os.environ.get(ARB_ENV)
-    if raw is not None and raw.strip().lower() not in ("", "0", "1", "on", "off", "true", "false", "yes", "no"):
+    if raw is not None and raw.strip().lower() not in ARB_ON + ARB_OFF:
         raise InvalidArgument(f"{ARB_ENV}={raw!r} must be 1 or 0 (on, off, true, false, yes, no)")
 
 

@@ -17,9 +17,10 @@ cancellation can exceed what a precision resolves there; such instances are coun
 turned into a verdict.  One undefined at the highest precision (a side NaN, infinite or complex at mp50, a
 singular matrix: the statement is not defined there) makes the numeric outcome GREY, INCONCLUSIVE, as an
 ordinary instance undefined at mp50 does (design decision 179).  Besides its ladder the stage tries the scales the
-statement's constants suggest (``Statement.far_scales``, decision 172) and one configuration of sizes beyond the
-default ones (``Statement.far_dims``, decision 175; every one of them, decision 199).  A statement without ``sample_at_scale`` (a custom sampler,
-whose inputs the engine cannot rescale without breaking their structure) has no far instances.
+statement's constants suggest (``Statement.far_scales``, decision 172) and the configurations of sizes beyond the
+default ones (``Statement.far_dims``, decisions 175, 199 and 202: every one of them, at every seed).  A statement
+without ``sample_at_scale`` (a custom sampler, whose inputs the engine cannot rescale without breaking their
+structure) has no far instances.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ from theorem_check.engine.numeric_result import InstanceResult, NumericResult
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 
-__all__ = ["BEYOND_LADDER_ENTRIES", "MAX_BEYOND", "FAR_PER_INSTANCE", "FAR_PER_INSTANCE_SCALAR", "FAR_SCALES", "FAR_SCALES_SCALAR", "FAR_SCALES_SMALL",
-           "FAR_SMALL_TOTAL", "far_stage"]
+__all__ = ["BEYOND_LADDER_ENTRIES", "MAX_BEYOND", "FAR_PER_INSTANCE", "FAR_PER_INSTANCE_SCALAR", "FAR_SCALES",
+           "FAR_SCALES_SCALAR", "FAR_SCALES_SMALL", "FAR_SMALL_TOTAL", "far_stage"]
 
 FAR_PER_INSTANCE = 0.75
 """Far instances per ordinary instance, rounded up to whole ladders of :data:`FAR_SCALES` (one instance at each
@@ -71,8 +72,8 @@ such instances are undecided, never counterexamples."""
 
 MAX_BEYOND = 4
 """At most this many configurations of ``Statement.far_dims`` are run, every one at every seed (the short forms give
-three rotations of 6, 5, 7 and one at 11, decision 202): one per seed left ``det(2*eye(n)) = sum_{k<=5} C(n, k)``, false from ``n = 6``, VERIFIED
-at the seeds that drew 5 (helper-58; design decision 199)."""
+three rotations of 6, 5, 7 and one at 11, decision 202): one per seed left ``det(2*eye(n)) = sum_{k<=5} C(n, k)``,
+false from ``n = 6``, VERIFIED at the seeds that drew 5 (helper-58; design decision 199)."""
 
 
 BEYOND_LADDER_ENTRIES = 64

@@ -150,8 +150,8 @@ def switch_stage(statement: Statement, num: NumericResult, *, seed: int) -> Nume
             detail = r.detail
             if r.outcome is Outcome.FAILS:
                 values = ", ".join(f"{k} = {v:.12g}" for k, v in r.values.items())
-                detail = (f"beside where the argument {expr_text(arg)} of an abs changes sign: base instance seed {base_seed}, "
-                          f"{scaled} = {s:.12g}" + (f" ({values})" if values else "")
+                detail = (f"beside where the argument {expr_text(arg)} of an abs changes sign: base instance seed "
+                          f"{base_seed}, {scaled} = {s:.12g}" + (f" ({values})" if values else "")
                           + (f"; {r.detail}" if r.detail else ""))
             results.append(dataclasses.replace(r, detail=detail))
         if any(r.outcome is Outcome.FAILS for r in results):

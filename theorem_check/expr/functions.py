@@ -153,14 +153,14 @@ def _hadamard_power(x, p):
     return sp.HadamardPower(x, p)
 
 
-def _abs_of(x):
-    return apply_entrywise(sp.Abs, x) if is_matrix(x) else sp.Abs(x)
+_abs = _elementwise_fn("abs", sp.Abs)
+"""``abs`` of the string syntax: entrywise for a matrix (:func:`_elementwise_fn`)."""
 
 
 def relu(x):
     """``relu(x) = max(x, 0) = (x + |x|)/2``, entrywise for a matrix: built from ``abs`` so that the symbolic stage
     proves with it (``relu(x) - relu(-x) = x``) and the engine's branch switches see it (design decision 195)."""
-    return (x + _abs_of(x)) / 2
+    return (x + _abs(x)) / 2
 
 
 def _broadcast(a, b):
@@ -179,13 +179,13 @@ def _max(a, b):
     """``max(a, b) = (a + b + |a - b|)/2``, entrywise for two matrices of one shape, or a matrix and a scalar
     (:func:`_broadcast`; design decision 195)."""
     a, b = _broadcast(a, b)
-    return (a + b + _abs_of(a - b)) / 2
+    return (a + b + _abs(a - b)) / 2
 
 
 def _min(a, b):
     """``min(a, b) = (a + b - |a - b|)/2``, as :func:`_max`."""
     a, b = _broadcast(a, b)
-    return (a + b - _abs_of(a - b)) / 2
+    return (a + b - _abs(a - b)) / 2
 
 
 FUNCTIONS: dict[str, Any] = {
@@ -198,7 +198,7 @@ FUNCTIONS: dict[str, Any] = {
     "tan": _elementwise_fn("tan", sp.tan), "tanh": _elementwise_fn("tanh", sp.tanh),
     "exp": _elementwise_fn("exp", sp.exp), "log": _elementwise_fn("log", sp.log),
     "log1p": _elementwise_fn("log1p", log1p), "expm1": _elementwise_fn("expm1", expm1),
-    "sqrt": _elementwise_fn("sqrt", sp.sqrt), "abs": _elementwise_fn("abs", sp.Abs),
+    "sqrt": _elementwise_fn("sqrt", sp.sqrt), "abs": _abs,
     "Abs": _elementwise_fn("Abs", sp.Abs), "sigmoid": _elementwise_fn("sigmoid", sigmoid),
     "softplus": _elementwise_fn("softplus", softplus),
     "relu": relu, "max": _max, "min": _min,

@@ -13,7 +13,7 @@ import os
 import mpmath
 import numpy as np
 
-__all__ = ["ARB_ENV", "USE_ARB", "arb_inv", "arb_solve", "arb_det", "arb_expm", "arb_eigvalsh"]
+__all__ = ["ARB_ENV", "ARB_OFF", "ARB_ON", "USE_ARB", "arb_inv", "arb_solve", "arb_det", "arb_expm", "arb_eigvalsh"]
 
 # python-flint, optional extra [arb] (no import cost in practice: SymPy >= 1.13 imports it as its ground
 # types whenever it is installed)
@@ -24,7 +24,11 @@ except ImportError:  # mpmath does the work alone
 
 ARB_ENV = "THEOREM_CHECK_ARB"
 """Environment variable: ``0`` (or ``off``, ``false``, ``no``) keeps mp50 linear algebra in mpmath."""
-USE_ARB: bool = _flint is not None and os.environ.get(ARB_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
+ARB_OFF = ("0", "off", "false", "no")
+"""The values of :data:`ARB_ENV` that turn python-flint off (case and surrounding spaces ignored)."""
+ARB_ON = ("", "1", "on", "true", "yes")
+"""The values of :data:`ARB_ENV` that leave it on; any other is refused by the command line (exit 2)."""
+USE_ARB: bool = _flint is not None and os.environ.get(ARB_ENV, "1").strip().lower() not in ARB_OFF
 """Route mp50 ``inv`` / ``solve`` / ``det`` / ``expm`` through python-flint's ``arb_mat`` / ``acb_mat``.
 
 True when python-flint is importable and ``THEOREM_CHECK_ARB`` does not turn it off; tests set it to
