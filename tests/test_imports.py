@@ -228,12 +228,13 @@ def test_layer_test_sees_an_upward_import():
 
 
 def test_the_catalogue_loads_without_scipy():
-    """``theorem-check list``/``show`` and every exit-2 error load the catalogue, never SciPy (0.5-0.7 s of
-    start-up per process): the papers' checks import ``scipy.optimize``/``stats``/``integrate`` when they run."""
+    """``theorem-check list``/``show`` and every exit-2 error load the catalogue and the command line (with the
+    engine), never SciPy (0.4-0.7 s of start-up per process): the papers' checks and the engine's branch-switch
+    stage import ``scipy.optimize``/``stats``/``integrate`` when they run."""
     import subprocess
     import sys
 
-    code = ("import sys; from theorem_check import load_builtin; load_builtin(); "
+    code = ("import sys; import theorem_check.cli.main; from theorem_check import load_builtin; load_builtin(); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'scipy'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])

@@ -158,7 +158,7 @@ def derive(expression, wrt, shape, assume, size, order, as_latex, trials, seed, 
         click.echo(f"checked: {statement}")
         click.echo(result_table(result, colour=colour), color=colour)
         counts = ", ".join(f"{n} {terminal.style_verdict(v, colour)}" for v, n in result.counts().items())
-        click.echo(f"{plural(len(result.results), 'check')}: {counts} in {result.seconds:.1f} s (seed {seed})",
+        click.echo(f"{plural(len(result.results), 'claim')}: {counts} in {result.seconds:.1f} s (seed {seed})",
                    color=colour)
     report_broken(result)
     st = result.results[0].printed
