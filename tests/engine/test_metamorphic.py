@@ -321,6 +321,10 @@ def evaluate(e, sizes, vals):
     a = [evaluate(x, sizes, vals) for x in e.args]
     if op == "matmul":
         x, y = _mat(a[0]), _mat(a[1])
+        if x.shape == (1, 1) and y.shape[0] != 1:     # a 1 x 1 factor that does not conform is its entry
+            return float(x[0, 0]) * y                   # (MATLAB's reading; design decision 203)
+        if y.shape == (1, 1) and x.shape[1] != 1:
+            return x * float(y[0, 0])
         if x.shape[1] != y.shape[0]:
             raise Mismatch(f"matmul {x.shape} {y.shape}")
         return x @ y

@@ -246,14 +246,33 @@ SHERMAN = {"A": ("n", "n"), "u": ("n", 1), "v": ("n", 1)}
     ("det(A + u*v.T)", "(1 + v.T*A**-1*u)*det(A)", {"PROVED", "VERIFIED"}),
     ("(A + u*v.T)**-1", "A**-1 - A**-1*u*v.T*A**-1/(1 - v.T*A**-1*u)", {"REFUTED"}),    # the sign slip
     ("A + 1", "A", {"ILL-POSED"}),                  # 1 x 1 only at n = 1: does not conform at the other sizes
-    ("(u.T*A*u)*u", "u*(u.T*A*u)", {"ILL-POSED"}),  # a 1 x 1 factor of a product stays a matrix (metamorphic oracle)
+    ("(u.T*A*u)*u", "u*(u.T*A*u)", {"PROVED", "VERIFIED"}),    # a 1 x 1 factor that does not conform (decision 203)
+    ("(u.T*A*u)*u", "u*(u.T*A.T*u)*2", {"REFUTED"}),  # ... and a factor-2 slip beside it
+    ("u.T*v*u", "u*v.T*u", {"PROVED", "VERIFIED"}),   # (u^T v) u = u (v^T u), MATLAB's reading of u'*v*u
+    ("u.T*v*u", "v*u.T*u", {"REFUTED"}),
     ("u*u", "u.T*u", {"ILL-POSED"}),                # no 1 x 1 factor: a column times a column does not conform
 ])
 def test_a_1x1_matrix_beside_a_scalar_is_its_entry(lhs, rhs, verdicts):
     """helper-58: Sherman-Morrison and the determinant lemma written in the string syntax were ILL-POSED ("adds a
-    matrix to a scalar": SymPy's Mix of Matrix and Scalar), while their LaTeX twins were PROVED."""
+    matrix to a scalar": SymPy's Mix of Matrix and Scalar), while their LaTeX twins were PROVED; helper-60: so was
+    ``(u.T*A*u)*u``, a 1 x 1 factor of a product that does not conform as a matrix (design decision 203)."""
     shapes = {k: v for k, v in SHERMAN.items() if k in lhs + rhs}
     structure = {"A": "invertible"} if "A" in shapes else {}
     r = tc.run_claim(tc.identity("t.one", lhs, rhs, shapes=shapes, structure=structure, register=False), seed=0)
     assert r.verdict.value in verdicts, r.evidence
     assert parse("x.T*x + 1", {"x": (3, 1)}) == sp.Trace(parse("x.T*x", {"x": (3, 1)})) + 1
+
+
+def test_the_rayleigh_quotient_gradient_as_textbooks_print_it():
+    """helper-60: the Rayleigh quotient's gradient, ``2 (A x - r(x) x) / x^T x`` with ``r(x) = x^T A x / x^T x``, in
+    the string syntax as printed, ``(x.T*A*x)*x``: PROVED for symmetric A (its LaTeX twin already was), and the
+    version without the symmetry (``A`` where ``(A + A.T)/2`` belongs) REFUTED for a general A (decision 203)."""
+    shapes = {"x": ("n", 1), "A": ("n", "n")}
+    rhs = "2*(A*x - (x.T*A*x)*x/(x.T*x))/(x.T*x)"
+    lhs = "grad(x.T*A*x/(x.T*x), x)"
+    sym = tc.run_claim(tc.identity("t.r", lhs, rhs, shapes=shapes, structure={"A": "symmetric"}, register=False))
+    gen = tc.run_claim(tc.identity("t.g", lhs, rhs, shapes=shapes, register=False))
+    assert sym.verdict.value in ("PROVED", "VERIFIED"), sym.evidence
+    assert gen.verdict.value == "REFUTED", gen.evidence
+    with pytest.raises(tc.ShapeMismatch):   # no 1 x 1 factor: still does not conform
+        parse("x*x", {"x": (3, 1)})

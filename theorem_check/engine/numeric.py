@@ -380,6 +380,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
         r_mp = r.get(mp.name, math.nan) if mp is not None else math.nan
         if rounded and outcome is not Outcome.HOLDS and r_mp <= _floor(CONTEXTS["float64"], size, statement.cond):
             hint = FLOAT_LITERAL_HINT.format(values=", ".join(f"{v!r}" for v in rounded[:3]))
+            if outcome is Outcome.FAILS:   # a gap a rounded literal can make: undecided, not a counterexample (204)
+                outcome, hint = Outcome.GREY, f"{hint}; undecided"
             detail = f"{detail}; {hint}" if detail else hint
         muts, ladder = ({}, {})
         if vacuous and outcome is Outcome.HOLDS:

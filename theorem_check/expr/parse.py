@@ -285,7 +285,7 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
         raise ParseError(f"{text!r}: parse error at {_syntax_error_token(text.strip(), exc)!r}") from None
     tree = ast.fix_missing_locations(_Rewrite(text.strip()).visit(tree))
     env = {"__builtins__": {}, "_T": _transpose, "_H": _adjoint, "_num": _num, "_pow": _pow, "_div": _div,
-           "_add": _add, "_sub": _sub, **local}
+           "_add": _add, "_sub": _sub, "_mul": _mul, **local}
     try:
         expr = eval(compile(tree, "<statement>", "eval"), env)  # noqa: S307 - names restricted to `env`
     except ShapeError as exc:
@@ -401,6 +401,19 @@ def _add(a, b):
     """``a + b`` (:func:`~theorem_check.expr.nodes.entry_beside_scalar`)."""
     a, b = entry_beside_scalar(a, b)
     return a + b
+
+
+def _mul(a, b):
+    """``a * b``; a ``1 x 1`` matrix factor that does not conform with its neighbour as a matrix is read as its
+    entry, as MATLAB reads a 1 x 1 array: ``(x.T*A*x)*x`` is the textbook's scalar times a vector (helper-60; was
+    ILL-POSED while ``--latex`` read it so).  Where the matrix product conforms it is the matrix product, and the
+    two readings have the same value there (design decision 203)."""
+    if is_matrix(a) and is_matrix(b):
+        if tuple(a.shape) == (1, 1) and b.shape[0] != 1:
+            a = sp.Trace(a)
+        elif tuple(b.shape) == (1, 1) and a.shape[1] != 1:
+            b = sp.Trace(b)
+    return a * b
 
 
 def _sub(a, b):
@@ -522,8 +535,8 @@ class _Rewrite(ast.NodeTransformer):
             return ast.copy_location(ast.Call(ast.Name("_pow", ast.Load()), [node.left, node.right], []), node)
         if isinstance(node.op, ast.Div):
             return ast.copy_location(ast.Call(ast.Name("_div", ast.Load()), [node.left, node.right], []), node)
-        if isinstance(node.op, (ast.Add, ast.Sub)):
-            name = "_add" if isinstance(node.op, ast.Add) else "_sub"
+        if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.MatMult)):
+            name = {ast.Add: "_add", ast.Sub: "_sub", ast.Mult: "_mul", ast.MatMult: "_mul"}[type(node.op)]
             return ast.copy_location(ast.Call(ast.Name(name, ast.Load()), [node.left, node.right], []), node)
         return node
 
