@@ -402,3 +402,48 @@ def test_float_literal_in_claim_code_is_flagged_and_never_passes():
         is tc.Verdict.REFUTED
     ok = tc.run_claim(_claim("tm.lit3", lambda i, c: 0.5 * i.A, lambda i, c: i.A / 2), seed=0)
     assert ok.verdict is tc.Verdict.VERIFIED and "float literal" not in ok.evidence
+
+
+# --------------------------------------------------------------------------- what the evidence's numbers say
+def _cov_claim(cid, third=3):
+    """The population covariance two ways, ``D D^T / N`` (``D = G - mean``) against ``G G^T / N - mean mean^T``
+    (written as ``(G/3) (third G)^T``): at ``N = 1`` both sides are 0 and the float64 residual of those vacuous
+    instances is ~1 (one side exactly 0, the other rounding)."""
+    dims = tc.DimSpace({"N": (1, 4), "p": (1, 3)})
+
+    def mean(i):
+        return i.G.sum(axis=-1, keepdims=True) / i.G.shape[-1]
+
+    def lhs(i, c):
+        d = i.G - mean(i)
+        return d @ c.T(d) / i.G.shape[-1]
+
+    def rhs(i, c):
+        return (i.G / 3) @ c.T(i.G * third) / i.G.shape[-1] - mean(i) @ c.T(mean(i))
+
+    return _claim(cid, lhs, rhs, dims=dims, sample=lambda rng, d, b: {"G": sampling.gaussian(rng, d["p"], d["N"],
+                                                                                              batch=b)})
+
+
+def test_max_residual_is_over_the_instances_that_decided():
+    """helper-63: "VERIFIED ... max residual float32 1.0e+00 -> float64 1.0e+00 -> mp50 1.0e+00": the maximum
+    took in the vacuous instances, whose relative residual says nothing.  Negative control: with the factor 3
+    where the statement has 6 (so the sides differ by G G^T / N) the same path REFUTES it."""
+    import re
+
+    r = tc.run_claim(_cov_claim("tm.cov"), seed=0)
+    assert r.verdict is tc.Verdict.VERIFIED and "instances vacuous" in r.evidence, r.evidence
+    worst = dict(re.findall(r"(float32|float64|mp50) ([0-9.e+-]+)", r.evidence.split(";")[0]))
+    assert float(worst["float64"]) < 1e-10 and float(worst["mp50"]) < 1e-40, r.evidence
+    assert any(i.vacuous and i.residuals.get("float64", 0) > 0.5 for i in r.printed.numeric.instances)
+    assert tc.run_claim(_cov_claim("tm.cov6", third=6), seed=0).verdict is tc.Verdict.REFUTED
+
+
+def test_fixed_sizes_are_the_only_sizes_run():
+    """helper-63: ``run --dims h=1`` of a statement true at h = 1 only came back REFUTED with a counterexample at
+    h = 2, from the far stage's sizes beyond the default, which ignored the sizes the user fixed."""
+    shapes = {"A": ("n", "n"), "B": ("n", "n")}
+    claim = tc.identity("tm.commute_n1", "A*B", "B*A", shapes=shapes, register=False)
+    pinned = tc.run_claim(claim, seed=0, dims={"n": 1})
+    assert pinned.verdict is tc.Verdict.VERIFIED and "beyond" not in pinned.evidence, pinned.evidence
+    assert tc.run_claim(claim, seed=0, dims={"n": 2}).verdict is tc.Verdict.REFUTED     # the same path can fail

@@ -41,7 +41,8 @@ __all__ = ["run"]
               help="Hypothesis examples per identity that hunt for a counterexample (shrunk).")
 @click.option("--pack", "packs", multiple=True, type=click.Path(), help="Load claims from this .py file.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress output.")
-@click.option("--dims", "dims_text", metavar="NAME=VALUE,...", help="Run at these sizes, inside the claim's ranges (e.g. D=3,d1=2).")
+@click.option("--dims", "dims_text", metavar="NAME=VALUE,...", help="Run at these sizes only, inside the claim's ranges (e.g. D=3,d1=2); sizes not given keep their "
+                   "generic value, and no sizes beyond the ranges are tried.")
 @worker_options
 @color_option
 def run(ids, paper, all_, trials, seed, as_json, slow, controls, fuzz, packs, quiet, dims_text, jobs, timeout):

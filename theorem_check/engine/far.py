@@ -104,11 +104,13 @@ about 1e-4; ``logm(expm(A)) = A`` pinned at ``n = 2`` had 3 (then 12) and was VE
 (helper-41)."""
 
 
-def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> NumericResult:
+def far_stage(statement: Statement, num: NumericResult, *, seed: int, beyond_sizes: bool = True) -> NumericResult:
     """``num`` with the far instances' evidence added: FAILS with a counterexample when one of them fails.
 
     Runs only for an identity with ``sample_at_scale`` whose ordinary instances all hold (``num.outcome`` is
-    HOLDS), at the configurations ``num.configs`` that were run; returns ``num`` unchanged otherwise.  The far
+    HOLDS), at the configurations ``num.configs`` that were run, and, when ``beyond_sizes``, at the statement's
+    ``far_dims`` too (False when the user fixed the sizes, ``run --dims``: helper-63 got a counterexample at sizes
+    it had excluded); returns ``num`` unchanged otherwise.  The far
     instances are ``num.far`` (each with its ``scale``); the note gains one line of counts.  A configuration
     that raises (a side that cannot be evaluated at a large scale) is counted as undecided, never raised.
     """
@@ -141,8 +143,8 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
         results += [dataclasses.replace(r, scale=float(scales[r.index])) for r in batch]
         if any(r.outcome is Outcome.FAILS for r in results):
             break
+    beyond_dims = statement.far_dims[:MAX_BEYOND] if beyond_sizes else ()
     beyond = 0
-    beyond_dims = statement.far_dims[:MAX_BEYOND]
     for j, cfg in enumerate(beyond_dims):          # sizes beyond the ranges sampled, each rotation (decisions 175, 199)
         if any(r.outcome is Outcome.FAILS for r in results):
             break

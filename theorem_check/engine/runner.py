@@ -261,7 +261,10 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
             inst = num.instances
             if inst and inst[0].residuals and inst[0].predicted is None:
                 levels = list(dict.fromkeys(k for i in inst for k in i.residuals))   # mp100 where escalated
-                worst = {lv: max(i.residuals.get(lv, 0.0) for i in inst) for lv in levels}
+                # over the instances that decided: a vacuous one's relative residual (both sides ~0) is ~1 and
+                # says nothing (helper-63: "max residual 1.0 -> 1.0 -> 1.0" beside VERIFIED)
+                decided = [i for i in inst if not i.vacuous] or inst
+                worst = {lv: max(i.residuals.get(lv, 0.0) for i in decided) for lv in levels}
                 parts.append(f"{len(inst)} instances, max residual " + " -> ".join(f"{k} {_fmt(v)}" for k, v in worst.items()))
             elif inst and inst[0].predicted is not None:
                 parts.append(f"{len(inst)} runs: predicted {inst[0].predicted}, measured {inst[0].measured}"
@@ -364,7 +367,7 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
         num = run_numeric(statement, seed=seed, trials=trials, dims=dims)
         if dims is None:
             num = vacuous_sweep(statement, num, seed=seed)
-        num = far_stage(statement, num, seed=seed)
+        num = far_stage(statement, num, seed=seed, beyond_sizes=dims is None)   # --dims: those sizes only
         num = switch_stage(statement, num, seed=seed)
         if fuzz > 0 and statement.is_identity and num.outcome is Outcome.HOLDS:
             num = _fuzz(statement, num, seed=seed, examples=fuzz)

@@ -123,7 +123,8 @@ def _numeric_table(r: StatementResult) -> list[str]:
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for k, i in enumerate(num.instances[:_MAX_ROWS], 1):
         cells = [str(k), md_text(dims_text(i.dims)), str(i.seed),
-                 *[_fmt(i.residuals[lv]) if lv in i.residuals else "–" for lv in levels], i.outcome.value]
+                 *[_fmt(i.residuals[lv]) if lv in i.residuals else "–" for lv in levels],
+                 i.outcome.value + (" (vacuous)" if i.vacuous else "")]   # its residual ~1 says nothing (helper-63)
         out.append("| " + " | ".join(cells) + " |")
     if len(num.instances) > _MAX_ROWS:
         out += ["", f"{len(num.instances) - _MAX_ROWS} more instances (see `report.json`)."]
