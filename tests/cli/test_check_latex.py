@@ -298,3 +298,40 @@ def test_greater_than_zero_of_a_matrix_is_refused_and_of_a_vector_is_entrywise_i
         assert "VERIFIED" in out, out + err
     code, out, err = run_main(capsys, "check", "--latex", r"c x = x c", "--where", "c > 0")   # a scalar, as before
     assert "PROVED" in out, out + err
+
+
+@pytest.mark.parametrize("args, verdicts", [
+    # layer labels as deep-learning courses print them: W^{[l]} is the name W__l, as W^{(l)} (not a power of W)
+    (["--latex", r"W^{[2]} W^{[1]} x = W^{[1]} W^{[2]} x"], ("REFUTED",)),
+    (["--latex", r"W^{[1]\top} W^{[2]\top} = (W^{[2]} W^{[1]})^\top"], ("PROVED",)),
+    # T declared a size or a scalar: x^T is its power, not the transpose
+    (["--latex", r"\gamma^T \gamma = \gamma^{T+1}", "--where", r"T \in \mathbb{N}"], ("PROVED",)),
+    (["--latex", r"\gamma^T \gamma = \gamma^{T+2}", "--where", r"T \in \mathbb{N}"], ("REFUTED",)),
+    (["--latex", r"x^T y = y^T x"], ("PROVED",)),      # T not declared: the transpose, as before
+])
+def test_helper_64_readings(capsys, args, verdicts):
+    """helper-64: ``W^{[2]} W^{[1]} x = W^{[1]} W^{[2]} x`` was PROVED (read as powers of one W); ``\\gamma^T`` with
+    ``T \\in \\mathbb{N}`` declared was read as a transpose and refused with a wrong hint."""
+    code, out, err = run_main(capsys, "check", *args)
+    assert any(v in out for v in verdicts), out + err
+
+
+@pytest.mark.parametrize("statement, message", [
+    # an upright d is the differential: read as a vector d, the product rule without a term was PROVED
+    (r"\mathrm{d}(\alpha\beta) = \alpha\,\mathrm{d}\beta", "is a differential"),
+    (r"\mathrm{d}\log\alpha = \frac{\mathrm{d}\alpha}{\alpha}", "is a differential"),
+    (r"{\rm d}\log\det X = \operatorname{tr}(X^{-1}\,{\rm d}X)", "is a differential"),
+    # the inverse function applied: \sigma^{-1}(y), the logit, was read as y / sigma and REFUTED
+    (r"\sigma^{-1}(y) = \log y - \log(1 - y)", r"'\sigma^{-1}(...)' reads as a function applied"),
+    (r"\phi^{-1}(x) = x", r"--where '\phi \in \mathbb{R}'"),
+])
+def test_a_differential_and_an_inverse_function_are_refused(capsys, statement, message):
+    """helper-64: wrong verdicts both ways from an upright d read as a vector and from f^{-1}(y) read as a product:
+    refused (exit 2, one line); a plain d stays a vector's name, and a declared name's power before a parenthesis
+    a product."""
+    code, out, err = run_main(capsys, "check", "--latex", statement)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (code, out, err)
+    code, out, err = run_main(capsys, "check", "--latex", r"d^\top x = x^\top d")
+    assert code == 0 and "PROVED" in out
+    code, out, err = run_main(capsys, "check", "--latex", r"\sigma^{-1}(y) = y/\sigma", "--where", r"\sigma > 0")
+    assert code == 0 and "PROVED" in out, out + err

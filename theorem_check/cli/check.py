@@ -345,6 +345,13 @@ def check_size_letters(size, shapes: dict, where: str, statement: str = "") -> N
                                   + (" and no name of the statement" if statement else ""))
 
 
+def _power_names(declared) -> tuple[str, ...]:
+    """The names declared (``--where``) sizes or scalars: their ``x^T``/``x^H`` is a power (helper-64)."""
+    if declared is None:
+        return ()
+    return (*declared.sizes, *(k for k, v in declared.shapes.items() if v == ()))
+
+
 def read_latex(statement: str, shapes: dict, declared=None, complex_names=(), sizes=()) -> tuple[str, dict, dict]:
     """A LaTeX statement -> ``(string-syntax statement, shapes with the conventions' added, the
     conventions' shapes alone)``: names without ``--shape``/``--where`` get the shape conventions of
@@ -353,12 +360,13 @@ def read_latex(statement: str, shapes: dict, declared=None, complex_names=(), si
     as in the string syntax (``2^k = 2k --size k=1:4``).  Raises ParseError (one line, exit 2)."""
     from theorem_check.expr.latex import convention_shapes, latex_names, parse_latex_statement
 
-    names = {k: v for k, v in latex_names(statement).items() if k not in sizes}
+    names = {k: v for k, v in latex_names(statement, _power_names(declared)).items() if k not in sizes}
     scalars = {k: () for k, v in (declared.shapes.items() if declared is not None else ()) if v == ()}
     conv = convention_shapes(names, {**shapes, **scalars})
     full = {**shapes, **conv}
     lhs, rhs = parse_latex_statement(statement, full, complex_names, scalars=tuple(scalars),
-                                     declared=set(shapes) | set(scalars))
+                                     declared=set(shapes) | set(scalars),
+                                     sizes=_power_names(declared))
     text = f"{lhs} = {rhs}"
     used = {n for n, _ in _names_used(text)}
     for k in [k for k in conv if k not in used]:   # \bar{W} of a complex W is conj(W): the name Wbar is not used
@@ -431,7 +439,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     columns: u^\\top v), ^\\top ^T ^{-1} ^{-\\top},
     \\operatorname{tr}, \\det, \\log\\det, \\|X\\|_F, \\langle A, B\\rangle (also _F), \\odot, \\otimes,
     \\nabla_X f, \\frac{\\partial f}{\\partial X}, \\nabla^2_x f, I, I_n, \\mathbf{1}, W_1, W^{(l)}
-    (names: \\lambda is lamda, W^{(l)} is W__l); \\exp, \\log, \\sqrt of a square matrix are refused
+    (names: \\lambda is lamda, W^{(l)} and W^{[l]} are W__l); \\exp, \\log, \\sqrt of a square matrix are refused
     as ambiguous: \\operatorname{expm}, \\operatorname{logm}, X^{1/2}, or entrywise \\exp_\\odot(X).
     Without --shape/--where, LaTeX names follow conventions (as matrixcalculus.org):
     a lower-case Latin letter is a column vector n x 1, an upper-case one (and \\Sigma,
@@ -473,8 +481,10 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     if from_latex:
         from theorem_check.expr.latex import latex_names
 
-        _check_where_used(declared, set(latex_names(statement)))
-        sizes = {**_declared_sizes(declared, shapes, set(latex_names(statement))), **sizes}
+        powers = _power_names(declared)
+        declared_names = set(latex_names(statement, powers))
+        _check_where_used(declared, declared_names)
+        sizes = {**_declared_sizes(declared, shapes, declared_names), **sizes}
         from theorem_check.expr import COMPLEX_KINDS
 
         statement, shapes, conv = read_latex(statement, shapes, declared,
@@ -482,7 +492,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         check_size_letters(size, shapes, "the shapes (--shape, --where and the LaTeX conventions)", statement)
         assumed = ", ".join(f"{n} {k}" for n, k in sorted(structure.items()))
         used = {n for n, _ in _names_used(statement)}
-        conv_scalars = sorted(n for n, letter in latex_names(given).items()
+        conv_scalars = sorted(n for n, letter in latex_names(given, powers).items()
                               if not letter and n not in shapes and n not in sizes and n in used)
         words = "; ".join(w for w in (_shape_words(conv), f"{', '.join(conv_scalars)} scalar" * bool(conv_scalars)) if w)
         click.echo(f"theorem-check: note: read as {statement}"

@@ -97,7 +97,7 @@ from typing import Iterable, Mapping
 import sympy as sp
 
 from theorem_check.errors import ExprError, ParseError, ShapeMismatch
-from theorem_check.expr.latex_refusals import refuse_applied, refuse_indices
+from theorem_check.expr.latex_refusals import refuse_applied, refuse_differential, refuse_indices
 from theorem_check.expr.latex_sizes import is_1x1, is_column, is_one, quotient, size_text
 from theorem_check.expr.latex_tree import name_text, names_of, read, walk
 from theorem_check.expr.parse import parse
@@ -113,9 +113,10 @@ _ADD, _MUL, _NEG, _POW, _ATOM = 1, 2, 3, 4, 5
 _SCALAR_FNS = {"exp", "log", "sqrt", "sigmoid", "softplus", "tanh", "sin", "cos", "tan", "abs", "real", "imag", "relu"}
 
 
-def latex_names(text: str) -> dict[str, str]:
-    """String-syntax name -> its convention letter, for every name of a LaTeX statement or side."""
-    sides, _ = read(text)
+def latex_names(text: str, power_names: Iterable[str] = ()) -> dict[str, str]:
+    """String-syntax name -> its convention letter, for every name of a LaTeX statement or side; ``power_names``
+    as for :func:`parse_latex_statement`'s ``sizes`` (``x^T`` is a power of the name ``T``)."""
+    sides, _ = read(text, power_names=frozenset(power_names))
     names = names_of(sides)
     names.pop("e", None) if _euler_only(sides) else None
     for size in {n[1] for s in sides for n in walk(s) if n[0] in ("ident", "ones") and n[1]}:
@@ -150,7 +151,7 @@ def convention_shapes(names: Mapping[str, str], declared: Mapping[str, tuple] | 
 
 def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
                           complex_names: Iterable[str] = (), scalars: Iterable[str] = (),
-                          declared: Iterable[str] | None = None) -> tuple[str, str]:
+                          declared: Iterable[str] | None = None, sizes: Iterable[str] = ()) -> tuple[str, str]:
     """``"LHS = RHS"`` in LaTeX -> its two sides in the string syntax (see the module docstring).
 
     Parameters
@@ -171,6 +172,9 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
         The names the user declared (``shapes`` may hold the conventions' too).  Given, a name before a
         parenthesis that holds one name or number (``W(t)``, ``W(0)``: a value at a time, in papers) is refused
         unless declared here (helper-44: ``W(t) = W(0)`` read as ``W t = W 0``).
+    sizes : iterable of str
+        Names declared sizes (``--where 'T \\in \\mathbb{N}'``).  A ``T`` or ``H`` declared a scalar or a size makes
+        ``x^T`` (``x^H``) its power, not the transpose (helper-64: ``\\gamma^T \\gamma = \\gamma^{T+1}``).
 
     Raises
     ------
@@ -178,13 +182,14 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
         One line: the unexpected token and its column; an operator or notation refused (and why);
         "not an identity" for a definition (``:=``), ``\\approx``, an inequality, a chain.
     """
-    sides, rels = read(text)
+    sides, rels = read(text, power_names=frozenset(scalars) | frozenset(sizes))
     if rels != ["="]:
         if not rels:
             raise ParseError(f"statement={quoted(text)} is not an identity: it has no '='")
         bad = [r for r in rels if r != "="]
         what = f"relation {bad[0]!r}" if bad else f"a chain of {len(rels)} '='"
         raise ParseError(f"statement={quoted(text)} is not an identity ({what}): give one 'LHS = RHS'")
+    refuse_differential(text)
     if shapes is None:
         shapes = convention_shapes(latex_names(text))
     refuse_applied(text, sides, shapes, frozenset(scalars), None if declared is None else frozenset(declared))

@@ -12,7 +12,23 @@ from theorem_check.errors import ParseError
 from theorem_check.expr.latex_tree import applied_names, name_text, names_of, walk
 from theorem_check.validation import quoted
 
-__all__ = ["refuse_applied", "refuse_indices"]
+__all__ = ["refuse_applied", "refuse_differential", "refuse_indices"]
+
+_DIFFERENTIAL = re.compile(r"\\(?:mathrm|text|textrm|operatorname|mathop|rm)\s*\{\s*d\s*\}|\{\s*\\rm\s+d\s*\}"
+                           r"|\\mathrm\s+d(?![A-Za-z])")
+"""An upright d: ``\\mathrm{d}``, ``{\\rm d}``, ``\\text{d}``, ``\\operatorname{d}`` (the differential's typesetting)."""
+
+
+def refuse_differential(text: str) -> None:
+    """Refuse an upright ``d`` (``\\mathrm{d}x``): the differential of Magnus-Neudecker's calculus, which the reader
+    would take for a column vector named ``d`` times ``x`` (helper-64: ``\\mathrm{d}(\\alpha\\beta) = \\alpha\\,
+    \\mathrm{d}\\beta``, the product rule without a term, was PROVED as ``d*alpha*beta = alpha*d*beta``, and the
+    correct ``\\mathrm{d}\\log\\alpha = \\mathrm{d}\\alpha/\\alpha`` REFUTED).  A plain ``d`` stays a name."""
+    m = _DIFFERENTIAL.search(text)
+    if m:
+        raise ParseError(f"statement={quoted(text)}: {quoted(m.group(0))} is a differential (d(x^2) = 2x\\,dx), "
+                         "which theorem-check does not read: write the derivative (\\nabla_x f, "
+                         "\\frac{\\partial f}{\\partial x}), or a plain d for a vector named d")
 
 
 def refuse_indices(text: str, sides, declared: frozenset) -> None:
@@ -34,7 +50,7 @@ def refuse_applied(text: str, sides, shapes: Mapping, scalars: frozenset, declar
         if name not in shapes and name not in scalars:
             raise ParseError(f"statement={quoted(text)}: '{tex}(...)' reads as a function applied or as a product: a "
                              f"name before a parenthesis is a factor only when declared (--where "
-                             f"'{tex} \\in \\mathbb{{R}}'), or write '\\cdot' between them")
+                             f"'{tex.split('^')[0]} \\in \\mathbb{{R}}'), or write '\\cdot' between them")
         if atom and declared is not None and name not in declared and name not in scalars:
             raise ParseError(f"statement={quoted(text)}: '{tex}({atom})' reads as {tex} at {atom} (a value at a time, as in "
                              f"W(0)) or as the product {tex} {atom}: name the value ({tex}_{{{atom}}}), or declare "

@@ -103,13 +103,15 @@ def _token(name: str) -> re.Pattern:
 # --------------------------------------------------------------------------------------------------
 # lark tree -> tuples
 # --------------------------------------------------------------------------------------------------
-def read(text: str, *, what: str = "statement") -> tuple[list, list[str]]:
-    """``text`` -> (its sides as trees, its relations in order: ``["="]`` for an identity)."""
-    return _read(text, what)
+def read(text: str, *, what: str = "statement", power_names: frozenset = frozenset()) -> tuple[list, list[str]]:
+    """``text`` -> (its sides as trees, its relations in order: ``["="]`` for an identity).  ``power_names``: the
+    names among ``T``, ``H`` declared scalars or sizes, whose ``^T``/``^H`` is a power, not a transpose
+    (helper-64: ``\\gamma^T`` with ``T \\in \\mathbb{N}`` declared)."""
+    return _read(text, what, frozenset(power_names) & {"T", "H"})
 
 
 @functools.lru_cache(maxsize=1024)
-def _read(text: str, what: str):
+def _read(text: str, what: str, power_names: frozenset = frozenset()):
     import lark
 
     if not text.strip():
@@ -120,7 +122,7 @@ def _read(text: str, what: str):
     except lark.exceptions.UnexpectedInput as exc:
         raise ParseError(_error_line(text, src, where, exc, what)) from None
     kids = tree.children
-    sides = [_Build(text, what).node(k) for k in kids[0::2]]
+    sides = [_Build(text, what, power_names).node(k) for k in kids[0::2]]
     rels = [str(k) for k in kids[1::2]]
     return sides, rels
 
@@ -148,7 +150,7 @@ def _name_part(tex: str, text: str, what: str) -> str:
     s = tex.strip()
     s = re.sub(r"\\(text|mathrm|textrm|mathbf|boldsymbol|bm|mathit|operatorname|rm)\s*", "", s)
     s = re.sub(r"\\([A-Za-z]+)", lambda m: _GREEK_NAME.get(m.group(1), m.group(1)), s)
-    s = s.replace("{", "").replace("}", "").replace("(", "").replace(")", "").replace(" ", "").replace(",", "")
+    s = re.sub(r"[{}()\[\] ,]", "", s)
     s = s.replace("+", "p").replace("-", "m").replace("'", "prime")
     if not re.fullmatch(r"[A-Za-z0-9_]+", s):
         raise ParseError(f"{what}={quoted(text)}: cannot read {quoted(tex)} as part of a name")
@@ -164,8 +166,14 @@ def _sub_text(tok: str) -> str:
 class _Build:
     """lark tree -> tuples (see the module docstring)."""
 
-    def __init__(self, text: str, what: str):
-        self.text, self.what = text, what
+    def __init__(self, text: str, what: str, power_names: frozenset = frozenset()):
+        self.text, self.what, self.power_names = text, what, power_names
+
+    def _power_of_name(self, a, tok):
+        """``a^T`` (``a^H``) as the power ``a**T`` when ``T`` (``H``) is a declared scalar or size, else None."""
+        m = re.fullmatch(r"\^\s*(?:([TH])|\{\s*([TH])\s*\})", str(tok).strip())
+        letter = m and (m.group(1) or m.group(2))
+        return ("pow", self.node(a), ("name", letter, "", "", letter)) if letter in self.power_names else None
 
     def fail(self, msg: str):
         raise ParseError(f"{self.what}={quoted(self.text)}: {msg}")
@@ -367,8 +375,8 @@ class _Build:
     def n_signed(self, _op, a):                 # a unary '+'
         return self.node(a)
 
-    def n_transpose(self, a, _t):
-        return ("T", self.node(a))
+    def n_transpose(self, a, tok):
+        return self._power_of_name(a, tok) or ("T", self.node(a))
 
     def n_inverse(self, a, _t):
         return ("inv", self.node(a))
@@ -380,6 +388,8 @@ class _Build:
         """``("H", a, kind)``, ``kind`` ``"dagger"`` for ``^\\dagger``, ``"star"`` for ``^*``, ``^\\ast``, ``^\\star``
         (then with the name ``xstar`` a single name ``x`` is in a real statement: the optimum), ``"H"`` for ``^H``.
         The emitter decides, knowing the complex names (helper-44: ``A x^* = b`` was ``A x^H``)."""
+        if (power := self._power_of_name(a, tok)) is not None:
+            return power
         node, t = self.node(a), str(tok)
         if "dagger" in t:
             return ("H", node, "dagger")
@@ -421,8 +431,8 @@ class _Build:
         label = _name_part(re.sub(r"^\^\s*", "", str(tok)), self.text, self.what)
         return ("name", base[1], base[2], label, base[4])
 
-    def n_label_transpose(self, a, tok):         # W^{(l)\top}: (W^{(l)})^\top
-        label = re.match(r"\^\s*\{\s*(\([^()]*\))", str(tok)).group(1)
+    def n_label_transpose(self, a, tok):         # W^{(l)\top}, W^{[l]\top}: (W^{(l)})^\top
+        label = re.match(r"\^\s*\{\s*(\([^()]*\)|\[[^\[\]]*\])", str(tok)).group(1)
         return ("T", self.n_label(a, "^{" + label + "}"))
 
     def n_subscript(self, a, tok):
@@ -499,6 +509,13 @@ def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
             continue
         while isinstance(left, lark.Tree) and left.data == "mul" and len(left.children) == 2:
             left = left.children[-1]                        # the factor just before the parenthesis
+        powered = ""
+        if isinstance(left, lark.Tree) and left.data in ("power", "inverse") and isinstance(left.children[0], lark.Tree):
+            # f^{-1}(y), \phi^2(x): an inverse or a power of a function applied as much as a product (helper-64:
+            # \sigma^{-1}(y), the logit, was read as y / sigma and REFUTED); the base name decides, as for f(y)
+            powered = "".join(map(str, left.scan_values(lambda v: isinstance(v, lark.Token))))
+            powered = powered[len("".join(map(str, left.children[0].scan_values(lambda v: isinstance(v, lark.Token))))):]
+            left = left.children[0]
         if isinstance(left, lark.Tree) and left.data in ("name", "styled"):
             try:
                 node = build.node(left)
@@ -507,8 +524,8 @@ def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
             if node[0] == "name":
                 inner = right.children[1] if len(right.children) > 2 else None
                 atom = " ".join(str(c) for c in inner.children) \
-                    if isinstance(inner, lark.Tree) and inner.data in ("name", "number") else ""
-                names.append((name_text(node), " ".join(str(c) for c in left.children), atom))
+                    if isinstance(inner, lark.Tree) and inner.data in ("name", "number") and not powered else ""
+                names.append((name_text(node), " ".join(str(c) for c in left.children) + powered, atom))
     return tuple(dict.fromkeys(names)), sigmoid
 
 
