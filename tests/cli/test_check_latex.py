@@ -335,3 +335,29 @@ def test_a_differential_and_an_inverse_function_are_refused(capsys, statement, m
     assert code == 0 and "PROVED" in out
     code, out, err = run_main(capsys, "check", "--latex", r"\sigma^{-1}(y) = y/\sigma", "--where", r"\sigma > 0")
     assert code == 0 and "PROVED" in out, out + err
+
+
+@pytest.mark.parametrize("statement, verdict", [
+    (r"\max(0, x) - \max(0, -x) = x", ("PROVED", "VERIFIED")),
+    (r"\max\{0, x\} = \mathrm{ReLU}(x)", ("PROVED", "VERIFIED")),
+    (r"\max(a, b) + \min(a, b) = a + b", ("PROVED", "VERIFIED")),
+    (r"\max(a, b) - \min(a, b) = a - b", ("REFUTED",)),
+])
+def test_max_and_min_of_two_are_the_entrywise_max_and_min(capsys, statement, verdict):
+    """helper-64: ``\\max(0, x)`` was refused as "a maximum" although the string syntax has ``max(a, b)``; of two
+    arguments it is that (entrywise); ``\\max_i x_i`` and ``\\max(x)`` (a reduction) stay refused."""
+    code, out, err = run_main(capsys, "check", "--latex", statement)
+    assert any(v in out for v in verdict), out + err
+    for reduction in (r"\max(x) = x", r"\max_i x_i = x"):
+        code, out, err = run_main(capsys, "check", "--latex", reduction)
+        assert code == 2 and "\\\\" not in err, err
+
+
+def test_a_division_by_a_vector_names_its_shape_and_the_declaration(capsys):
+    """helper-64: ``\\frac{Q K^\\top}{\\sqrt{d_k}}`` said "division by the matrix": ``d_k`` is a vector by the
+    conventions, and the way out is to declare it a scalar."""
+    code, out, err = run_main(capsys, "check", "--latex", r"\frac{Q K^\top}{\sqrt{d_k}} = Q K^\top")
+    assert code == 2 and "n x 1" in err and r"\in \mathbb{R}" in err, err
+    code, out, err = run_main(capsys, "check", "--latex", r"\frac{Q K^\top}{\sqrt{d_k}} = Q K^\top / \sqrt{d_k}",
+                              "--where", r"d_k \in \mathbb{R}_{>0}")
+    assert code == 0, out + err

@@ -275,7 +275,7 @@ def test_statement_sides_and_conventions():
     (r"a = b = c", "a chain of 2 '='"),
     (r"a + b", "no '='"),
     (r"A \oplus B = C", "direct sum"),
-    (r"\max(a, b) = a", "a maximum"),
+    (r"\max(a) = a", "a maximum"),   # a reduction; \max(a, b) of two is the entrywise max (stop 45)
     (r"A' = B", "ambiguous"),
     (r"\nabla f = x", "needs the variable as a subscript"),
     (r"\mathbb{E}[x] = 0", "expectation"),
@@ -288,7 +288,7 @@ def test_statement_sides_and_conventions():
     (r"\sqrt{A} = A", "ambiguous"),
     (r"\log A = A", "ambiguous"),
     (r"A \otimes B C = C", "ambiguous"),
-    (r"\frac{A}{B} = A", "division by the matrix"),
+    (r"\frac{A}{B} = A", "division by 'B', which is n x n"),
 ])
 def test_errors_are_one_line_naming_token_and_column(tex, message):
     with pytest.raises(ParseError) as info:

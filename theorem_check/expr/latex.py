@@ -412,7 +412,8 @@ class _Emit:
             inv = f"hadamard_power({tb[0]}, -1)"
             return (f"{num}{inv}" if num else f"hadamard({ta[0]}, {inv})"), (_MUL if num else _ATOM)
         if isinstance(sb, tuple) and not is_1x1(sb):
-            self.fail(f"division by the matrix {tb[0]!r}: write ^{{-1}}")
+            self.fail(f"division by {quoted(tb[0])}, which is {sb[0]} x {sb[1]} (by the conventions unless declared): "
+                      "declare its name a scalar (--where 'NAME \\in \\mathbb{R}'), or write ^{-1} for a matrix inverse")
         if is_1x1(sb):
             tb = self.scalar(*tb)
             sb = None

@@ -182,7 +182,7 @@ class _Build:
         import lark
 
         if isinstance(t, lark.Token):
-            self.fail(f"unexpected {str(t)!r}")
+            self.fail(f"unexpected {quoted(str(t))}")
         out = getattr(self, "n_" + t.data)(*t.children)
         if t.data in _POSTFIX and len(out) > 1 and isinstance(out[1], tuple) and out[1][-1:] == ("sigma",):
             _, left, right, _ = out[1]           # \sigma^2 (M)^{-1}: the power is the bracket's, not the product's
@@ -222,7 +222,7 @@ class _Build:
         if sub is None or sub[0] not in ("name", "ident"):
             if re.fullmatch(r"[A-Za-z]+", inner or ""):
                 return ("name", inner, "", "", "")
-            self.fail(f"cannot read {str(tok)!r} as a name")
+            self.fail(f"cannot read {quoted(str(tok))} as a name")
         if sub[0] == "ident":
             sub = ("name", "I", "", "", "I")       # \hat{I}, \mathcal{I}: a name
         _, base, s, sup, letter = sub
@@ -285,16 +285,18 @@ class _Build:
         head = re.sub(r"\s*_\s*(\{\s*\\(odot|circ)\s*\}|\\(odot|circ))$", "", s)
         power = re.search(r"\^\s*\{?\s*(-?[0-9][0-9/. ]*?)\s*\}?$", head)    # \tanh^2(x): the square of tanh(x)
         if power and not re.fullmatch(r"[1-9][0-9]*", power.group(1)):
-            self.fail(f"{s!r}: only a positive integer power is read after an operator's name (\\tanh^2 x); write "
+            self.fail(f"{quoted(s)}: only a positive integer power is read after an operator's name (\\tanh^2 x); write "
                       f"the power of the value, (\\det A)^{{1/2}}, or an inverse function by its name")
         head = head[:power.start()] if power else head
         m = re.search(r"\{\s*\\?([A-Za-z]+)\s*\}", head) or re.match(r"\\([A-Za-z]+)", head)
         word = m.group(1)
-        if word in REFUSED:
-            self.fail(f"{s!r} is {REFUSED[word]}: not an expression theorem-check evaluates")
-        if word not in FUNCTION_NAMES:
-            self.fail(f"unknown operator {s!r} (known: {', '.join(sorted(set(FUNCTION_NAMES)))})")
         args = [self.node(r) for r in rest if not _is_punct(r)]
+        if word in ("max", "min") and len(args) == 2 and not power and "_" not in s:
+            return ("call", word, args)      # \max(0, x): the string syntax's entrywise max of two (helper-64)
+        if word in REFUSED:
+            self.fail(f"{quoted(s)} is {REFUSED[word]}: not an expression theorem-check evaluates")
+        if word not in FUNCTION_NAMES:
+            self.fail(f"unknown operator {quoted(s)} (known: {', '.join(sorted(set(FUNCTION_NAMES)))})")
         entrywise = bool(re.search(r"_\s*\{?\s*\\(odot|circ)", s))
         out = ("call", FUNCTION_NAMES[word] + ("@" if entrywise else ""), args)
         return ("fpow", out, int(power.group(1))) if power else out
@@ -304,7 +306,7 @@ class _Build:
         order = 2 if re.search(r"\^\s*\{?\s*2", s) else 1
         m = re.search(r"_\s*(\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|\\[A-Za-z]+|[A-Za-z])", s)
         if not m:
-            self.fail(rf"{s.strip()!r} needs the variable as a subscript (\nabla_X f)")
+            self.fail(rf"{quoted(s.strip())} needs the variable as a subscript (\nabla_X f)")
         wrt = self.wrt(_sub_text("_" + m.group(1)))
         f = self.node([r for r in rest if not _is_punct(r)][0])
         return ("hess" if order == 2 else "grad", f, wrt)
@@ -312,7 +314,7 @@ class _Build:
     def wrt(self, tex: str):
         (w,), _ = _read(tex, "variable")
         if w[0] != "name":
-            self.fail(f"the variable of a derivative must be a name, got {tex!r}")
+            self.fail(f"the variable of a derivative must be a name, got {quoted(tex)}")
         return w
 
     def n_partial_frac(self, _frac, _o, partial, f, _c, _o2, *parts):
@@ -405,7 +407,7 @@ class _Build:
         ``Stilde``; papers' ``S'`` written with ``\prime`` is a new name, never a transpose or a derivative."""
         base = self.node(a)
         if base[0] != "name" or base[3]:
-            self.fail(f"{str(tok)!r} marks a name only (S^{{\\prime}})")
+            self.fail(f"{quoted(str(tok))} marks a name only (S^{{\\prime}})")
         k = str(tok).count("prime")
         return ("name", base[1] + "prime" * k, base[2], base[3], base[4])
 
@@ -418,7 +420,7 @@ class _Build:
     def n_hadamard_power(self, a, tok):
         k = int(re.findall(r"[0-9]+", str(tok))[-1])
         if not 1 <= k <= 16:
-            self.fail(f"the Hadamard power {str(tok)!r} must be 1..16")
+            self.fail(f"the Hadamard power {quoted(str(tok))} must be 1..16")
         return ("hpow", self.node(a), k)
 
     def n_power(self, a, _caret, e):
@@ -427,7 +429,7 @@ class _Build:
     def n_label(self, a, tok):
         base = self.node(a)
         if base[0] != "name" or base[2] or base[3]:
-            self.fail(f"{str(tok)!r} labels a name only (W^{{(l)}})")
+            self.fail(f"{quoted(str(tok))} labels a name only (W^{{(l)}})")
         label = _name_part(re.sub(r"^\^\s*", "", str(tok)), self.text, self.what)
         return ("name", base[1], base[2], label, base[4])
 
@@ -440,13 +442,13 @@ class _Build:
         sub = _sub_text(str(tok))
         if base[0] == "name":
             if base[2]:
-                self.fail(f"{base[1]}_{base[2]} has a second subscript {sub!r}")
+                self.fail(f"{base[1]}_{base[2]} has a second subscript {quoted(sub)}")
             return ("name", base[1], _name_part(sub, self.text, self.what), base[3], base[4])
         if base[0] in ("ident", "ones") and base[1] is None:
             size = _name_part(sub, self.text, self.what)
             if not re.fullmatch(r"[A-Za-z]|[0-9]+", size):
                 self.fail(f"the size of {'I' if base[0] == 'ident' else chr(92) + 'mathbf{1}'} must be a "
-                          f"letter or a number, got {sub!r}")
+                          f"letter or a number, got {quoted(sub)}")
             return (base[0], size)
         if base[0] == "norm" and base[2] is None:
             return ("norm", base[1], sub.strip())
@@ -454,7 +456,7 @@ class _Build:
             return base      # the Frobenius inner product, as \langle A, B \rangle reads it (helper-54)
         if base[0] == "pow" and base[1][0] == "norm" and base[1][2] is None:   # \|x\|^2_2, as \|x\|_2^2
             return ("pow", ("norm", base[1][1], sub.strip()), base[2])
-        self.fail(f"unexpected subscript {str(tok)!r}")
+        self.fail(f"unexpected subscript {quoted(str(tok))}")
 
 
 def _is_punct(t) -> bool:
