@@ -32,7 +32,7 @@ __all__ = ["report"]
 @click.command(epilog=EPILOG)
 @click.argument("ids", nargs=-1)
 @click.option("--paper", help="Report every claim of this paper.")
-@click.option("--all", "all_", is_flag=True, help="Report every claim.")
+@click.option("--all", "all_", is_flag=True, help="Report every claim: the built-in catalogue and every --pack (--pack alone reports only its claims).")
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output directory.")
 @click.option("--pdf", is_flag=True, help="Also compile DIR/report.pdf with latexmk (needs TeX Live); = --format pdf.")
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,

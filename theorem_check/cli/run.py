@@ -30,7 +30,7 @@ __all__ = ["run"]
 @click.command(epilog=EPILOG)
 @click.argument("ids", nargs=-1)
 @click.option("--paper", help="Run every claim of this paper.")
-@click.option("--all", "all_", is_flag=True, help="Run every claim.")
+@click.option("--all", "all_", is_flag=True, help="Run every claim: the built-in catalogue and every --pack (--pack alone runs only its claims).")
 @click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
               help="Random instances per statement (custom checks run trials/8).")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Same seed, same output.")

@@ -24,7 +24,7 @@ __all__ = ["sweep"]
 @click.option("--seeds", "seeds_text", default="0:10", show_default=True, metavar="A:B|N",
               help="Seeds A..B-1, or a count N (seeds 0..N-1).")
 @click.option("--paper", help="Sweep every claim of this paper.")
-@click.option("--all", "all_", is_flag=True, help="Sweep every claim.")
+@click.option("--all", "all_", is_flag=True, help="Sweep every claim: the built-in catalogue and every --pack (--pack alone sweeps only its claims).")
 @click.option("--trials", type=click.IntRange(1, 10_000), default=16, show_default=True,
               help="Random instances per statement (custom checks run trials/8).")
 @click.option("--slow", is_flag=True, help="Include slow simulations in --paper/--all sweeps.")
