@@ -31,6 +31,12 @@ MAX_CONFIGURATIONS = 250_000
 """Largest product of range sizes a :class:`DimSpace` accepts (configurations are enumerated)."""
 
 
+_PLAIN_SPACES: dict = {}
+"""The sorted configurations of spaces without ``where``/``normalize``, by their ranges: every short form of a pack
+with ``sizes={"h": (1, 256), "k": (1, 256)}`` has its own DimSpace, and each enumerated 65,536 configurations
+(helper-63: 2.6 s to import a pack of five).  Shared read-only, as each space's own cache is."""
+
+
 def _generic_key(d: Dims):
     """Sizes >= 2, distinct sizes, sizes >= 3, then the smallest total (:meth:`DimSpace.generic`)."""
     v = list(d.values())
@@ -109,8 +115,19 @@ class DimSpace:
         (not at construction: importing the catalogue stays cheap, and the worker fork server
         enumerates the spaces once for all workers, see ``theorem_check.execution.workers``)."""
         if "all" not in self._cache:
-            out = list(self._valid())
-            out.sort(key=lambda d: (sum(d.values()), tuple(d.values())))
+            plain = self.where is None and self.normalize is None
+            key = tuple((k, int(lo), int(hi)) for k, (lo, hi) in self.ranges.items()) if plain else None
+            out = _PLAIN_SPACES.get(key) if plain else None
+            if out is None:
+                if plain:   # every product of the ranges is valid and distinct: no normalize, no where to test
+                    names = list(self.ranges)
+                    out = [dict(zip(names, v)) for v in itertools.product(
+                        *(range(int(lo), int(hi) + 1) for lo, hi in self.ranges.values()))]
+                else:
+                    out = list(self._valid())
+                out.sort(key=lambda d: (sum(d.values()), tuple(d.values())))
+                if plain:
+                    _PLAIN_SPACES[key] = out
             self._cache["all"] = out
         return self._cache["all"]
 
