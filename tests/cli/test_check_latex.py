@@ -361,3 +361,15 @@ def test_a_division_by_a_vector_names_its_shape_and_the_declaration(capsys):
     code, out, err = run_main(capsys, "check", "--latex", r"\frac{Q K^\top}{\sqrt{d_k}} = Q K^\top / \sqrt{d_k}",
                               "--where", r"d_k \in \mathbb{R}_{>0}")
     assert code == 0, out + err
+
+
+@pytest.mark.parametrize("statement", [
+    r"x^\top x = \|x\|^2 \quad \text{for all } x \in \mathbb{R}^n",
+    r"x^\top x = \|x\|^2, \quad \forall x",
+    r"x^\top x = \|x\|^2 \text{ if } x \neq 0",
+])
+def test_a_condition_after_the_identity_points_to_where(capsys, statement):
+    """helper-64: ``\\quad \\text{for all } x`` said "cannot read '\\text{for all }' as a name": the condition is
+    named, and the way out (the identity alone, its domain in --where)."""
+    code, out, err = run_main(capsys, "check", "--latex", statement)
+    assert code == 2 and "the condition" in err and "--where" in err and len(err.splitlines()) == 1, err

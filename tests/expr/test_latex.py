@@ -270,7 +270,7 @@ def test_statement_sides_and_conventions():
     (r"A ) = B", "unexpected ')' at column 3"),
     (r"A \top B = A", r"unexpected '\top' at column 3"),   # not \to (a relation) followed by p
     (r"a := b", "not an identity (relation ':=')"),
-    (r"a \approx b", r"not an identity (relation '\\approx')"),
+    (r"a \approx b", r"not an identity (relation '\approx')"),   # quoted as typed (stop 45)
     (r"a \le b", "not an identity"),
     (r"a = b = c", "a chain of 2 '='"),
     (r"a + b", "no '='"),

@@ -187,7 +187,7 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
         if not rels:
             raise ParseError(f"statement={quoted(text)} is not an identity: it has no '='")
         bad = [r for r in rels if r != "="]
-        what = f"relation {bad[0]!r}" if bad else f"a chain of {len(rels)} '='"
+        what = f"relation {quoted(bad[0])}" if bad else f"a chain of {len(rels)} '='"
         raise ParseError(f"statement={quoted(text)} is not an identity ({what}): give one 'LHS = RHS'")
     refuse_differential(text)
     if shapes is None:

@@ -103,6 +103,11 @@ def _token(name: str) -> re.Pattern:
 # --------------------------------------------------------------------------------------------------
 # lark tree -> tuples
 # --------------------------------------------------------------------------------------------------
+_CONDITION = re.compile(r"(?:,\s*)?(?:\\q?quad\s*|\\[,;:]\s*|~\s*)*(?:\\forall(?![A-Za-z])|\\(?:text|textrm|mathrm)\s*"
+                        r"\{\s*(?:for|for all|if|where|when|with|s\.t\.)(?![A-Za-z]))")
+"""A condition after the identity: ``\\quad \\text{for all } x``, ``, \\forall x``, ``\\text{ if } x > 0``."""
+
+
 def read(text: str, *, what: str = "statement", power_names: frozenset = frozenset()) -> tuple[list, list[str]]:
     """``text`` -> (its sides as trees, its relations in order: ``["="]`` for an identity).  ``power_names``: the
     names among ``T``, ``H`` declared scalars or sizes, whose ``^T``/``^H`` is a power, not a transpose
@@ -116,6 +121,11 @@ def _read(text: str, what: str, power_names: frozenset = frozenset()):
 
     if not text.strip():
         raise ParseError(f"{what}={quoted(text)}: empty")
+    cond = _CONDITION.search(text) if what == "statement" else None
+    if cond:     # "= ... \quad \text{for all } x \in ...": a quantifier, not a side (helper-64)
+        raise ParseError(f"statement={quoted(text)}: the condition {quoted(text[cond.start():].strip())} is not read: "
+                         r"give the identity alone and its domain with --where (e.g. --where 'x \in \mathbb{R}^n', "
+                         r"'\sigma > 0')")
     src, where = prepass(text)
     try:
         tree = _parser().parse(src)
