@@ -308,6 +308,11 @@ def test_greater_than_zero_of_a_matrix_is_refused_and_of_a_vector_is_entrywise_i
     (["--latex", r"\gamma^T \gamma = \gamma^{T+1}", "--where", r"T \in \mathbb{N}"], ("PROVED",)),
     (["--latex", r"\gamma^T \gamma = \gamma^{T+2}", "--where", r"T \in \mathbb{N}"], ("REFUTED",)),
     (["--latex", r"x^T y = y^T x"], ("PROVED",)),      # T not declared: the transpose, as before
+    # a size letter before a parenthesis is a number times it (was refused as a function applied)
+    (["--latex", r"m (\gamma \odot g) = (m \gamma) \odot g", "--where", r"g, \gamma \in \mathbb{R}^m"],
+     ("PROVED", "VERIFIED")),
+    (["--latex", r"m (\gamma \odot g) = (2 m \gamma) \odot g", "--where", r"g, \gamma \in \mathbb{R}^m"],
+     ("REFUTED",)),
 ])
 def test_helper_64_readings(capsys, args, verdicts):
     """helper-64: ``W^{[2]} W^{[1]} x = W^{[1]} W^{[2]} x`` was PROVED (read as powers of one W); ``\\gamma^T`` with

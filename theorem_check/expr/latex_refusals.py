@@ -46,7 +46,10 @@ def refuse_applied(text: str, sides, shapes: Mapping, scalars: frozenset, declar
     """Refuse a name before a parenthesis that no declaration makes a factor, and an ambiguous ``\\sigma(``
     (see :func:`parse_latex_statement`; a helper's find: ``\\phi(x + y) = \\phi(x) + \\phi(y)`` was PROVED)."""
     applied, sigmoid = applied_names(text)
+    letters = {d for shape in shapes.values() for d in (shape or ()) if isinstance(d, str)}   # sizes: numbers
     for name, tex, atom in applied:
+        if name in letters and "^" not in tex:   # m (\gamma \odot g) with g in R^m: a size times (helper-64)
+            continue
         if name not in shapes and name not in scalars:
             raise ParseError(f"statement={quoted(text)}: '{tex}(...)' reads as a function applied or as a product: a "
                              f"name before a parenthesis is a factor only when declared (--where "
