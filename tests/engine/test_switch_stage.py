@@ -89,3 +89,27 @@ def test_the_counterexample_is_beside_the_crossing():
     r = tc.run_claim(_claim(0, *FALSE[2]), seed=0)
     x = r.printed.numeric.counterexample.values["x"]
     assert 1 < x < 1.001 and np.isfinite(x), r.evidence
+
+
+@pytest.mark.parametrize("lhs, rhs, assume", [
+    ("x", "x + relu(x - 1)*relu(1.000001 - x)", {}),                       # a gap of 1e-13 in a band 1e-6 wide
+    ("max(x, y)", "max(x, y) + relu(x - 1)*relu(1.000001 - x)", {}),
+    ("max(log(x), -40)", "log(x)", {"x": "positive"}),                   # false below x = e^-40 = 4e-18
+    ("min(log(x), 40)", "log(x)", {"x": "positive"}),                    # false above x = e^40 = 2e17
+])
+def test_gaps_below_float64_and_thresholds_far_out_are_refuted(lhs, rhs, assume):
+    """helper-65: VERIFIED at seed 0.  Beside a crossing every instance of small inputs now goes to mp50 (a gap
+    float64 cannot resolve stalls there), and the rays reach 1e-24..1e24 (they stopped at 1e-12..1e12)."""
+    r = tc.run_claim(tc.identity("t.sw", lhs, rhs, structure=assume, register=False), seed=0)
+    assert r.verdict is tc.Verdict.REFUTED, r.evidence
+
+
+@pytest.mark.parametrize("lhs, rhs, assume", [
+    ("max(log(x), -40)", "log(x) + relu(-40 - log(x))", {"x": "positive"}),
+    ("relu(tanh(x/100) - 0.5) + min(tanh(x/100), 0.5)", "tanh(x/100)", {}),
+    ("relu(x - 1e-9) - relu(1e-9 - x)", "x - 1e-9", {}),
+])
+def test_true_piecewise_statements_beside_far_thresholds_hold(lhs, rhs, assume):
+    """The negative side of the change above: the same rays and mp50 instances leave these true ones alone."""
+    r = tc.run_claim(tc.identity("t.sw", lhs, rhs, structure=assume, register=False), seed=0)
+    assert r.verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED), r.evidence

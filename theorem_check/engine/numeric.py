@@ -274,7 +274,7 @@ def _vacuous_mutants():
     return ({m.name: Outcome.GREY for m in identity_mutants(IDENTITY_DELTA)}, {d: Outcome.GREY for d in LADDER})
 
 
-def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: bool = False):
+def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: bool = False, every_mp: bool = False):
     """Evaluate one batch; returns list of InstanceResult (raises ShapeMismatch, BadClaim, SideError).
 
     An instance whose finest deciding level has both sides below the floor of their computation's
@@ -316,9 +316,9 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
             vacuous = vanishes(levels[-1][1], levels[-1][2], mags, levels[-1][0], b)
             outcome = Outcome.HOLDS if vacuous else \
                 decide_refinement([stats_residual(e) for _, e, _ in levels], [f for _, _, f in levels])
-        need_mp = (b == 0 and not far) or (far and vacuous) or outcome is Outcome.GREY or len(fast) < 2 \
-            or (outcome is Outcome.FAILS and not confirmed)
-        if far and need_mp and outcome is not Outcome.FAILS:   # one grey or vacuous far instance per batch
+        need_mp = every_mp or (b == 0 and not far) or (far and vacuous) or outcome is Outcome.GREY \
+            or len(fast) < 2 or (outcome is Outcome.FAILS and not confirmed)
+        if far and need_mp and outcome is not Outcome.FAILS and not every_mp:   # one grey/vacuous far instance
             need_mp, far_mp = far_mp > 0, far_mp - 1
         rounded: list = []
         if mp is not None and need_mp:
@@ -468,14 +468,17 @@ def _check_instance(statement: Statement, dims, seed: int) -> InstanceResult:
                           ev.measured, ev.figure, mutants=ev.mutants, ladder=ev.ladder)
 
 
-def evaluate_instances(statement: Statement, dims, seed: int, batch: int, *, far: bool = False) -> list[InstanceResult]:
+def evaluate_instances(statement: Statement, dims, seed: int, batch: int, *, far: bool = False,
+                       every_mp: bool = False) -> list[InstanceResult]:
     """One batch of ``batch`` instances at ``dims`` drawn with ``seed`` (a custom check: one run).
 
     ``far=True`` (instances far from the origin, :mod:`theorem_check.engine.far`): an identity's instance goes
-    to mp50 where the float levels leave it grey, failing or vacuous, the first one not otherwise.  Raises
-    ShapeMismatch (the shapes do not conform at ``dims``), BadClaim, SideError."""
+    to mp50 where the float levels leave it grey, failing or vacuous, the first one not otherwise.
+    ``every_mp=True``: every instance goes to mp50 (the branch-switch stage's instances of small inputs: a gap
+    below float64's floor beside a switch, helper-65).  Raises ShapeMismatch (the shapes do not conform at
+    ``dims``), BadClaim, SideError."""
     if statement.is_identity:
-        return _identity_instances(statement, dims, seed, batch, far)
+        return _identity_instances(statement, dims, seed, batch, far, every_mp)
     return [_check_instance(statement, dims, seed)]
 
 

@@ -35,12 +35,13 @@ from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 from theorem_check.numerics.precision import FLOAT64
 
-__all__ = ["DELTAS", "MAX_CROSSINGS", "RAY_BASES", "RAY_SCALES", "SWITCH_ENTRIES", "switch_arguments",
+__all__ = ["DELTAS", "MAX_CROSSINGS", "MP_ENTRIES", "RAY_BASES", "RAY_SCALES", "SWITCH_ENTRIES", "switch_arguments",
            "switch_stage"]
 
-RAY_SCALES = np.logspace(-12.0, 12.0, 97)
-"""The multiples ``s`` a ray's switches are evaluated at (four per decade from 1e-12 to 1e12): a switch whose sign
-changes between two of them has a crossing there (brackets for Brent's method)."""
+RAY_SCALES = np.logspace(-24.0, 24.0, 193)
+"""The multiples ``s`` a ray's switches are evaluated at (four per decade from 1e-24 to 1e24; 1e-12 to 1e12 until
+stop 45, when helper-65's ``max(log(x), -40) = log(x)``, false below ``x = e^-40 = 4e-18``, was VERIFIED): a switch
+whose sign changes between two of them has a crossing there (brackets for Brent's method)."""
 DELTAS = (1e-1, 3e-3, 1e-4, 3e-6, 1e-7)
 """Relative distances from a crossing ``s*`` at which the statement is evaluated (``s* (1 +- delta)``, both sides):
 a band between two crossings as close as ``1e-7 s*`` has an instance inside it."""
@@ -58,6 +59,10 @@ which would otherwise spend every crossing of the budget there."""
 SWITCH_ENTRIES = 4096
 """Largest input (entries) at which the stage runs: beyond it, each crossing's Brent iterations would cost what a
 few thousand evaluations of the switches at that size cost."""
+MP_ENTRIES = 64
+"""Up to this many entries in the largest input, every instance beside a crossing goes to mp50 (not only those the
+float levels leave grey): a band narrower than float64 can resolve (``x = x + relu(x - 1)*relu(1.000001 - x)``, a
+gap of 1e-13 at ``x = 1 + 1e-7``: helper-65) stalls there and is refuted by the far instances' rule."""
 
 
 def switch_arguments(e) -> list:
@@ -87,6 +92,12 @@ def switch_arguments(e) -> list:
     return out
 
 
+def _entries(base: dict) -> int:
+    """The entries of the largest input of a base instance (batch 1)."""
+    return max((int(np.prod(np.shape(v)[1:])) for k, v in base.items()
+                if not k.startswith("_") and isinstance(v, np.ndarray)), default=0)
+
+
 def switch_stage(statement: Statement, num: NumericResult, *, seed: int) -> NumericResult:
     """``num`` with instances beside the crossings of the statement's branch switches added: FAILS with the first
     failing one as the counterexample (its ``detail`` names the switch and the crossing).
@@ -110,7 +121,7 @@ def switch_stage(statement: Statement, num: NumericResult, *, seed: int) -> Nume
         base_seed = derive_seed(seed, "switch", b)
         base = dict(statement.sample(np.random.default_rng(base_seed), cfg, 1))
         names = sorted(k for k, v in base.items() if not k.startswith("_") and isinstance(v, np.ndarray))
-        if not names or max(int(np.prod(np.shape(base[k])[1:])) for k in names) > SWITCH_ENTRIES:
+        if not names or _entries(base) > SWITCH_ENTRIES:
             continue
         try:
             found = [a for s in sides for a in switch_arguments(s.symbolic(base))]
@@ -139,7 +150,8 @@ def switch_stage(statement: Statement, num: NumericResult, *, seed: int) -> Nume
         try:
             got = evaluate_instances(dataclasses.replace(statement, sample=lambda rng, d, n, inst=batch: inst,
                                                          undefined="error"),
-                                     cfg, derive_seed(seed, "switch", "at", j), len(scales), far=True)
+                                     cfg, derive_seed(seed, "switch", "at", j), len(scales), far=True,
+                                     every_mp=_entries(base) <= MP_ENTRIES)
         except Exception:  # noqa: BLE001 - e.g. an overflow no level could evaluate: no evidence either way
             unevaluated += len(scales)
             continue
