@@ -308,6 +308,14 @@ def test_greater_than_zero_of_a_matrix_is_refused_and_of_a_vector_is_entrywise_i
     (["--latex", r"\gamma^T \gamma = \gamma^{T+1}", "--where", r"T \in \mathbb{N}"], ("PROVED",)),
     (["--latex", r"\gamma^T \gamma = \gamma^{T+2}", "--where", r"T \in \mathbb{N}"], ("REFUTED",)),
     (["--latex", r"x^T y = y^T x"], ("PROVED",)),      # T not declared: the transpose, as before
+    # helper-66: ^{T-1} is the power T - 1, not the transposed inverse (a slip was PROVED as gamma^-1 gamma = 1)
+    (["--latex", r"\gamma^{T-1} \gamma = \gamma^T", "--where", r"T \in \mathbb{N}"], ("PROVED",)),
+    (["--latex", r"(1-\eta\lambda)^{T-1} (1-\eta\lambda) = 1", "--where", r"T \in \mathbb{N}"], ("REFUTED",)),
+    (["--latex", r"A^{-T} = (A^{-1})^\top"], ("PROVED",)),
+    # helper-66: a label and a transpose as W^{(2)^\top} (was the power W**2, transposed)
+    (["--latex", r"\nabla_{W^{(1)}} \frac12\|W^{(2)} W^{(1)} x - y\|^2 = W^{(2)^\top}(W^{(2)} W^{(1)} x - y) x^\top"],
+     ("PROVED", "VERIFIED")),
+    (["--latex", r"W^{[2]^T} W^{[1]} = (W^{[1]\top} W^{[2]})^\top"], ("PROVED",)),
     # a size letter before a parenthesis is a number times it (was refused as a function applied)
     (["--latex", r"m (\gamma \odot g) = (m \gamma) \odot g", "--where", r"g, \gamma \in \mathbb{R}^m"],
      ("PROVED", "VERIFIED")),
