@@ -386,3 +386,12 @@ def test_a_condition_after_the_identity_points_to_where(capsys, statement):
     named, and the way out (the identity alone, its domain in --where)."""
     code, out, err = run_main(capsys, "check", "--latex", statement)
     assert code == 2 and "the condition" in err and "--where" in err and len(err.splitlines()) == 1, err
+
+
+def test_an_exponent_that_is_a_vector_by_the_conventions_is_refused(capsys):
+    """helper-66: ``\\beta_1^t \\beta_1 = \\beta_1^{t+1}`` was read with ``t`` a column (``t + 1*ones(n, 1)``) and came
+    back ILL-POSED; the exponent is named with the declaration that makes it a step count."""
+    code, out, err = run_main(capsys, "check", "--latex", r"\beta_1^t \beta_1 = \beta_1^{t+1}")
+    assert code == 2 and "exponent 't'" in err and r"t \in \mathbb{N}" in err, err
+    code, out, err = run_main(capsys, "check", "--latex", r"\beta_1^t \beta_1 = \beta_1^{t+1}", "--where", r"t \in \mathbb{N}")
+    assert code == 0 and "PROVED" in out, out + err
