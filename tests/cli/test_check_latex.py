@@ -395,3 +395,16 @@ def test_an_exponent_that_is_a_vector_by_the_conventions_is_refused(capsys):
     assert code == 2 and "exponent 't'" in err and r"t \in \mathbb{N}" in err, err
     code, out, err = run_main(capsys, "check", "--latex", r"\beta_1^t \beta_1 = \beta_1^{t+1}", "--where", r"t \in \mathbb{N}")
     assert code == 0 and "PROVED" in out, out + err
+
+
+@pytest.mark.parametrize("statement, where, verdict", [
+    (r"\left\| 2 \|x\| y \right\| = 2 \|x\| \|y\|", r"x \in \mathbb{R}", ("PROVED", "VERIFIED")),
+    (r"\left\| 2 \|x\| y \right\| = 2 x \|y\|", r"x \in \mathbb{R}", ("REFUTED",)),
+    (r"\left\| \frac{y}{\sqrt{\frac1n \|y\|^2}} \right\|^2 = n", None, ("PROVED", "VERIFIED")),
+    (r"\left\| y \|y\| \right\| = \|y\|^2", None, ("PROVED", "VERIFIED")),
+])
+def test_a_bare_norm_inside_left_right_bars_opens_its_own(capsys, statement, where, verdict):
+    """helper-66: a bare ``\\|`` inside ``\\left\\| ... \\right\\|`` closed the outer bar (``\\left\\| 2 \\|x\\| y
+    \\right\\|`` read as ``abs(2)*x*norm2(y)``, REFUTED; the layer-norm statement was refused)."""
+    code, out, err = run_main(capsys, "check", "--latex", statement, *(["--where", where] if where else []))
+    assert any(v in out for v in verdict), out + err

@@ -103,8 +103,8 @@ def prepass(text: str, operator: re.Pattern | None = None, nabla: re.Pattern | N
         for pat, rep in _PRE:
             m = pat.match(stripped, i)
             if m:
-                if rep.startswith(r"\l"):
-                    opened.append(rep.strip())
+                if rep.startswith(r"\l"):   # an explicit \left\| is closed by its \right\| only, never by a bare \|
+                    opened.append(rep.strip() + "!")     # inside it (helper-66: \left\| 2 \|x\| y \right\|)
                 elif rep.startswith(r"\r") and opened:
                     opened.pop()
                 put(rep, i)
