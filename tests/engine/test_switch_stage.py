@@ -96,10 +96,11 @@ def test_the_counterexample_is_beside_the_crossing():
     ("max(x, y)", "max(x, y) + relu(x - 1)*relu(1.000001 - x)", {}),
     ("max(log(x), -40)", "log(x)", {"x": "positive"}),                   # false below x = e^-40 = 4e-18
     ("min(log(x), 40)", "log(x)", {"x": "positive"}),                    # false above x = e^40 = 2e17
+    ("max(log(x), -60)", "log(x)", {"x": "positive"}),                   # false below x = e^-60 = 9e-27
 ])
 def test_gaps_below_float64_and_thresholds_far_out_are_refuted(lhs, rhs, assume):
     """helper-65: VERIFIED at seed 0.  Beside a crossing every instance of small inputs now goes to mp50 (a gap
-    float64 cannot resolve stalls there), and the rays reach 1e-24..1e24 (they stopped at 1e-12..1e12)."""
+    float64 cannot resolve stalls there), and the rays reach 1e-100..1e100 (they stopped at 1e-12..1e12)."""
     r = tc.run_claim(tc.identity("t.sw", lhs, rhs, structure=assume, register=False), seed=0)
     assert r.verdict is tc.Verdict.REFUTED, r.evidence
 

@@ -38,10 +38,11 @@ from theorem_check.numerics.precision import FLOAT64
 __all__ = ["DELTAS", "MAX_CROSSINGS", "MP_ENTRIES", "RAY_BASES", "RAY_SCALES", "SWITCH_ENTRIES", "switch_arguments",
            "switch_stage"]
 
-RAY_SCALES = np.logspace(-24.0, 24.0, 193)
-"""The multiples ``s`` a ray's switches are evaluated at (four per decade from 1e-24 to 1e24; 1e-12 to 1e12 until
-stop 45, when helper-65's ``max(log(x), -40) = log(x)``, false below ``x = e^-40 = 4e-18``, was VERIFIED): a switch
-whose sign changes between two of them has a crossing there (brackets for Brent's method)."""
+RAY_SCALES = np.logspace(-100.0, 100.0, 801)
+"""The multiples ``s`` a ray's switches are evaluated at (four per decade from 1e-100 to 1e100; 1e-12 to 1e12 until
+stop 45, when helper-65's ``max(log(x), -40) = log(x)``, false below ``x = e^-40 = 4e-18``, and ``max(log(x), -60)``
+were VERIFIED): a switch whose sign changes between two of them has a crossing there (brackets for Brent's method).
+Evaluated in float64 only; multiples where a switch overflows are no crossing."""
 DELTAS = (1e-1, 3e-3, 1e-4, 3e-6, 1e-7)
 """Relative distances from a crossing ``s*`` at which the statement is evaluated (``s* (1 +- delta)``, both sides):
 a band between two crossings as close as ``1e-7 s*`` has an instance inside it."""
