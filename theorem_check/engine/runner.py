@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from theorem_check.engine import symcache
+from theorem_check.engine.cut_stage import cut_stage
 from theorem_check.engine.exact import EXACT_BUDGET, ExactCounterexample, exact_counterexample
 from theorem_check.engine.far import far_stage
 from theorem_check.engine.frame_chunk import on_a_fresh_chunk
@@ -288,7 +289,8 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
     if num is not None:   # the far instances' and the fuzzing's lines of the note
         parts += [p for p in num.note.split("; ") if p.startswith(("far from the origin", "hypothesis fuzz",
                                                                    "every instance vacuous",
-                                                                   "beside the branch switches"))]
+                                                                   "beside the branch switches",
+                                                                   "on the branch cut"))]
     if sym is not None and sym.undecided:
         parts.append(sym.undecided)
     elif sym is not None and not sym.closed:
@@ -369,6 +371,7 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
             num = vacuous_sweep(statement, num, seed=seed)
         num = far_stage(statement, num, seed=seed, beyond_sizes=dims is None)   # --dims: those sizes only
         num = switch_stage(statement, num, seed=seed)
+        num = cut_stage(statement, num, seed=seed)
         if fuzz > 0 and statement.is_identity and num.outcome is Outcome.HOLDS:
             num = _fuzz(statement, num, seed=seed, examples=fuzz)
     verdict = _statement_verdict(sym, num)
