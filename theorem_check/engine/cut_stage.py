@@ -20,7 +20,7 @@ import dataclasses
 import numpy as np
 
 from theorem_check.engine.numeric import derive_seed, evaluate_instances
-from theorem_check.engine.numeric_result import NumericResult
+from theorem_check.engine.numeric_result import NumericResult, with_refuting_instances
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 
@@ -81,12 +81,5 @@ def cut_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
 def _done(num: NumericResult, results: list, unevaluated: int) -> NumericResult:
     if not results and not unevaluated:
         return num
-    bad = next((r for r in results if r.outcome is Outcome.FAILS), None)
     text = f"on the branch cut (complex inputs on the real axis): {len(results) + unevaluated} instances"
-    far = num.far + tuple(results)
-    if bad is None:
-        undecided = unevaluated + sum(r.outcome is Outcome.GREY for r in results)
-        text += ", none fails" + (f" ({undecided} undecided)" if undecided else "")
-        return dataclasses.replace(num, far=far, note=f"{num.note}; {text}".lstrip("; "))
-    return dataclasses.replace(num, outcome=Outcome.FAILS, counterexample=bad, far=far,
-                               note=f"{num.note}; {text}, counterexample found".lstrip("; "))
+    return with_refuting_instances(num, results, unevaluated, text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -9,7 +10,7 @@ from typing import Any, Mapping
 from theorem_check.engine.mutants import LADDER
 from theorem_check.model.verdicts import Outcome, combine_outcomes
 
-__all__ = ["InstanceResult", "NumericResult"]
+__all__ = ["InstanceResult", "NumericResult", "with_refuting_instances"]
 
 
 @dataclass(frozen=True)
@@ -119,3 +120,17 @@ class NumericResult:
                for i in self.instances):
             return self.instances[0].detail or "no instance could be evaluated"
         return None
+
+
+def with_refuting_instances(num: "NumericResult", results: list, unevaluated: int, text: str) -> "NumericResult":
+    """``num`` with a refute-only stage's instances added to ``far`` and its line ``text`` (counts) to the note:
+    FAILS with the first failing instance as the counterexample, else unchanged outcome and ", none fails" (with
+    the undecided count).  Used by the branch-switch and branch-cut stages."""
+    bad = next((r for r in results if r.outcome is Outcome.FAILS), None)
+    far = num.far + tuple(results)
+    if bad is None:
+        undecided = unevaluated + sum(r.outcome is Outcome.GREY for r in results)
+        text += ", none fails" + (f" ({undecided} undecided)" if undecided else "")
+        return dataclasses.replace(num, far=far, note=f"{num.note}; {text}".lstrip("; "))
+    return dataclasses.replace(num, outcome=Outcome.FAILS, counterexample=bad, far=far,
+                               note=f"{num.note}; {text}, counterexample found".lstrip("; "))

@@ -29,7 +29,7 @@ import sympy as sp
 
 from theorem_check import expr as ex
 from theorem_check.engine.numeric import derive_seed, evaluate_instances
-from theorem_check.engine.numeric_result import InstanceResult, NumericResult
+from theorem_check.engine.numeric_result import InstanceResult, NumericResult, with_refuting_instances
 from theorem_check.expr.printing import expr_text
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
@@ -168,16 +168,9 @@ def switch_stage(statement: Statement, num: NumericResult, *, seed: int) -> Nume
             results.append(dataclasses.replace(r, detail=detail))
         if any(r.outcome is Outcome.FAILS for r in results):
             break
-    bad = next((r for r in results if r.outcome is Outcome.FAILS), None)
     text = (f"beside the branch switches (abs arguments): {len(results) + unevaluated} instances at "
             f"{len(crossings)} sign change{'s' * (len(crossings) != 1)} along {rays} ray{'s' * (rays != 1)}")
-    far = num.far + tuple(results)
-    if bad is None:
-        undecided = unevaluated + sum(r.outcome is Outcome.GREY for r in results)
-        text += ", none fails" + (f" ({undecided} undecided)" if undecided else "")
-        return dataclasses.replace(num, far=far, note=f"{num.note}; {text}".lstrip("; "))
-    return dataclasses.replace(num, outcome=Outcome.FAILS, counterexample=bad, far=far,
-                               note=f"{num.note}; {text}, counterexample found".lstrip("; "))
+    return with_refuting_instances(num, results, unevaluated, text)
 
 
 def _along(base: dict, ray: tuple, scales: np.ndarray) -> dict:
