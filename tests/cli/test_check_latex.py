@@ -408,3 +408,12 @@ def test_a_bare_norm_inside_left_right_bars_opens_its_own(capsys, statement, whe
     \\right\\|`` read as ``abs(2)*x*norm2(y)``, REFUTED; the layer-norm statement was refused)."""
     code, out, err = run_main(capsys, "check", "--latex", statement, *(["--where", where] if where else []))
     assert any(v in out for v in verdict), out + err
+
+
+def test_a_subscript_then_a_label_and_a_declared_t_note(capsys):
+    """helper-66: ``W_l^{(t)}`` was refused ("labels a name only") while ``W^{(t)}_l`` was read; both are ``W_l__t``.
+    With ``T`` declared, the read-as note says that ``^T`` is its power (the error that may follow did not say why)."""
+    code, out, err = run_main(capsys, "check", "--latex", r"W_2^{(t)} W_1^{(t)} = W_1^{(t)} W_2^{(t)}")
+    assert "W_2__t*W_1__t" in err and "REFUTED" in out, out + err
+    code, out, err = run_main(capsys, "check", "--latex", r"\gamma^T \gamma = \gamma^{T+1}", "--where", r"T \in \mathbb{N}")
+    assert "^T is a power of the declared T" in err and "PROVED" in out, out + err

@@ -497,7 +497,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         words = "; ".join(w for w in (_shape_words(conv), f"{', '.join(conv_scalars)} scalar" * bool(conv_scalars)) if w)
         click.echo(f"theorem-check: note: read as {statement}"
                    + (f" (by convention: {words})" if words else "")
-                   + (f"; assumed: {assumed}" if assumed else ""), err=True)
+                   + (f"; assumed: {assumed}" if assumed else "")
+                   + "".join(f"; ^{t} is a power of the declared {t}, ^\\top the transpose" for t in ("T", "H")
+                             if t in powers and re.search(rf"\^\s*\{{?\s*{t}(?![A-Za-z])", given)), err=True)
         scalars = []
     else:
         _check_where_used(declared, {n for n, _ in _names_used(statement)})

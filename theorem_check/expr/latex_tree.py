@@ -438,7 +438,7 @@ class _Build:
 
     def n_label(self, a, tok):
         base = self.node(a)
-        if base[0] != "name" or base[2] or base[3]:
+        if base[0] != "name" or base[3]:     # W_l^{(t)} as W^{(t)}_l (helper-66): W_l__t
             self.fail(f"{quoted(str(tok))} labels a name only (W^{{(l)}})")
         label = _name_part(re.sub(r"^\^\s*", "", str(tok)), self.text, self.what)
         return ("name", base[1], base[2], label, base[4])
