@@ -507,9 +507,9 @@ class _Emit:
             return f"exp({t})", _ATOM
         tb, pb = self.scalar(*self.emit(base, hint))
         te, pe = self.emit(ex)
-        if isinstance(she := self.shape(te), tuple) and not is_1x1(she):   # \beta_1^t: t a column (helper-66)
-            self.fail(f"the exponent {quoted(te)} is {she[0]} x {she[1]} (by the conventions unless declared): declare "
-                      r"it a size or a scalar (--where 't \in \mathbb{N}' or 't \in \mathbb{R}')")
+        if self.shape(tb) is None and is_column(she := self.shape(te)):   # \beta_1^t, t a column (helper-66)
+            self.fail(f"the exponent {quoted(te)} is a {she[0]} x {she[1]} vector by the conventions: declare it a "
+                      rf"size or a scalar (--where '{te} \in \mathbb{{N}}' or \mathbb{{R}})")
         if tb.lstrip("-").replace(".", "").isdigit():
             pb = _NEG
         if base[0] == "call" and te.lstrip("-").replace("/", "").isdigit():
