@@ -21,6 +21,7 @@ import numpy as np
 
 from theorem_check.engine.numeric import derive_seed, evaluate_instances
 from theorem_check.engine.numeric_result import NumericResult, with_refuting_instances
+from theorem_check.engine.switch_stage import along, input_entries
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 
@@ -51,16 +52,11 @@ def cut_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeric
         base_seed = derive_seed(seed, "cut", b)
         base = dict(statement.sample(np.random.default_rng(base_seed), cfg, 1))
         names = _complex_inputs(base)
-        if not names or max(int(np.prod(np.shape(base[k])[1:])) for k in names) > CUT_ENTRIES:
+        if not names or input_entries({k: base[k] for k in names}) > CUT_ENTRIES:
             return num if b == 0 else _done(num, results, unevaluated)
-        batch = {}
-        for k, v in base.items():
-            if isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == 1:
-                v = np.concatenate([v, v])
-                if k in names:   # the real parts (both signs), then every entry negative: the cut itself
-                    v = np.stack([v[0].real, -np.abs(v[1].real)]).astype(complex)
-            batch[k] = v
-        batch["_batch"] = np.zeros(2)
+        batch = along(base, (), np.ones(2))          # two copies of the base instance
+        for k in names:   # the real parts (both signs), then every entry negative: the cut itself
+            batch[k] = np.stack([batch[k][0].real, -np.abs(batch[k][1].real)]).astype(complex)
         try:
             got = evaluate_instances(dataclasses.replace(statement, sample=lambda rng, d, n, inst=batch: inst,
                                                          undefined="error"),

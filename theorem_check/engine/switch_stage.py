@@ -35,8 +35,8 @@ from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 from theorem_check.numerics.precision import FLOAT64
 
-__all__ = ["DELTAS", "MAX_CROSSINGS", "MP_ENTRIES", "RAY_BASES", "RAY_SCALES", "SWITCH_ENTRIES", "switch_arguments",
-           "switch_stage"]
+__all__ = ["DELTAS", "MAX_CROSSINGS", "MP_ENTRIES", "RAY_BASES", "RAY_SCALES", "SWITCH_ENTRIES", "along",
+           "input_entries", "switch_arguments", "switch_stage"]
 
 RAY_SCALES = np.logspace(-100.0, 100.0, 801)
 """The multiples ``s`` a ray's switches are evaluated at (four per decade from 1e-100 to 1e100; 1e-12 to 1e12 until
@@ -93,7 +93,7 @@ def switch_arguments(e) -> list:
     return out
 
 
-def _entries(base: dict) -> int:
+def input_entries(base: dict) -> int:
     """The entries of the largest input of a base instance (batch 1)."""
     return max((int(np.prod(np.shape(v)[1:])) for k, v in base.items()
                 if not k.startswith("_") and isinstance(v, np.ndarray)), default=0)
@@ -122,7 +122,7 @@ def switch_stage(statement: Statement, num: NumericResult, *, seed: int) -> Nume
         base_seed = derive_seed(seed, "switch", b)
         base = dict(statement.sample(np.random.default_rng(base_seed), cfg, 1))
         names = sorted(k for k, v in base.items() if not k.startswith("_") and isinstance(v, np.ndarray))
-        if not names or _entries(base) > SWITCH_ENTRIES:
+        if not names or input_entries(base) > SWITCH_ENTRIES:
             continue
         try:
             found = [a for s in sides for a in switch_arguments(s.symbolic(base))]
@@ -147,12 +147,12 @@ def switch_stage(statement: Statement, num: NumericResult, *, seed: int) -> Nume
     unevaluated = 0
     for j, (cfg, ray, base, base_seed, arg, s_star) in enumerate(crossings):
         scales = np.array([s_star * (1 + sgn * d) for d in DELTAS for sgn in (1, -1)])
-        batch = _along(base, ray, scales)
+        batch = along(base, ray, scales)
         try:
             got = evaluate_instances(dataclasses.replace(statement, sample=lambda rng, d, n, inst=batch: inst,
                                                          undefined="error"),
                                      cfg, derive_seed(seed, "switch", "at", j), len(scales), far=True,
-                                     every_mp=_entries(base) <= MP_ENTRIES)
+                                     every_mp=input_entries(base) <= MP_ENTRIES)
         except Exception:  # noqa: BLE001 - e.g. an overflow no level could evaluate: no evidence either way
             unevaluated += len(scales)
             continue
@@ -173,9 +173,9 @@ def switch_stage(statement: Statement, num: NumericResult, *, seed: int) -> Nume
     return with_refuting_instances(num, results, unevaluated, text)
 
 
-def _along(base: dict, ray: tuple, scales: np.ndarray) -> dict:
+def along(base: dict, ray: tuple, scales: np.ndarray) -> dict:
     """A batch of instances: ``base`` (a batch of one) with the inputs named in ``ray`` multiplied by each of
-    ``scales``."""
+    ``scales`` (``ray=()``: ``len(scales)`` copies of ``base``, as the branch-cut stage uses it)."""
     g = len(scales)
     out = {}
     for k, v in base.items():
@@ -192,7 +192,7 @@ def _switch_values(recipe, base: dict, ray: tuple, scales: np.ndarray, cfg: dict
     """The switch's real entries at float64 along the ray, ``(len(scales), entries)``; NaN where not real or finite."""
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        v = np.asarray(ex.evaluate(recipe, FLOAT64, _along(base, ray, scales), cfg, structure))
+        v = np.asarray(ex.evaluate(recipe, FLOAT64, along(base, ray, scales), cfg, structure))
     v = v.reshape(len(scales), -1)
     if np.iscomplexobj(v):
         v = np.where(np.abs(v.imag) <= 1e-12 * np.abs(v.real), v.real, np.nan)

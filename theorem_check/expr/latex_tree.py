@@ -525,9 +525,10 @@ def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
         if isinstance(left, lark.Tree) and left.data in ("power", "inverse") and isinstance(left.children[0], lark.Tree):
             # f^{-1}(y), \phi^2(x): an inverse or a power of a function applied as much as a product (helper-64:
             # \sigma^{-1}(y), the logit, was read as y / sigma and REFUTED); the base name decides, as for f(y)
-            powered = "".join(map(str, left.scan_values(lambda v: isinstance(v, lark.Token))))
-            powered = powered[len("".join(map(str, left.children[0].scan_values(lambda v: isinstance(v, lark.Token))))):]
-            left = left.children[0]
+            left, *script = left.children         # the name, then the caret and exponent (or the ^{-1} token)
+            powered = "".join(str(t) for c in script
+                              for t in (c.scan_values(lambda v: isinstance(v, lark.Token)) if isinstance(c, lark.Tree)
+                                        else (c,)))
         if isinstance(left, lark.Tree) and left.data in ("name", "styled"):
             try:
                 node = build.node(left)

@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping
@@ -31,10 +32,20 @@ MAX_CONFIGURATIONS = 250_000
 """Largest product of range sizes a :class:`DimSpace` accepts (configurations are enumerated)."""
 
 
-_PLAIN_SPACES: dict = {}
-"""The sorted configurations of spaces without ``where``/``normalize``, by their ranges: every short form of a pack
-with ``sizes={"h": (1, 256), "k": (1, 256)}`` has its own DimSpace, and each enumerated 65,536 configurations
-(helper-63: 2.6 s to import a pack of five).  Shared read-only, as each space's own cache is."""
+def _size_order(d: Dims):
+    """Smallest total size first, then the sizes in name order (:meth:`DimSpace.ordered`)."""
+    return sum(d.values()), tuple(d.values())
+
+
+@functools.lru_cache(maxsize=None)
+def _product(ranges: tuple) -> list[Dims]:
+    """Every configuration of ``ranges`` (``((name, lo, hi), ...)``), sorted by :func:`_size_order`: a space without
+    ``where``/``normalize`` has every product valid and distinct.  Cached by the ranges and shared read-only between
+    equal spaces, as each space's own cache is: every short form of a pack with ``sizes={"h": (1, 256), "k": (1,
+    256)}`` has its own DimSpace, and each enumerated 65,536 configurations (helper-63: 2.6 s to import five)."""
+    names = [k for k, _, _ in ranges]
+    out = [dict(zip(names, v)) for v in itertools.product(*(range(lo, hi + 1) for _, lo, hi in ranges))]
+    return sorted(out, key=_size_order)
 
 
 def _generic_key(d: Dims):
@@ -115,19 +126,10 @@ class DimSpace:
         (not at construction: importing the catalogue stays cheap, and the worker fork server
         enumerates the spaces once for all workers, see ``theorem_check.execution.workers``)."""
         if "all" not in self._cache:
-            plain = self.where is None and self.normalize is None
-            key = tuple((k, int(lo), int(hi)) for k, (lo, hi) in self.ranges.items()) if plain else None
-            out = _PLAIN_SPACES.get(key) if plain else None
-            if out is None:
-                if plain:   # every product of the ranges is valid and distinct: no normalize, no where to test
-                    names = list(self.ranges)
-                    out = [dict(zip(names, v)) for v in itertools.product(
-                        *(range(int(lo), int(hi) + 1) for lo, hi in self.ranges.values()))]
-                else:
-                    out = list(self._valid())
-                out.sort(key=lambda d: (sum(d.values()), tuple(d.values())))
-                if plain:
-                    _PLAIN_SPACES[key] = out
+            if self.where is None and self.normalize is None:
+                out = _product(tuple((k, int(lo), int(hi)) for k, (lo, hi) in self.ranges.items()))
+            else:
+                out = sorted(self._valid(), key=_size_order)
             self._cache["all"] = out
         return self._cache["all"]
 
