@@ -402,10 +402,16 @@ def test_an_exponent_that_is_a_vector_by_the_conventions_is_refused(capsys):
     (r"\left\| 2 \|x\| y \right\| = 2 x \|y\|", r"x \in \mathbb{R}", ("REFUTED",)),
     (r"\left\| \frac{y}{\sqrt{\frac1n \|y\|^2}} \right\|^2 = n", None, ("PROVED", "VERIFIED")),
     (r"\left\| y \|y\| \right\| = \|y\|^2", None, ("PROVED", "VERIFIED")),
+    (r"\Big\| \eta \|g\| g \Big\|^2 = \eta^2 \|g\|^4", None, ("PROVED", "VERIFIED")),
+    (r"\Big\| \eta \|g\| g \Big\| = |\eta| \|g\|^2", None, ("PROVED", "VERIFIED")),
+    (r"\Big\| \eta \|g\| g \Big\| = 2 |\eta| \|g\|^2", None, ("REFUTED",)),
+    (r"\bigl\| 2 \|x\| y \bigr\| = 2 \|x\| \|y\|", None, ("PROVED", "VERIFIED")),
+    (r"\big| \alpha |\beta| \big| = |\alpha| |\beta|", None, ("PROVED", "VERIFIED")),
 ])
 def test_a_bare_norm_inside_left_right_bars_opens_its_own(capsys, statement, where, verdict):
     """helper-66: a bare ``\\|`` inside ``\\left\\| ... \\right\\|`` closed the outer bar (``\\left\\| 2 \\|x\\| y
-    \\right\\|`` read as ``abs(2)*x*norm2(y)``, REFUTED; the layer-norm statement was refused)."""
+    \\right\\|`` read as ``abs(2)*x*norm2(y)``, REFUTED; the layer-norm statement was refused).  A bar sized
+    without a side (``\\Big\\| ... \\Big\\|``) is closed by the same sizing only (stop 46; it was ILL-POSED)."""
     code, out, err = run_main(capsys, "check", "--latex", statement, *(["--where", where] if where else []))
     assert any(v in out for v in verdict), out + err
 

@@ -43,6 +43,10 @@ _PRE = [
     (re.compile(r"\\left\s*(\||\\vert(?![A-Za-z])|\\lvert(?![A-Za-z]))"), r"\lvert "),
     (re.compile(r"\\right\s*(\||\\vert(?![A-Za-z])|\\rvert(?![A-Za-z]))"), r"\rvert "),
     (re.compile(r"\\(left|right)\s*\."), " "),
+    (re.compile(r"\\(bigl|Bigl|biggl|Biggl)\s*(\\\||\\Vert(?![A-Za-z])|\\lVert(?![A-Za-z]))"), r"\lVert "),
+    (re.compile(r"\\(bigr|Bigr|biggr|Biggr)\s*(\\\||\\Vert(?![A-Za-z])|\\rVert(?![A-Za-z]))"), r"\rVert "),
+    (re.compile(r"\\(bigl|Bigl|biggl|Biggl)\s*(\||\\vert(?![A-Za-z])|\\lvert(?![A-Za-z]))"), r"\lvert "),
+    (re.compile(r"\\(bigr|Bigr|biggr|Biggr)\s*(\||\\vert(?![A-Za-z])|\\rvert(?![A-Za-z]))"), r"\rvert "),
     (re.compile(r"\\(left|right|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|big|Big|bigg|Bigg)(?![A-Za-z])"), " "),
     (re.compile(r"\\(label|tag)\s*\{[^{}]*\}"), " "),
     (re.compile(r"\\(quad|qquad|displaystyle|textstyle|nonumber|notag|limits|mathstrut)(?![A-Za-z])"), " "),
@@ -50,6 +54,8 @@ _PRE = [
     (re.compile(r"\\\{"), "("),     # \{ ... \}: braces printed as grouping brackets
     (re.compile(r"\\\}"), ")"),
 ]
+_SIZED_BAR = re.compile(r"\\(big|Big|bigg|Bigg)(?![A-Za-z])\s*(\\\||\\Vert(?![A-Za-z])|\||\\vert(?![A-Za-z]))")
+"""A bar sized without a side (``\\Big\\|``): the first opens, the next with the same sizing closes (helper-66)."""
 _BAR2 = re.compile(r"\\\||\\Vert(?![A-Za-z])")
 _BAR1 = re.compile(r"\||\\vert(?![A-Za-z])|\\mid(?![A-Za-z])")
 _CMD = re.compile(r"\\[A-Za-z]+")
@@ -100,6 +106,18 @@ def prepass(text: str, operator: re.Pattern | None = None, nabla: re.Pattern | N
     while i < len(stripped):
         for e in sorted(k for k in ends if k <= i):     # an argument's end reached (or passed by a longer token)
             put(")" * ends.pop(e), i)
+        m = _SIZED_BAR.match(stripped, i)
+        if m:    # \Big\| x \Big\|: a sized bar is closed by the same sizing only, never by a bare bar inside it
+            two = m.group(2) == "\\|" or "Vert" in m.group(2)
+            tag = (r"\lVert!" if two else r"\lvert!") + m.group(1)
+            if opened and opened[-1] == tag:
+                opened.pop()
+                put(r"\rVert " if two else r"\rvert ", i)
+            else:
+                opened.append(tag)
+                put(r"\lVert " if two else r"\lvert ", i)
+            i = m.end()
+            continue
         for pat, rep in _PRE:
             m = pat.match(stripped, i)
             if m:
