@@ -423,3 +423,16 @@ def test_a_subscript_then_a_label_and_a_declared_t_note(capsys):
     assert "W_2__t*W_1__t" in err and "REFUTED" in out, out + err
     code, out, err = run_main(capsys, "check", "--latex", r"\gamma^T \gamma = \gamma^{T+1}", "--where", r"T \in \mathbb{N}")
     assert "^T is a power of the declared T" in err and "PROVED" in out, out + err
+
+
+@pytest.mark.parametrize("statement, reading, verdict", [
+    (r"(W_2 W_1)^\top = W^\top_1 W^\top_2", "(W_2*W_1).T = W_1.T*W_2.T", "PROVED"),
+    (r"(W_2 W_1)^\top = W^\top_2 W^\top_1", "(W_2*W_1).T = W_2.T*W_1.T", "REFUTED"),
+    (r"W^{-1}_2 W_2 = I", "W_2**-1*W_2 = eye(n)", "PROVED"),
+    (r"\sigma^2_1 = \sigma_1 \sigma_1", "sigma_1**2 = sigma_1*sigma_1", "PROVED"),
+])
+def test_a_superscript_then_a_subscript_sets_both_on_the_name(capsys, statement, reading, verdict):
+    """helper-66: ``W^\\top_2`` was refused ("unexpected subscript"); TeX sets both scripts on the name, so it is
+    ``W_2^\\top`` (stop 46)."""
+    code, out, err = run_main(capsys, "check", "--latex", statement)
+    assert f"read as {reading}" in err and verdict in out, out + err

@@ -466,6 +466,9 @@ class _Build:
             return base      # the Frobenius inner product, as \langle A, B \rangle reads it (helper-54)
         if base[0] == "pow" and base[1][0] == "norm" and base[1][2] is None:   # \|x\|^2_2, as \|x\|_2^2
             return ("pow", ("norm", base[1][1], sub.strip()), base[2])
+        if base[0] in ("T", "inv", "invT", "H", "pow", "hpow") and base[1][0] == "name" and not base[1][2]:
+            inner = base[1]      # W^\top_2 is W_2^\top, \sigma^2_i is \sigma_i^2: TeX sets both scripts on the name
+            return (base[0], ("name", inner[1], _name_part(sub, self.text, self.what), inner[3], inner[4]), *base[2:])
         self.fail(f"unexpected subscript {quoted(str(tok))}")
 
 
