@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import theorem_check as tc
 from theorem_check import expr as ex
-from theorem_check.errors import ShapeMismatch
+from theorem_check.errors import ParseError, ShapeMismatch
 from theorem_check.numerics.precision import CONTEXTS, FLOAT64, MP50, to_float
 
 n = sp.Symbol("n", integer=True, positive=True)
@@ -389,3 +389,28 @@ def test_unicode_superscripts_are_the_postfix_operators():
     assert ex.parse("(A*B)ᵀ", shapes) == ex.parse("(A*B).T", shapes)
     assert ex.parse("Aᴴ", shapes) == ex.parse("A.H", shapes)
     assert ex.parse("A⁻¹*B", shapes) == ex.parse("A**-1*B", shapes)
+
+
+@pytest.mark.parametrize("statement, want", [("A**k*A = A**(k + 1)", {"VERIFIED", "PROVED"}),
+                                             ("A**k*A = A**(k + 2)", {"REFUTED"}),
+                                             ("(A*B)**k*A = A*(B*A)**k", {"VERIFIED", "PROVED"}),
+                                             ("(A*B)**k*A = A*(A*B)**k", {"REFUTED"}),
+                                             ("trace(A**k) = trace(A)**k", {"REFUTED"}),
+                                             ("det(A**(k - 2)) = det(A)**k/det(A)**2", {"VERIFIED", "PROVED"})])
+def test_a_matrix_power_by_a_size_letter_evaluates_at_the_drawn_size(statement, want):
+    """``A**k`` with ``k`` a size letter (GD's ``(I - eta*A)**t``) is the integer power at each instance's ``k``
+    (stop 46; it was refused: 'integer or +-1/2 exponents only')."""
+    lhs, rhs = statement.split(" = ")
+    c = tc.identity("mine.size_power", lhs, rhs, shapes={"A": ("n", "n"), "B": ("n", "n")}, sizes={"k": (1, 3)},
+                    register=False)
+    assert tc.run_claim(c, seed=0, trials=8).verdict.value in want
+
+
+def test_a_matrix_power_by_a_scalar_is_refused_and_of_a_one_by_one_product_is_the_entrys():
+    """A scalar exponent of a matrix power names the scalar and the declaration that makes it a size; the power
+    of a 1 x 1 product by a scalar is its entry's power."""
+    with pytest.raises(ParseError, match=r"A\*\*eta needs an integer exponent: 'eta' is a scalar"):
+        ex.parse("A**eta", {"A": ("n", "n")})
+    c = tc.identity("mine.scalar_power", "(x.T*x)**eta*(x.T*x)", "(x.T*x)**(eta + 1)", shapes={"x": ("n", 1)},
+                    register=False)
+    assert tc.run_claim(c, seed=0, trials=4).verdict.value in {"VERIFIED", "PROVED"}

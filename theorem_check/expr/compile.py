@@ -257,17 +257,29 @@ class _Compiler:
             return lambda env: env.ctx.inv(env.ctx.sqrtm(b(env)))
         if ex.is_Rational and tuple(base.shape) == (1, 1):   # (x.T*x)**(3/2): the power of the one entry
             return lambda env: env.ctx.power(b(env), const(env.ctx, ex))
+        if tuple(base.shape) == (1, 1):                      # (x.T*x)**eta
+            kf = self.compile(ex)
+            return lambda env: env.ctx.power(b(env), kf(env))
+        if ex.free_symbols and not ex.is_Integer:
+            return self._size_power(e, b)
         if not ex.is_Integer:
             raise ExprError(f"cannot evaluate the matrix power {e}: integer or +-1/2 exponents only")
-        k = int(ex)
+        return _integer_power(b, int(ex))
+
+    def _size_power(self, e, b):
+        """``A**k``, ``A**(k + 1)`` with ``k`` a size letter: the integer power at the instance's sizes (GD's
+        ``(I - eta*A)**t``); an exponent with a scalar in it, or not an integer, is an error."""
+        names = sorted(s.name for s in e.exp.free_symbols)
+        kf = self.compile(e.exp)
 
         def run(env):
-            m = b(env)
-            if k < 0:
-                m = env.ctx.inv(m)
-            if k == 0:
-                return env.ctx.eye(np.shape(m)[-1])
-            return matrix_power(m, abs(k))
+            if any(n not in env.dims for n in names):
+                raise ExprError(f"cannot evaluate the matrix power {e}: its exponent is an integer only when "
+                                f"{', '.join(names)} are sizes (--size {names[0]}=1:4)")
+            k = kf(env)
+            if int(k) != k:
+                raise ExprError(f"cannot evaluate the matrix power {e}: exponent {k} is not an integer")
+            return _integer_power(b, int(k))(env)
         return run
 
     def _unary(method):  # noqa: N805 - a helper of the class body: _c_Expm = _unary("expm") etc.
@@ -493,3 +505,15 @@ def side(expr, *, structure: Mapping[str, str] | None = None) -> Callable:
 # ---------------------------------------------------------------------------------------------
 # parsing strings
 # ---------------------------------------------------------------------------------------------
+
+
+def _integer_power(b, k: int):
+    """The evaluator of ``B**k`` for an integer ``k`` (``k < 0``: the inverse's power; 0: the identity)."""
+    def run(env):
+        m = b(env)
+        if k < 0:
+            m = env.ctx.inv(m)
+        if k == 0:
+            return env.ctx.eye(np.shape(m)[-1])
+        return matrix_power(m, abs(k))
+    return run

@@ -444,6 +444,10 @@ def _pow(base, exponent):
     rewrites ``(A*B)**-1`` as ``B**-1*A**-1``, so the statement typed would never be evaluated."""
     if isinstance(base, sp.MatrixExpr):
         exponent = sp.sympify(exponent)
+        scalars = sorted(str(s) for s in exponent.free_symbols if not s.is_integer)
+        if scalars and base.shape != (1, 1):
+            raise ParseError(f"the matrix power {sp.MatPow(base, exponent)} needs an integer exponent: {scalars[0]!r} is a "
+                             f"scalar (a size letter is an integer: --size {scalars[0]}=1:4)")
         if not (isinstance(base, sp.MatrixSymbol) and exponent.is_Integer):
             return sp.MatPow(base, exponent)
         return base ** exponent
