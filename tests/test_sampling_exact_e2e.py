@@ -6,7 +6,7 @@ The samplers' structure used to hold only to float64 rounding, so the mp50 rung 
 :class:`theorem_check.numerics.sampling.Exact` the engine rebuilds each sample inside the context.
 
 The engine converts :class:`~theorem_check.numerics.sampling.Exact` arrays with ``.at(ctx)`` and slices
-them with ``.take(b)`` (``numeric._convert`` / ``numeric._slice``).  The negative controls
+them with ``.take(b)`` (``vacuity.convert`` / ``sides.take``).  The negative controls
 (the same statements with a wrong right-hand side) run through the same path and must be REFUTED.
 """
 

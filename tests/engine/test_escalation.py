@@ -1,4 +1,4 @@
-"""A grey instance gets one level more, mp100 (design decision 120; theorem_check.engine.numeric._escalate)."""
+"""A grey instance gets one level more, mp100 (design decision 120; theorem_check.engine.escalation.escalate)."""
 
 import pytest
 
@@ -32,10 +32,16 @@ def test_the_same_statements_without_the_slip_hold(lhs, rhs):
 
 
 def test_a_slip_below_mp50_resolution_is_not_escalated():
-    """A gap of 10**-60 is below what 50 digits resolve: mp50 holds, and no level is added; the exact stage
-    (rational arithmetic, derivatives by forward mode: design decision 132) refutes it instead."""
+    """A gap of 10**-60 is below what 50 digits resolve: mp50 holds, and no level is added to the ordinary
+    instances.  On inputs of at most 64 entries the deep stage's one instance at 100 and 200 digits refutes it
+    (decision 208); on larger ones the exact stage (rational arithmetic, derivatives by forward mode: design
+    decision 132) does."""
     r = _run("grad(trace(A*X), X)", "A.T + X/10**60")
-    assert r.verdict is tc.Verdict.REFUTED and "mp100" not in r.evidence
+    assert r.verdict is tc.Verdict.REFUTED and "beyond 50 digits (mp100 -> mp200)" in r.evidence, r.evidence
+    claim = tc.identity("test.escalate", "grad(trace(A*X), X)", "A.T + X/10**60", shapes=SQ, sizes={"n": (9, 9)},
+                        register=False)
+    r = tc.run_claim(claim, seed=0, trials=2)
+    assert r.verdict is tc.Verdict.REFUTED and "mp100" not in r.evidence, r.evidence
     assert "below the numeric stages' resolution: exact counterexample" in r.evidence
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import theorem_check as tc
-from theorem_check.engine import numeric
+from theorem_check.engine import sides
 from theorem_check.engine.vacuity import convert
 from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.precision import FLOAT64, MP50
@@ -38,10 +38,10 @@ def _claim(lhs, rhs, **kw):
 def test_residuals_are_the_same_through_balls_or_mpf(rhs, monkeypatch):
     st = _claim("(A*B).T", rhs).statement
     inst = dict(st.sample(np.random.default_rng(1), {"n": 20}, 2))
-    assert numeric._expressions_only(st)
-    with_balls = numeric.evaluate_identity(st, inst, MP50)[0]
-    monkeypatch.setattr(numeric, "_expressions_only", lambda s: False)
-    assert (numeric.evaluate_identity(st, inst, MP50)[0] == with_balls).all()
+    assert sides._expressions_only(st)
+    with_balls = sides.evaluate_identity(st, inst, MP50)[0]
+    monkeypatch.setattr(sides, "_expressions_only", lambda s: False)
+    assert (sides.evaluate_identity(st, inst, MP50)[0] == with_balls).all()
 
 
 def test_claim_code_never_sees_a_ball_array():
@@ -52,9 +52,9 @@ def test_claim_code_never_sees_a_ball_array():
         return ctx.T(inst["A"] @ inst["B"])
 
     st = _claim(lhs, "B.T*A.T").statement
-    assert not numeric._expressions_only(st)
+    assert not sides._expressions_only(st)
     inst = dict(st.sample(np.random.default_rng(1), {"n": 20}, 2))
-    numeric.evaluate_identity(st, inst, MP50)
+    sides.evaluate_identity(st, inst, MP50)
     assert seen == [np.ndarray]
 
 

@@ -32,13 +32,13 @@ import numpy as np
 
 from theorem_check.engine.numeric import (
     SMALL_ENTRIES,
-    SideError,
     derive_seed,
     evaluate_instances,
     largest_input,
     shrink,
 )
 from theorem_check.engine.numeric_result import InstanceResult, NumericResult
+from theorem_check.engine.sides import SideError
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 

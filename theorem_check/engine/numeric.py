@@ -31,20 +31,29 @@ from typing import Any, Mapping
 import numpy as np
 
 from theorem_check.engine.configuration import user_configuration
+from theorem_check.engine.escalation import defined_with_more_digits, escalate, far_confirmed
 from theorem_check.engine.evaluate import evaluate_result
 from theorem_check.engine.mutants import (
     LADDER,
     SideStats,
     identity_mutants,
     refinement_mutant_outcomes,
-    side_stats,
     stats_residual,
 )
 from theorem_check.engine.numeric_result import InstanceResult, NumericResult
 from theorem_check.engine.projection import KEY as PROJECTION_KEY
-from theorem_check.engine.projection import mp_directions, projected_sides
+from theorem_check.engine.projection import mp_directions
 from theorem_check.engine.projection import plan as plan_projection
-from theorem_check.engine.vacuity import convert, is_defined, magnitudes, vanishes, with_magnitude
+from theorem_check.engine.sides import (
+    UNDEFINED_ERRORS,
+    FailedLevel,
+    SideError,
+    evaluate_identity,
+    level_floor,
+    stats_or_errors,
+    take,
+)
+from theorem_check.engine.vacuity import is_defined, magnitudes, vanishes, with_magnitude
 from theorem_check.errors import (
     BadClaim,
     ShapeMismatch,
@@ -52,11 +61,9 @@ from theorem_check.errors import (
     TheoremCheckError,
 )
 from theorem_check.model.checks import measure
-from theorem_check.model.claims import Instance, Measurement, Statement
+from theorem_check.model.claims import Measurement, Statement
 from theorem_check.model.verdicts import Outcome, combine_outcomes, decide_refinement
-from theorem_check.numerics.balls import BallArray
-from theorem_check.numerics.directions import Projection
-from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, MP100, MP400, Ctx, to_float, watch_floats
+from theorem_check.numerics.precision import CONTEXTS, FLOAT_LITERAL_HINT, watch_floats
 
 __all__ = ["InstanceResult", "NumericResult", "evaluate_identity", "evaluate_instances", "run_numeric", "derive_seed",
            "shrink", "TheoremCheckDeprecationWarning", "IDENTITY_DELTA", "SMALL_ENTRIES", "largest_input"]
@@ -80,177 +87,13 @@ def derive_seed(*parts: Any) -> int:
 
 
 
-def _slice(value, b: int):
-    if isinstance(value, Projection):
-        return value.take(b)
-    if getattr(value, "has_recipe", False):  # sampling.Exact: slice the recipe too
-        return value.take(b)
-    if isinstance(value, np.ndarray):
-        return value[b:b + 1]
-    if isinstance(value, (list, tuple)):
-        return type(value)(_slice(v, b) for v in value)
-    return value
-
-
-_UNDEFINED_ERRORS = (np.linalg.LinAlgError, ZeroDivisionError, FloatingPointError, OverflowError)
-
-
-def _batch_of(inst: Mapping[str, Any]) -> int | None:
-    for v in inst.values():
-        if isinstance(v, np.ndarray) and v.ndim >= 1:
-            return int(v.shape[0])
-        if isinstance(v, (list, tuple)) and v and isinstance(v[0], np.ndarray) and v[0].ndim >= 1:
-            return int(v[0].shape[0])
-    return None
-
-
-def _expressions_only(statement: Statement) -> bool:
-    """True when both sides are expression sides (parsed strings or SymPy: they carry ``symbolic``) without
-    orthogonal variables, and there is no ``scale``: no claim code sees the converted instance, so large real
-    matrices may go to balls directly (:func:`~theorem_check.engine.vacuity.convert`)."""
-    sides = (statement.lhs, statement.rhs)
-    return statement.scale is None and all(callable(getattr(s, "symbolic", None)) for s in sides) \
-        and not any("orthogonal" in getattr(s, "structure", {}).values() for s in sides)
-
-
-def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
-    """Both sides of a batch at precision ``ctx`` (validated arrays), the optional scale and the size of
-    one (unprojected) side."""
-    balls = ctx.is_mp and _expressions_only(statement)
-    cinst = Instance({k: convert(v, ctx, balls=balls) for k, v in inst.items()})
-    batch = _batch_of(inst)
-    proj = cinst.get(PROJECTION_KEY)
-    if isinstance(proj, Projection):
-        (lhs, rhs), size = projected_sides(statement, cinst, ctx, proj, lambda fn, which: _side(fn, which, cinst, ctx, batch))
-    else:
-        lhs, rhs = (_side(fn, which, cinst, ctx, batch) for fn, which in ((statement.lhs, "lhs"), (statement.rhs, "rhs")))
-        if {lhs.shape[1:], rhs.shape[1:]} == {(), (1, 1)}:   # a 1 x 1 callable side is a scalar, as an expression's
-            lhs, rhs = lhs.reshape(lhs.shape[:1]), rhs.reshape(rhs.shape[:1])   # is (helper-56)
-        elif lhs.shape != rhs.shape:
-            raise ShapeMismatch(f"lhs has shape {lhs.shape[1:]}, rhs has shape {rhs.shape[1:]}")
-        size = int(np.prod(lhs.shape[1:])) if lhs.ndim > 1 else 1
-    ref = statement.scale(cinst, ctx) if statement.scale is not None else None
-    return lhs, rhs, ref, size
-
-
-def _stats(statement: Statement, inst: Mapping[str, Any], ctx: Ctx) -> tuple[list[SideStats], int]:
-    """Per-instance :class:`SideStats` of a batch at precision ``ctx``, and the size of one side."""
-    with ctx.active(), np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # NaN/inf sides are reported, not warned about
-        lhs, rhs, ref, size = _sides(statement, inst, ctx)
-        if ref is not None:
-            ref_f = np.atleast_1d(to_float(ref))
-            if ref_f.shape not in ((1,), (lhs.shape[0],)):
-                raise BadClaim(f"scale returned shape {np.shape(ref)}, expected ({lhs.shape[0]},)")
-            if np.any(ref_f <= 0):
-                raise BadClaim(f"scale returned a value <= 0 ({float(ref_f.min()):.3g}) at {ctx.name}: a reference "
-                               "scale must be positive")
-            ref = ref_f
-        stats = side_stats(lhs, rhs, scale=ref)
-    return stats, size
-
-
-def evaluate_identity(statement: Statement, inst: Mapping[str, Any], ctx: Ctx) -> tuple[np.ndarray, int]:
-    """Relative residuals ``|lhs - rhs| / scale`` of a batch at precision ``ctx``.
-
-    Returns ``(residuals of shape (batch,), size of one side)``.  Raises ShapeMismatch when
-    the sides do not conform (numpy's own shape errors are turned into ShapeMismatch too) and
-    BadClaim when a side returns something that is not a batched numeric array.
-    """
-    stats, size = _stats(statement, inst, ctx)
-    return np.array([stats_residual(s) for s in stats]), size
-
-
-class SideError(RuntimeError):
-    """A side (or custom check) of a statement raised: the message names it, the precision and the error."""
-
-    def __init__(self, message: str, *, undefined: bool = False):
-        super().__init__(message)
-        self.undefined = undefined
-
-
-_SHAPE_WORDS = ("core dimension", "broadcast", "not aligned", "must be square", "matmul", "shape mismatch",
-                "shapes", "dimension mismatch")
-
-
-def _side(fn, name: str, cinst: Instance, ctx: Ctx, batch: int | None) -> np.ndarray:
-    """Evaluate one side; shape errors become ShapeMismatch, anything else SideError naming the side;
-    a result that is not a batched numeric array is a BadClaim."""
-    try:
-        out = fn(cinst, ctx)
-    except (ShapeMismatch, BadClaim):
-        raise
-    except _UNDEFINED_ERRORS as exc:
-        if isinstance(exc, ValueError) and any(w in str(exc) for w in _SHAPE_WORDS):
-            raise ShapeMismatch(str(exc).splitlines()[0]) from None
-        raise SideError(f"{name} raised {type(exc).__name__}: {exc} ({ctx.name})", undefined=True) from exc
-    except ValueError as exc:
-        msg = str(exc)
-        if any(w in msg for w in _SHAPE_WORDS):
-            raise ShapeMismatch(msg.splitlines()[0]) from None
-        raise SideError(f"{name} raised {type(exc).__name__}: {exc} ({ctx.name})") from exc
-    except Exception as exc:  # noqa: BLE001 - user code: reported with the side that raised
-        raise SideError(f"{name} raised {type(exc).__name__}: {exc} ({ctx.name})") from exc
-    if isinstance(out, BallArray):   # an expression side's matrix kept in balls for the projection (balls.keeping)
-        if batch is not None and out.shape[0] != batch:
-            raise BadClaim(f"{name} returned shape {out.shape}, which drops the leading batch axis (batch = {batch})")
-        return out
-    if not isinstance(out, (np.ndarray, np.generic, int, float, complex)) and not _numeric_sequence(out):
-        raise BadClaim(f"{name} returned {type(out).__name__} {str(out)[:60]!r}, not an array of shape (batch, ...)")
-    arr = np.asarray(out)
-    if arr.dtype.kind not in "biufcO":
-        raise BadClaim(f"{name} returned an array of dtype {arr.dtype} ({str(out)[:60]!r}), not numbers")
-    if batch is not None and (arr.ndim == 0 or arr.shape[0] != batch):
-        raise BadClaim(f"{name} returned shape {arr.shape}, which drops the leading batch axis (batch = {batch}; a "
-                       "scalar side returns shape (batch,))")
-    if arr.dtype.kind in "biu":   # an integer side (a constant) in the context's numbers: int64 squares of 1e16
-        arr = ctx.asarray(arr)    # wrapped to negative sums, and every mutant of a true statement held (helper-38)
-    return arr
-
-
-def _numeric_sequence(x) -> bool:
-    return isinstance(x, (list, tuple)) and all(isinstance(v, (int, float, complex, np.number, np.ndarray))
-                                                or type(v).__module__.startswith("mpmath") for v in x)
-
-
-def _floor(ctx: Ctx, size: int, cond: float) -> float:
-    return ctx.eps * max(1, size) * max(1.0, cond)
-
-
-class _Failed(str):
-    """One instance's evaluation error at one precision (its message); ``recognised`` when it is a
-    linear-algebra error (:data:`_UNDEFINED_ERRORS`), not some other exception (TypeError, NoConvergence)."""
-
-    recognised = False
-
-
-def _stats_or_errors(statement: Statement, inst: Mapping[str, Any], ctx: Ctx, batch: int):
-    """Per-instance stats (or a :class:`_Failed` message) at ``ctx``; with ``undefined="fails"`` a batch
-    that raises anything is evaluated one instance at a time, so that one instance cannot spoil the rest."""
-    try:
-        stats, size = _stats(statement, inst, ctx)
-        return list(stats), size
-    except SideError:
-        if statement.undefined != "fails":
-            raise
-    out, size = [], 1
-    for b in range(batch):
-        try:
-            st, size = _stats(statement, {k: _slice(v, b) for k, v in inst.items()}, ctx)
-            out.append(st[0])
-        except SideError as exc:
-            out.append(_Failed(str(exc)))
-            out[-1].recognised = exc.undefined
-    return out, size
-
-
 def _undefined_fails(entries: list) -> bool:
     """``undefined="fails"``: the finest entry is undefined mathematically, i.e. NaN/inf or a recognised
     linear-algebra error there, or any error there where a coarser precision was so undefined (mpmath
     raising a TypeError on a matrix float64 found singular).  Another error alone (a side calling
     ``np.linalg`` at mp50) leaves the instance unevaluated, never a counterexample."""
     def math_undefined(e):
-        return not is_defined(e) and not (isinstance(e, _Failed) and not e.recognised)
+        return not is_defined(e) and not (isinstance(e, FailedLevel) and not e.recognised)
     return bool(entries) and not is_defined(entries[-1]) and (math_undefined(entries[-1])
                                                           or any(math_undefined(e) for e in entries[:-1]))
 
@@ -296,7 +139,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
     entries: dict[str, list] = {}
     size = 1
     for c in fast:
-        entries[c.name], size = _stats_or_errors(statement, inst, c, batch)
+        entries[c.name], size = stats_or_errors(statement, inst, c, batch)
     mags = magnitudes(statement, inst, batch, ctxs)
     fails_undefined = statement.undefined == "fails"
     confirmed = False
@@ -306,7 +149,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                if k[0] != "_" and isinstance(v, np.ndarray) and v.shape == (batch,) and v.dtype.kind in "fi"}
     for b in range(batch):
         levels: list[tuple[str, Any, float]] = [(c.name, with_magnitude(entries[c.name][b], mags, b),
-                                                 _floor(c, size, statement.cond)) for c in fast]
+                                                 level_floor(c, size, statement.cond)) for c in fast]
         r = {name: (stats_residual(e) if isinstance(e, SideStats) else float("nan")) for name, e, _ in levels}
         fl = {name: f for name, _, f in levels}
         defined = [lv for lv in levels if is_defined(lv[1])]
@@ -322,17 +165,17 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
             need_mp, far_mp = far_mp > 0, far_mp - 1
         rounded: list = []
         if mp is not None and need_mp:
-            inst_b = {k: _slice(v, b) for k, v in inst.items()}
+            inst_b = {k: take(v, b) for k, v in inst.items()}
             cut = mp_directions(inst_b)     # fewer random directions at mp50: float64 is redone on them
             mags_b, bb = (magnitudes(statement, inst_b, 1, ctxs), 0) if cut else (mags, b)
             with watch_floats() as rounded:   # float64-rounded constants of claim code: a hint, never a verdict
-                e_mp = with_magnitude(_stats_or_errors(statement, inst_b, mp, 1)[0][0], mags_b, bb)
-            f_mp = _floor(mp, size, statement.cond)
+                e_mp = with_magnitude(stats_or_errors(statement, inst_b, mp, 1)[0][0], mags_b, bb)
+            f_mp = level_floor(mp, size, statement.cond)
             r[mp.name] = stats_residual(e_mp) if isinstance(e_mp, SideStats) else float("nan")
             fl[mp.name] = f_mp
             last = levels[-1] if levels else None
             if cut and last is not None:
-                last = (last[0], with_magnitude(_stats_or_errors(statement, inst_b, fast[-1], 1)[0][0], mags_b, 0), last[2])
+                last = (last[0], with_magnitude(stats_or_errors(statement, inst_b, fast[-1], 1)[0][0], mags_b, 0), last[2])
             vacuous = False
             if is_defined(e_mp) and last is not None and is_defined(last[1]):
                 decision = [last, (mp.name, e_mp, f_mp)]
@@ -340,28 +183,28 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                 outcome = Outcome.HOLDS if vacuous else \
                     decide_refinement([stats_residual(last[1]), r[mp.name]], [last[2], f_mp])
                 if outcome is Outcome.GREY and not vacuous:   # one level more before grey (decision 120)
-                    outcome, decision, vacuous = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
+                    outcome, decision, vacuous = escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
                 elif not vacuous and not far and (
                         (outcome is Outcome.HOLDS and r[mp.name] > f_mp)   # held by the half-rate allowance (139)
                         or (outcome is Outcome.FAILS and r[mp.name] > 2 * stats_residual(last[1]))):   # rose (140)
                     # above mp50's floor, or risen from float64 more than a stall's factor 2 (conditioning beyond
                     # 50 digits, or a gap float64 rounded away): mp100 confirms or tells them apart
-                    esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
+                    esc = escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
                     if len(esc[1]) > 1:     # mp100 evaluated the sides: it decides
                         outcome, decision, vacuous = esc
                 elif vacuous and not far:   # a cancellation 50 digits miss? (128)
                     r_hi, fl_hi = dict(r), dict(fl)
-                    esc = _escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r_hi, fl_hi)
+                    esc = escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r_hi, fl_hi)
                     if not esc[2] and esc[0] is not Outcome.GREY:   # mp100 resolves the sides: it decides
                         (outcome, decision, vacuous), r, fl = esc, r_hi, fl_hi
                 elif far and outcome is Outcome.FAILS:
-                    outcome, decision, vacuous, detail = _far_confirmed(statement, inst_b, size, (mp.name, e_mp, f_mp),
+                    outcome, decision, vacuous, detail = far_confirmed(statement, inst_b, size, (mp.name, e_mp, f_mp),
                                                                         decision, r, fl)
                 confirmed = confirmed or outcome is Outcome.FAILS
             elif not is_defined(e_mp):
                 decision, outcome, undefined = [], Outcome.GREY, True
                 detail = _why_undefined(e_mp, mp.name)
-                if far and _defined_with_more_digits(statement, inst_b):   # a cancellation, not undefinedness
+                if far and defined_with_more_digits(statement, inst_b):   # a cancellation, not undefinedness
                     undefined, detail = False, f"{detail}; defined at more digits (a cancellation): undecided"
                 if fails_undefined and _undefined_fails([e for _, e, _ in levels] + [e_mp]):
                     outcome, detail = Outcome.FAILS, f"undefined at {mp.name}: {detail}"
@@ -378,7 +221,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
             nonfinite = [name for name, v in r.items() if math.isnan(v)]
             detail = f"a side is NaN, infinite or complex at {', '.join(nonfinite)} (residual undefined)"
         r_mp = r.get(mp.name, math.nan) if mp is not None else math.nan
-        if rounded and outcome is not Outcome.HOLDS and r_mp <= _floor(CONTEXTS["float64"], size, statement.cond):
+        if rounded and outcome is not Outcome.HOLDS and r_mp <= level_floor(CONTEXTS["float64"], size, statement.cond):
             hint = FLOAT_LITERAL_HINT.format(values=", ".join(f"{v!r}" for v in rounded[:3]))
             if outcome is Outcome.FAILS:   # a gap a rounded literal can make: undecided, not a counterexample (204)
                 outcome, hint = Outcome.GREY, f"{hint}; undecided"
@@ -397,50 +240,6 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
     return out
 
 
-def _escalate(statement: Statement, inst_b: Mapping[str, Any], size: int, level, r: dict, fl: dict):
-    """A grey instance decided again between ``level`` (the mp50 level: name, stats, floor) and
-    :data:`~theorem_check.numerics.precision.MP100` on the same instance (design decision 120).
-
-    A gap the coarse levels could not resolve (``X/10**40`` at float64) left the float64 -> mp50 pair grey
-    although mp50 sees it 10**8 times above its floor; at 100 digits a false statement's gap stays (stalled:
-    FAILS) and a true statement's falls with the floor (HOLDS).  Records the level in ``r`` and ``fl``;
-    returns ``(outcome, decision, vacuous)``, GREY with the old decision when the side is undefined there.
-    """
-    name, e_mp, f_mp = level
-    mags = magnitudes(statement, inst_b, 1, [MP100])   # the level-free magnitude and mp100's floor
-    e_hi = with_magnitude(_stats_or_errors(statement, inst_b, MP100, 1)[0][0], mags, 0)
-    f_hi = _floor(MP100, size, statement.cond)
-    r[MP100.name] = stats_residual(e_hi) if isinstance(e_hi, SideStats) else float("nan")
-    fl[MP100.name] = f_hi
-    if not is_defined(e_hi):
-        return Outcome.GREY, [(name, e_mp, f_mp)], False
-    decision = [(name, e_mp, f_mp), (MP100.name, e_hi, f_hi)]
-    if vanishes(e_hi, f_hi, mags, MP100.name, 0):
-        return Outcome.HOLDS, decision, True
-    return decide_refinement([stats_residual(e_mp), r[MP100.name]], [f_mp, f_hi]), decision, False
-
-
-def _defined_with_more_digits(statement: Statement, inst_b: Mapping[str, Any]) -> bool:
-    """True when the instance ``inst_b`` (a batch of one), whose sides are not defined at mp50, is defined at mp100 or
-    mp400: ``1 - sigmoid(120)`` cancels to 0 at 50 digits, so ``log(1 - sigmoid(x)) = -softplus(x)`` was undefined
-    far out and INCONCLUSIVE at one seed in ten (helper-58), where a statement undefined there stays so at every
-    precision (``log(5 - t**2)`` beyond ``sqrt 5``, a singular matrix).  Design decision 198."""
-    return any(is_defined(_stats_or_errors(statement, inst_b, ctx, 1)[0][0]) for ctx in (MP100, MP400))
-
-
-def _far_confirmed(statement: Statement, inst_b, size: int, level, decision, r: dict, fl: dict):
-    """A far instance's float64 -> mp50 failure, kept only if mp100 sees the same gap (mp50 -> mp100 stalls).
-
-    Far from the origin a side can lose digits that no magnitude bound records (a derivative oracle's
-    difference of two sigmoids within ``e^-300`` of 1 at ``dps + 40`` digits): mp50 then shows a gap that
-    float64 did not and that is rounding, not mathematics.  Returns ``(outcome, decision, vacuous, detail)``.
-    """
-    esc = _escalate(statement, inst_b, size, level, r, fl)
-    if esc[0] is Outcome.FAILS:
-        return Outcome.FAILS, esc[1], False, ""
-    return Outcome.GREY, decision, False, "far from the origin: mp100 does not confirm the gap seen at mp50"
-
-
 _warned: set[str] = set()
 
 
@@ -449,7 +248,7 @@ def _check_instance(statement: Statement, dims, seed: int) -> InstanceResult:
         m = measure(statement.check, np.random.default_rng(seed), dict(dims))
     except TheoremCheckError:
         raise
-    except _UNDEFINED_ERRORS as exc:
+    except UNDEFINED_ERRORS as exc:
         if statement.undefined == "fails":
             return InstanceResult(dict(dims), seed, 0, {}, {}, Outcome.FAILS,
                                   f"undefined: check raised {type(exc).__name__}: {exc}")

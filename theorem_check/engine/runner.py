@@ -34,6 +34,7 @@ from typing import Callable, Iterable
 
 from theorem_check.engine import symcache
 from theorem_check.engine.cut_stage import cut_stage
+from theorem_check.engine.deep_stage import deep_stage
 from theorem_check.engine.exact import EXACT_BUDGET, ExactCounterexample, exact_counterexample
 from theorem_check.engine.far import far_stage
 from theorem_check.engine.frame_chunk import on_a_fresh_chunk
@@ -290,7 +291,7 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
         parts += [p for p in num.note.split("; ") if p.startswith(("far from the origin", "hypothesis fuzz",
                                                                    "every instance vacuous",
                                                                    "beside the branch switches",
-                                                                   "on the branch cut"))]
+                                                                   "on the branch cut", "beyond 50 digits"))]
     if sym is not None and sym.undecided:
         parts.append(sym.undecided)
     elif sym is not None and not sym.closed:
@@ -372,6 +373,7 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
         num = far_stage(statement, num, seed=seed, beyond_sizes=dims is None)   # --dims: those sizes only
         num = switch_stage(statement, num, seed=seed)
         num = cut_stage(statement, num, seed=seed)
+        num = deep_stage(statement, num, seed=seed)
         if fuzz > 0 and statement.is_identity and num.outcome is Outcome.HOLDS:
             num = _fuzz(statement, num, seed=seed, examples=fuzz)
     verdict = _statement_verdict(sym, num)

@@ -52,7 +52,7 @@ from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.float_watch import FLOAT_LITERAL_HINT, engine_floats, watch_floats
 from theorem_check.numerics.linalg import LinalgOps, is_complex, rows_x_cols
 
-__all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "CONTEXTS", "to_float", "USE_ARB", "ARB_ENV", "watch_floats",
+__all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "MP100", "MP200", "MP400", "CONTEXTS", "to_float", "USE_ARB", "ARB_ENV", "watch_floats",
            "FLOAT_LITERAL_HINT"]
 
 
@@ -536,6 +536,8 @@ MP50 = Ctx("mp50", 1e-49, dps=50)
 MP100 = Ctx("mp100", 1e-99, dps=100)
 """mpmath with 100 digits: not a statement's context, the engine's one extra level for an instance the
 float64 -> mp50 pair leaves grey (design decision 120)."""
+MP200 = Ctx("mp200", 1e-199, dps=200)
+"""mpmath with 200 digits: mp100's partner where the engine looks for a gap below mp50's floor (decision 208)."""
 MP400 = Ctx("mp400", 1e-399, dps=400)
 """mpmath with 400 digits: the engine's last look at a far instance undefined at mp50 and mp100, to tell a
 cancellation (``1 - tanh(200)``, 1e-174) from a point where the statement is not defined (design decision 198)."""

@@ -1,0 +1,44 @@
+"""A gap below mp50's floor is refuted between mp100 and mp200 (theorem_check.engine.deep_stage, decision 208)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import theorem_check as tc
+from theorem_check.engine import deep_stage
+from theorem_check.engine.numeric import run_numeric
+from theorem_check.model.verdicts import Outcome
+
+
+def _claim(lhs, rhs, **kw):
+    return tc.identity("test.deep", lhs, rhs, register=False, derive=False, **kw)
+
+
+@pytest.mark.parametrize("lhs, rhs", [("exp(-150) + x", "x"), ("exp(1e-60*x)", "1"), ("x + x*exp(-200)", "x")])
+def test_a_gap_mp50_rounds_away_is_refuted(lhs, rhs):
+    """helper-65: false by 7e-66 (and by 1e-60 x, 1e-87 x), these were VERIFIED at every seed: float32, float64 and
+    mp50 compute the same numbers on both sides."""
+    r = tc.run_claim(_claim(lhs, rhs), seed=0, trials=4)
+    assert r.verdict.value == "REFUTED", r.evidence
+    assert "beyond 50 digits" in r.evidence
+
+
+@pytest.mark.parametrize("lhs, rhs", [("exp(-150)*exp(150)*x", "x"), ("log(exp(x))", "x"), ("x + exp(-150)", "exp(-150) + x")])
+def test_a_true_statement_gains_nothing(lhs, rhs):
+    """The same code path on true statements (the negative control's twin): no refutation, no instance added."""
+    st = _claim(lhs, rhs).statement
+    num = run_numeric(st, seed=0, trials=4)
+    assert num.outcome is Outcome.HOLDS
+    assert deep_stage.deep_stage(st, num, seed=0) is num
+
+
+def test_large_inputs_are_left_alone(monkeypatch):
+    """Inputs beyond DEEP_ENTRIES entries are not evaluated at 200 digits (the stage returns its input)."""
+    monkeypatch.setattr(deep_stage, "DEEP_ENTRIES", 0)
+    st = _claim("exp(-150) + x", "x").statement
+    num = run_numeric(st, seed=0, trials=4)
+    assert deep_stage.deep_stage(st, num, seed=0) is num
+    failing = dataclasses.replace(num, outcome=Outcome.FAILS)
+    assert deep_stage.deep_stage(st, failing, seed=0) is failing

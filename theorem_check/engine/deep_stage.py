@@ -1,0 +1,55 @@
+"""A gap below mp50's floor: one instance between mp100 and mp200 (design decision 208).
+
+The numeric stage decides an instance from float32 -> float64 -> mp50; a statement false by less than mp50 resolves
+(``exp(-150) + x = x``, a gap of 7e-66; ``exp(1e-60*x) = 1``; ``sqrt(x**2 + 1e-100) = abs(x)``) computes the same
+numbers on both sides at every one of them and was VERIFIED at every seed (helper-65).  After the other stages hold,
+this stage evaluates one base instance at 100 and 200 digits (:func:`~theorem_check.engine.escalation.beyond_fifty_digits`):
+a residual that stalls far above mp100's floor is a gap, and the statement is refuted there, naming the levels.  It
+can only refute; a statement that holds gains nothing (its record is unchanged).
+
+Limits: identities whose inputs have at most :data:`DEEP_ENTRIES` entries (200-digit arithmetic on larger inputs
+costs more than the rest of the run); one base instance (a constant's gap shows at any point); gaps down to about
+``1e-150`` of the sides' magnitude (mp200's resolution with mp100 to compare against).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from theorem_check.engine.escalation import beyond_fifty_digits
+from theorem_check.engine.numeric import derive_seed
+from theorem_check.engine.numeric_result import InstanceResult, NumericResult, with_refuting_instances
+from theorem_check.engine.switch_stage import input_entries
+from theorem_check.model.claims import Statement
+from theorem_check.model.verdicts import Outcome
+
+__all__ = ["DEEP_ENTRIES", "deep_stage"]
+
+DEEP_ENTRIES = 64
+"""Largest input (entries of the largest one) at which the stage runs."""
+
+
+def deep_stage(statement: Statement, num: NumericResult, *, seed: int) -> NumericResult:
+    """``num``, or, where one base instance shows a gap between mp100 and mp200 that mp50 rounded away, ``num`` with
+    that instance added to ``num.far`` as the counterexample (FAILS; the note gains "beyond 50 digits (mp100 ->
+    mp200): ...").  Runs only for an identity whose numeric outcome so far is HOLDS, at the first configuration run,
+    on inputs of at most :data:`DEEP_ENTRIES` entries; an instance that cannot be evaluated there adds nothing."""
+    if not statement.is_identity or num.outcome is not Outcome.HOLDS or not num.configs:
+        return num
+    cfg = dict(num.configs[0])
+    base_seed = derive_seed(seed, "deep")
+    try:
+        inst = dict(statement.sample(np.random.default_rng(base_seed), cfg, 1))
+        if input_entries(inst) > DEEP_ENTRIES:
+            return num
+        outcome, residuals, floors = beyond_fifty_digits(statement, inst)
+    except Exception:  # noqa: BLE001 - a side that cannot be evaluated at 100 digits: no evidence either way
+        return num
+    if outcome is not Outcome.FAILS:
+        return num
+    detail = "beyond 50 digits: a gap mp50 rounds away"
+    values = {k: float(v[0]) for k, v in inst.items()
+              if k[0] != "_" and isinstance(v, np.ndarray) and v.shape == (1,) and v.dtype.kind in "fi"}
+    found = InstanceResult(cfg, base_seed, 0, residuals, floors, Outcome.FAILS, detail, values=values)
+    return with_refuting_instances(num, [found], 0, "beyond 50 digits (mp100 -> mp200): 1 instance")
+
