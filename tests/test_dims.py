@@ -113,3 +113,9 @@ def test_plan_of_a_wide_range_always_has_its_smallest_size():
     odd = DimSpace({"m": (1, 9), "n": (1, 9)}, where=lambda d: d["m"] + d["n"] >= 5)
     assert odd.plan(np.random.default_rng(0), 4, 16)[1] in ({"m": 1, "n": 4}, {"m": 2, "n": 3}, {"m": 3, "n": 2},
                                                               {"m": 4, "n": 1})
+
+
+def test_largest_is_the_last_configuration_by_total_size():
+    space = DimSpace({"n": (1, 20), "m": (2, 3)})
+    assert space.largest() == {"n": 20, "m": 3}
+    assert DimSpace({"n": (1, 20)}, where=lambda d: d["n"] % 2 == 1).largest() == {"n": 19}

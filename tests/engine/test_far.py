@@ -358,3 +358,18 @@ def test_a_statement_true_up_to_eight_is_refuted_farther_out(lhs, rhs, shapes):
     for seed in range(2):
         r = tc.run_claim(tc.identity("t.far11", lhs, rhs, shapes=shapes, register=False), seed=seed)
         assert r.verdict is tc.Verdict.REFUTED, r.evidence
+
+
+@pytest.mark.parametrize("seed", [8])
+def test_the_top_of_an_explicit_range_is_checked(seed):
+    """helper-68: false from n = 10 (``B*A`` is 10 x 10 of rank n), with ``n`` in 1..20 the draws stayed below 10 (at
+    seeds 0 and 7 of ``check``, 8 of ``run_claim``) and the statement was VERIFIED; the far stage adds the largest configuration (decision 209).  The
+    true statement beside it keeps its verdict."""
+    shapes = {"A": ("n", 10), "B": (10, "n")}
+    false = tc.identity("test.top", "det(B*A + eye(10))", "det(B*A + eye(10)) + det(B*A)", shapes=shapes,
+                        sizes={"n": (1, 20)}, register=False)
+    r = tc.run_claim(false, seed=seed, controls=False)
+    assert r.verdict.value == "REFUTED" and r.printed.numeric.counterexample.dims["n"] >= 10, r.evidence
+    true = tc.identity("test.top", "det(A*B + eye(n))", "det(B*A + eye(10))", shapes=shapes, sizes={"n": (1, 20)},
+                       register=False)
+    assert tc.run_claim(true, seed=seed, controls=False).verdict.value in ("PROVED", "VERIFIED")

@@ -7,7 +7,9 @@ this stage evaluates one base instance at 100 and 200 digits (:func:`~theorem_ch
 a residual that stalls far above mp100's floor is a gap, and the statement is refuted there, naming the levels.  It
 can only refute; a statement that holds gains nothing (its record is unchanged).
 
-Limits: identities whose inputs have at most :data:`DEEP_ENTRIES` entries (200-digit arithmetic on larger inputs
+Limits: identities whose two sides are expressions (strings, SymPy: claim code may compute at a precision of its
+own, an iteration to a tolerance, a float64 constant, and would read as a gap here; the prh paper's eq. 28 did)
+and whose inputs have at most :data:`DEEP_ENTRIES` entries (200-digit arithmetic on larger inputs
 costs more than the rest of the run); one base instance (a constant's gap shows at any point); gaps down to about
 ``1e-150`` of the sides' magnitude (mp200's resolution with mp100 to compare against).
 """
@@ -19,6 +21,7 @@ import numpy as np
 from theorem_check.engine.escalation import beyond_fifty_digits
 from theorem_check.engine.numeric import derive_seed
 from theorem_check.engine.numeric_result import InstanceResult, NumericResult, with_refuting_instances
+from theorem_check.engine.sides import expressions_only
 from theorem_check.engine.switch_stage import input_entries
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
@@ -32,9 +35,11 @@ DEEP_ENTRIES = 64
 def deep_stage(statement: Statement, num: NumericResult, *, seed: int) -> NumericResult:
     """``num``, or, where one base instance shows a gap between mp100 and mp200 that mp50 rounded away, ``num`` with
     that instance added to ``num.far`` as the counterexample (FAILS; the note gains "beyond 50 digits (mp100 ->
-    mp200): ...").  Runs only for an identity whose numeric outcome so far is HOLDS, at the first configuration run,
-    on inputs of at most :data:`DEEP_ENTRIES` entries; an instance that cannot be evaluated there adds nothing."""
-    if not statement.is_identity or num.outcome is not Outcome.HOLDS or not num.configs:
+    mp200): ...").  Runs only for an identity with expression sides, decided at mp50, whose numeric outcome so far is HOLDS, at the
+    first configuration run, on inputs of at most :data:`DEEP_ENTRIES` entries; an instance that cannot be evaluated
+    there adds nothing."""
+    if not statement.is_identity or num.outcome is not Outcome.HOLDS or not num.configs \
+            or not expressions_only(statement) or "mp50" not in statement.contexts:
         return num
     cfg = dict(num.configs[0])
     base_seed = derive_seed(seed, "deep")

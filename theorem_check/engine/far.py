@@ -144,6 +144,10 @@ def far_stage(statement: Statement, num: NumericResult, *, seed: int, beyond_siz
         if any(r.outcome is Outcome.FAILS for r in results):
             break
     beyond_dims = statement.far_dims[:MAX_BEYOND] if beyond_sizes else ()
+    if beyond_sizes and statement.dims is not None:     # the top of the ranges, where no draw and no size beyond
+        top = statement.dims.largest()                  # reached it (decision 209)
+        if top not in num.configs and not any(all(c.get(k, 0) >= v for k, v in top.items()) for c in beyond_dims):
+            beyond_dims += (top,)
     beyond = 0
     for j, cfg in enumerate(beyond_dims):          # sizes beyond the ranges sampled, each rotation (decisions 175, 199)
         if any(r.outcome is Outcome.FAILS for r in results):

@@ -25,8 +25,8 @@ from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.directions import Projection
 from theorem_check.numerics.precision import Ctx, to_float
 
-__all__ = ["FailedLevel", "SideError", "UNDEFINED_ERRORS", "evaluate_identity", "instance_stats", "level_floor",
-           "stats_or_errors", "take"]
+__all__ = ["FailedLevel", "SideError", "UNDEFINED_ERRORS", "evaluate_identity", "expressions_only", "instance_stats",
+           "level_floor", "stats_or_errors", "take"]
 
 
 def take(value, b: int):
@@ -54,7 +54,7 @@ def _batch_of(inst: Mapping[str, Any]) -> int | None:
     return None
 
 
-def _expressions_only(statement: Statement) -> bool:
+def expressions_only(statement: Statement) -> bool:
     """True when both sides are expression sides (parsed strings or SymPy: they carry ``symbolic``) without
     orthogonal variables, and there is no ``scale``: no claim code sees the converted instance, so large real
     matrices may go to balls directly (:func:`~theorem_check.engine.vacuity.convert`)."""
@@ -66,7 +66,7 @@ def _expressions_only(statement: Statement) -> bool:
 def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
     """Both sides of a batch at precision ``ctx`` (validated arrays), the optional scale and the size of
     one (unprojected) side."""
-    balls = ctx.is_mp and _expressions_only(statement)
+    balls = ctx.is_mp and expressions_only(statement)
     cinst = Instance({k: convert(v, ctx, balls=balls) for k, v in inst.items()})
     batch = _batch_of(inst)
     proj = cinst.get(PROJECTION_KEY)
