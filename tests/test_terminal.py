@@ -409,3 +409,19 @@ def test_every_command_takes_color():
 
     for name, cmd in cli.commands.items():
         assert any("--color" in p.opts for p in cmd.params), name
+
+
+def test_what_native_code_writes_to_descriptor_1_goes_to_stderr(tmp_path):
+    """helper-69: LAPACK's ``** On entry to DLASCL parameter number 4 had an illegal value`` (written by Fortran to
+    file descriptor 1, not through Python) came before ``--json``'s output and made it invalid JSON."""
+    pack = tmp_path / "noisy_pack.py"
+    pack.write_text(
+        "import os\nimport theorem_check as tc\n\n\n"
+        "def lhs(inst, ctx):\n"
+        "    os.write(1, b' ** On entry to DLASCL parameter number  4 had an illegal value\\n')\n"
+        "    return inst['x']\n\n\n"
+        "tc.identity('noisy.same', lhs, 'x', shapes={'x': ('n', 1)}, derive=False)\n")
+    code, out, err = tc("run", "--pack", str(pack), "--json", "--trials", "2", env={"THEOREM_CHECK_JOBS": "1"})
+    assert code == 0, err
+    assert json.loads(out)["claims"][0]["verdict"] == "VERIFIED"
+    assert "DLASCL" in err

@@ -6,6 +6,7 @@ ILL-POSED or INCONCLUSIVE; 2 for usage errors and bad input (one line on stderr,
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import click
@@ -59,13 +60,52 @@ def main(argv=None) -> None:
     Output streams whose encoding cannot print a character fall back to ASCII
     (:func:`terminal.install_ascii_fallback`).  Arguments over 200 characters are cut in messages.
     """
-    terminal.install_ascii_fallback()
     args = list(sys.argv[1:] if argv is None else argv)
+    _said.clear()
     from theorem_check.expr import sympy_rng
 
-    with sympy_rng.seeded(0):   # one command line, one output: SymPy's own generators too (decision 118)
-        code = _run_main(argv, args)
-    sys.exit(_flush_stdout(code))
+    with _native_stdout_on_stderr():
+        terminal.install_ascii_fallback()
+        with sympy_rng.seeded(0):   # one command line, one output: SymPy's own generators too (decision 118)
+            code = _run_main(argv, args)
+        code = _flush_stdout(code)
+    sys.exit(code)
+
+
+@contextlib.contextmanager
+def _native_stdout_on_stderr():
+    """What C libraries write to file descriptor 1 themselves goes to stderr while the command runs: LAPACK's
+    ``** On entry to DLASCL parameter number 4 had an illegal value`` (an ``expm`` of an overflowed matrix) came
+    before ``--json``'s output and made it invalid JSON (helper-69).  Python's ``sys.stdout`` writes to a duplicate
+    of the original descriptor meanwhile, so stdout carries only what theorem-check prints; both are restored after.
+    Only where ``sys.stdout`` is the process's own stdout on descriptor 1 (not under a test's capture)."""
+    import os
+
+    out = sys.stdout
+    try:
+        if out is not sys.__stdout__ or out.fileno() != 1:
+            raise ValueError
+        out.flush()
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except (OSError, ValueError, AttributeError):
+        yield
+        return
+    sys.stdout = os.fdopen(saved, "w", encoding=out.encoding, errors=out.errors)
+    sys.stdout.reconfigure(line_buffering=out.line_buffering)
+    try:
+        yield
+    finally:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        os.dup2(saved, 1)
+        try:
+            sys.stdout.close()
+        except (OSError, ValueError):
+            pass
+        sys.stdout = out
 
 
 def _pacify_wrapper() -> tuple:
@@ -82,9 +122,18 @@ def _pacify_wrapper() -> tuple:
     return (cls,) if isinstance(cls, type) else ()
 
 
+_said: list[str] = []
+
+
 def _error(message: str, args) -> None:
+    """One line on stderr, once: a write error met while the command runs and again at the final flush of stdout
+    (a full disk) is said once."""
+    line = f"theorem-check: error: {terminal.shorten_args(message, args)}"
+    if _said and _said[-1] == line:
+        return
+    _said.append(line)
     try:
-        click.echo(f"theorem-check: error: {terminal.shorten_args(message, args)}", err=True)
+        click.echo(line, err=True)
     except (OSError, UnicodeError):  # stderr itself is unusable: the exit code still says it
         pass
 
