@@ -111,6 +111,10 @@ BAD = [
     (("nan = nan",), "'nan' is not a number"),
     (("oo = oo",), "'oo' is not a number"),
     (("oo = 1",), "'oo' is not a number"),
+    (("x = inf",), "'inf' is not a number"),     # helper-69: NumPy's spellings were scalar names
+    (("x = -NaN",), "'NaN' is not a number"),
+    (("2**A = A", "--shape", "A=n,n"), "the exponent A is a n x n matrix"),
+    (("A**B = A", "--shape", "A=n,n", "--shape", "B=n,n"), "the exponent B is a n x n matrix"),
     (("zoo = 1",), "'zoo' is not a number"),
     (("x/0 = x/0",), "'x/0' is not a number"),
     (("0/0 = 1",), "'0/0' is not a number"),
@@ -333,6 +337,23 @@ def test_zero_against_a_matrix_side_is_the_zero_matrix(capsys, statement, shapes
     assert verdict in out, out + err
     if verdict != "ILL-POSED":
         assert "zeros(n, " in err and "is the zero matrix" in err, err
+
+
+@pytest.mark.parametrize("args, verdict", [
+    (["sigmoid(x) + sigmoid(-x) = 1", "--shape", "x=n,1"], "VERIFIED"),
+    (["sigmoid(x) + sigmoid(-x) = 2", "--shape", "x=n,1"], "REFUTED"),         # the negative control
+    (["1/2 = sigmoid(0*x.T)", "--shape", "x=n,1"], "VERIFIED"),
+    (["--latex", r"\sigma(x) + \sigma(-x) = 1"], "VERIFIED"),
+    (["A*A.T = 1", "--shape", "A=n,n"], "ILL-POSED"),                          # a matrix: the identity or ones?
+])
+def test_a_number_against_a_column_or_row_side_is_that_many_ones(capsys, args, verdict):
+    """helper-67: ``sigmoid(x) + sigmoid(-x) = 1`` (x a vector) was ILL-POSED ("lhs has shape (2, 1), rhs has shape
+    ()"), though a 0 side is the zero matrix and ``1 - \\sigma(x) = \\sigma(-x)`` was read; against a square matrix a
+    number stays as written."""
+    code, out, err = run_main(capsys, "check", *args, "--seed", "0")
+    assert verdict in out, out + err
+    if verdict != "ILL-POSED":
+        assert "that many ones" in err, err
 
 
 @pytest.mark.parametrize("args, verdict", [

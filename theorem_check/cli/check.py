@@ -161,26 +161,41 @@ def scalar_names(statement: str, shapes: dict, assume: dict | None = None, sizes
 def _zero_matrix_side(lhs: str, rhs: str, shapes: dict, assume: dict) -> tuple[str, str]:
     """``grad(x.T*K*x, x) = 0``: a side that is the number 0 against a side that is a matrix (not 1 x 1) at every
     size is that matrix's zero, ``zeros(r, c)``, as ``--latex`` reads it (papers write 0 for the zero vector; it was
-    ILL-POSED, "lhs has shape (2, 1), rhs has shape ()", helper-48).  The other side's shape is its symbolic one;
-    a side that does not parse symbolically is left to the parser's own message.  Prints a note when it applies."""
+    ILL-POSED, "lhs has shape (2, 1), rhs has shape ()", helper-48); another number against a column or a row is that
+    many ones (``sigmoid(x) + sigmoid(-x) = 1``: helper-67; against a matrix it stays as written, the identity or the
+    ones matrix?).  The other side's shape is its symbolic one; a side that does not parse symbolically is left to the
+    parser's own message.  Prints a note when it applies."""
     from theorem_check import expr as ex
 
-    zero = [t.strip() == "0" for t in (lhs, rhs)]
-    if zero[0] == zero[1]:
+    number = [_number(t) for t in (lhs, rhs)]
+    if (number[0] is None) == (number[1] is None):
         return lhs, rhs
-    other = rhs if zero[0] else lhs
+    value = number[0] if number[0] is not None else number[1]
+    other = rhs if number[0] is not None else lhs
     complex_names = [n for n, k in assume.items() if k in ex.COMPLEX_KINDS]
     try:
         e = ex.parse(other, shapes, complex_names=complex_names, sizes=ex.size_names_in(other))
     except Exception:  # noqa: BLE001 - the statement's own parse reports it
         return lhs, rhs
     shape = getattr(e, "shape", None)
-    if not shape or all(v == 1 for v in shape):
+    if not shape or all(v == 1 for v in shape) or (value != 0 and 1 not in shape):
         return lhs, rhs
-    z = f"zeros({shape[0]}, {shape[1]})"
-    click.echo(f"theorem-check: note: read as {z if zero[0] else lhs} = {rhs if zero[0] else z} (0 against a "
-               f"{shape[0]} x {shape[1]} side is the zero matrix)", err=True)
-    return (z, rhs) if zero[0] else (lhs, z)
+    z = f"zeros({shape[0]}, {shape[1]})" if value == 0 else f"{value}*ones({shape[0]}, {shape[1]})"
+    what = "the zero matrix" if value == 0 else "that many ones"
+    click.echo(f"theorem-check: note: read as {z if number[0] is not None else lhs} = "
+               f"{rhs if number[0] is not None else z} ({'0' if value == 0 else 'a number'} against a "
+               f"{shape[0]} x {shape[1]} side is {what})", err=True)
+    return (z, rhs) if number[0] is not None else (lhs, z)
+
+
+def _number(text: str):
+    """The side ``text`` as a number when it is one written out (``0``, ``1``, ``-2``, ``0.5``, ``1/2``), else None."""
+    t = text.strip()
+    if not re.fullmatch(r"[-+]?\s*\d+(\.\d*)?(\s*/\s*\d+)?", t):
+        return None
+    import sympy as sp
+
+    return sp.nsimplify(sp.sympify(t.replace(" ", "")))
 
 
 def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None = None, *, latex: str | None = None):

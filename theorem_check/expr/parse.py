@@ -34,9 +34,12 @@ from theorem_check.validation import did_you_mean
 __all__ = ["FUNCTIONS", "names_in", "parse", "parse_statement", "primes", "size_symbol"]
 
 
-NOT_NUMBERS = {"nan": "SymPy's not-a-number", "oo": "SymPy's infinity", "zoo": "SymPy's complex infinity"}
-"""Names SymPy reads as values that are not real numbers: refused as scalar names (a side is a finite
-expression, so ``oo = oo`` is no statement), with the imaginary unit ``I`` (:data:`IMAGINARY`) in real statements."""
+NOT_NUMBERS = {"nan": "SymPy's not-a-number", "oo": "SymPy's infinity", "zoo": "SymPy's complex infinity",
+               "NaN": "not-a-number", "NAN": "not-a-number", "inf": "infinity", "Inf": "infinity",
+               "INF": "infinity", "infinity": "infinity", "Infinity": "infinity"}
+"""Names SymPy reads as values that are not real numbers, and NumPy's and Python's spellings of them (``inf``,
+``NaN``: they were scalar names, helper-69): refused as scalar names (a side is a finite expression, so ``oo = oo``
+is no statement), with the imaginary unit ``I`` (:data:`IMAGINARY`) in real statements."""
 IMAGINARY = "I"
 
 
@@ -442,6 +445,9 @@ def _pow(base, exponent):
     base is a single matrix symbol with an integer exponent: SymPy's own ``**`` folds
     ``(A*A)**(1/2)`` into ``A`` (false: the principal root of ``A^2`` is ``|A|``, not ``A``) and
     rewrites ``(A*B)**-1`` as ``B**-1*A**-1``, so the statement typed would never be evaluated."""
+    if isinstance(exponent, sp.MatrixExpr) and exponent.shape != (1, 1):
+        raise ParseError(f"{base}**{exponent}: the exponent {exponent} is a {exponent.shape[0]} x {exponent.shape[1]} "
+                         "matrix (a power's exponent is a number or a scalar: expm(...) is the matrix exponential)")
     if isinstance(base, sp.MatrixExpr):
         exponent = sp.sympify(exponent)
         scalars = sorted(str(s) for s in exponent.free_symbols if not s.is_integer)
