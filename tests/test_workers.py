@@ -410,3 +410,23 @@ def _alive(pid: int) -> bool:
 
 def _cpu_bound(pid: int) -> bool:
     return _state(pid) == "R"
+
+
+def test_a_module_beside_the_pack_never_shadows_the_standard_library(tmp_path):
+    """helper-69: with a ``string.py`` in the working directory (beside the pack), the console script's fork server
+    (``python -c``: the working directory first on its path) imported it for SymPy's ``string`` and every worker
+    died ("the catalogue ended the process at import").  The fork server starts with PYTHONSAFEPATH; the pack's
+    folder is appended to the path instead, so the pack's own module beside it still imports."""
+    (tmp_path / "string.py").write_text("x = 1\n")
+    (tmp_path / "mystuff.py").write_text("LHS = '(A*B).T'\n")
+    (tmp_path / "pack.py").write_text(
+        "import theorem_check as tc\nfrom mystuff import LHS\n\n"
+        "tc.identity('mine.s1', LHS, 'B.T*A.T', shapes={'A': ('n', 'n'), 'B': ('n', 'n')})\n"
+        "tc.identity('mine.s2', LHS, 'A.T*B.T', shapes={'A': ('n', 'n'), 'B': ('n', 'n')})\n")
+    script = tmp_path / "bin" / "tc_script.py"     # as the console script: its own folder first, not the cwd
+    script.parent.mkdir()
+    script.write_text("from theorem_check.launch import main\n\nif __name__ == '__main__':\n    main()\n")
+    env = {k: v for k, v in os.environ.items() if k != "THEOREM_CHECK_JOBS"}
+    p = subprocess.run([sys.executable, str(script), "run", "--pack", "pack.py", "--jobs", "2", "-q"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert p.returncode == 1 and "2 claims: 1 PROVED, 1 REFUTED" in p.stdout, p.stdout + p.stderr

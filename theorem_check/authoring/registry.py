@@ -145,7 +145,9 @@ def load_builtin() -> Registry:
 
 
 def load_pack(path: str | Path) -> list[Claim]:
-    """Import a user claim pack (a ``.py`` file calling :func:`register`); returns its new claims.
+    """Import a user claim pack (a ``.py`` file calling :func:`register`); returns its new claims.  The pack's
+    folder is appended to ``sys.path`` (after the standard library and the installed packages), so a pack may import
+    a module of its own beside it.
 
     Raises PackError with a one-line reason if the file is missing, fails to import or registers
     no claim, and one ClaimDefinitionError listing every problem of every malformed claim in it
@@ -159,6 +161,9 @@ def load_pack(path: str | Path) -> list[Claim]:
     if not is_file:
         raise PackError(f"pack={shorten(str(path))!r} must be an existing .py file")
     before = set(c.id for c in REGISTRY)
+    folder = str(path.resolve().parent)    # a pack imports modules beside it (last on the path: a `string.py`
+    if folder not in sys.path:             # there never shadows the standard library's, helper-69)
+        sys.path.append(folder)
     mod_name = f"_theorem_check_pack_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
     if spec is None or spec.loader is None:

@@ -123,9 +123,12 @@ def context():
         except ImportError:
             mods = ["theorem_check.engine.runner"]
         ctx.set_forkserver_preload(mods)
-        saved = {k: os.environ.get(k) for k in BLAS_VARS}
+        saved = {k: os.environ.get(k) for k in (*BLAS_VARS, "PYTHONSAFEPATH")}
         for k in BLAS_VARS:
             os.environ.setdefault(k, "1")
+        # the fork server runs `python -c`, which puts the working directory first on its path, where a
+        # `string.py` beside the user's pack shadowed the standard library's in every worker (helper-69)
+        os.environ["PYTHONSAFEPATH"] = "1"
         try:
             from multiprocessing import forkserver
 
@@ -134,6 +137,8 @@ def context():
             for k, v in saved.items():
                 if v is None:
                     os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
     return ctx
 
 
