@@ -227,6 +227,14 @@ def test_instance_estimate_counts_float64_batches_and_mp50_entries():
     check_fits({"A": ("n", "n")}, {"n": (1, 10)}, 16, memory=10**6)
     with pytest.raises(InvalidArgument, match=r"need about .* more than 1/4 of this machine's 1 MB memory"):
         check_fits({"A": ("n", "n")}, {"n": (1, 100)}, 16, memory=10**6)
+    # the matrices the sides build count too (helper-69: A*B of n x 1 by 1 x n at n = 50,000 was killed for memory)
+    f64, mp, _ = instance_bytes({"a": ("n", 1), "b": (1, "n")}, {"n": (1, 10)}, 16, sides=("a*b", "a*b"))
+    assert f64 == (20 + 100) * 8 * 4 and mp == 120 * MP50_ENTRY_BYTES
+
+
+def test_a_product_too_large_for_memory_is_refused_before_anything_runs(capsys):
+    code, out, err = run_main(capsys, "check", "A*B = A*B", "--shape", "A=50000,1", "--shape", "B=1,50000")
+    assert code == 2 and "matrices the sides build" in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_environment_is_checked_as_by_run(capsys, monkeypatch):

@@ -250,21 +250,45 @@ def _human(n: float) -> str:
     return f"{n:.3g} PB"  # pragma: no cover
 
 
-def instance_bytes(shapes: dict, ranges: dict, trials: int, complex_names=()) -> tuple[int, int, dict]:
+def instance_bytes(shapes: dict, ranges: dict, trials: int, complex_names=(), sides=()) -> tuple[int, int, dict]:
     """Bytes of the largest configuration's instance: ``(float64 batch, one mp50 instance, largest sizes)``.
 
     Every size letter at the top of its range; the float64 arrays hold a batch of
     ``ceil(trials / min(trials, 4))`` instances (the most the numeric stage draws at one configuration), the mp50 object
     arrays one instance at a time (:data:`MP50_ENTRY_BYTES` per entry).  An entry of a name in
-    ``complex_names`` counts twice (complex128: 16 bytes; ``mpc``: two ``mpf``).
+    ``complex_names`` counts twice (complex128: 16 bytes; ``mpc``: two ``mpf``).  ``sides`` (the statement's two
+    sides in the string syntax): the largest matrix a subexpression of them builds counts as well (``A*B`` of an
+    ``n x 1`` and a ``1 x n`` at n = 50,000 is 2.5e9 entries: the run was killed for memory with no message,
+    helper-69).
     """
     top = {k: hi for k, (lo, hi) in ranges.items()}
     entries = 0
     for name, (r, c) in shapes.items():
         n = (top[r] if isinstance(r, str) else r) * (top[c] if isinstance(c, str) else c)
         entries += 2 * n if name in complex_names else n
+    entries += _largest_intermediate(sides, shapes, top, complex_names)
     batch = -(-trials // max(1, min(trials, 4)))
     return entries * 8 * batch, entries * MP50_ENTRY_BYTES, top
+
+
+def _largest_intermediate(sides, shapes: dict, top: dict, complex_names=()) -> int:
+    """Entries of the largest matrix a subexpression of ``sides`` is at the sizes ``top`` (0 for a side that does not
+    parse there: the run reports that itself)."""
+    import sympy as sp
+
+    from theorem_check import expr as ex
+
+    most = 0
+    for text in sides:
+        try:
+            e = ex.parse(text, shapes, dict(top), complex_names=tuple(complex_names), sizes=tuple(top))
+        except Exception:  # noqa: BLE001 - the statement's own parse reports it
+            continue
+        for node in sp.preorder_traversal(e):
+            shape = getattr(node, "shape", None) if isinstance(node, sp.MatrixExpr) else None
+            if shape and all(getattr(v, "is_Integer", False) for v in shape):
+                most = max(most, int(shape[0]) * int(shape[1]))
+    return most
 
 
 def _memory_bytes() -> int:
@@ -276,18 +300,18 @@ def _memory_bytes() -> int:
         return 8 * 10**9
 
 
-def check_fits(shapes: dict, ranges: dict, trials: int, memory: int | None = None, complex_names=()) -> None:
+def check_fits(shapes: dict, ranges: dict, trials: int, memory: int | None = None, complex_names=(), sides=()) -> None:
     """InvalidArgument (one line, exit 2) when the largest configuration's instance cannot fit: more than
     1/:data:`WORKING_FACTOR` of ``memory`` (this machine's physical memory by default); ``complex_names``
-    as for :func:`instance_bytes`."""
-    f64, mp, top = instance_bytes(shapes, ranges, trials, complex_names)
+    and ``sides`` as for :func:`instance_bytes`."""
+    f64, mp, top = instance_bytes(shapes, ranges, trials, complex_names, sides)
     memory = _memory_bytes() if memory is None else memory
     if (f64 + mp) * WORKING_FACTOR <= memory:
         return
     what = f"--size: the largest sizes ({', '.join(f'{k}={v}' for k, v in top.items())})" if top else \
         f"--shape: the sizes {', '.join(f'{k}={r},{c}' for k, (r, c) in shapes.items())}"
-    raise InvalidArgument(f"{what} need about {_human(f64 + mp)} for their instances (float64 "
-                          f"{_human(f64)}, mp50 object arrays {_human(mp)}), more than 1/{WORKING_FACTOR} of this "
+    raise InvalidArgument(f"{what} need about {_human(f64 + mp)} for their instances and the matrices the sides "
+                          f"build (float64 {_human(f64)}, mp50 object arrays {_human(mp)}), more than 1/{WORKING_FACTOR} of this "
                           f"machine's {_human(memory)} memory: give smaller sizes")
 
 
@@ -521,11 +545,15 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         sizes = {**_declared_sizes(declared, shapes, {n for n, _ in _names_used(statement)}), **sizes}
         scalars = [n for n in scalar_names(statement, shapes, structure, sizes) if declared is None
                    or n not in declared.shapes]
-    claim = build_claim(statement, shapes, structure, sizes, latex=given if from_latex else None)
-    from theorem_check.expr import COMPLEX_KINDS
+    from theorem_check.authoring.spec import DEFAULT_SIZE
+    from theorem_check.expr import COMPLEX_KINDS, parse_statement, size_names_in
 
-    check_fits(shapes, claim.statement.dims.ranges, trials,
-               complex_names={n for n, k in structure.items() if k in COMPLEX_KINDS})
+    complex_names = {n for n, k in structure.items() if k in COMPLEX_KINDS}
+    letters = {v for sh in shapes.values() for v in sh if isinstance(v, str)} | set(sizes) | set(size_names_in(statement))
+    check_fits(shapes, {k: sizes.get(k) or DEFAULT_SIZE for k in letters}, trials, complex_names=complex_names,
+               sides=parse_statement(statement))   # before the claim is built: its controls evaluate a side
+    claim = build_claim(statement, shapes, structure, sizes, latex=given if from_latex else None)
+    check_fits(shapes, claim.statement.dims.ranges, trials, complex_names=complex_names)
     if scalars:
         click.echo(f"theorem-check: note: {', '.join(scalars)} {'has' if len(scalars) == 1 else 'have'} no --shape: "
                    f"taken as real scalar{'s' if len(scalars) > 1 else ''}", err=True)
