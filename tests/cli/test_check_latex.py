@@ -436,3 +436,9 @@ def test_a_superscript_then_a_subscript_sets_both_on_the_name(capsys, statement,
     ``W_2^\\top`` (stop 46)."""
     code, out, err = run_main(capsys, "check", "--latex", statement)
     assert f"read as {reading}" in err and verdict in out, out + err
+
+
+def test_pi_is_a_constant_in_the_note(capsys):
+    """helper-69: the note said "(by convention: pi scalar)" of the constant."""
+    code, out, err = run_main(capsys, "check", "--latex", r"\sin(\pi) = 0")
+    assert "PROVED" in out and "read as sin(pi) = 0\n" in err and "pi scalar" not in err, out + err

@@ -532,7 +532,8 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         assumed = ", ".join(f"{n} {k}" for n, k in sorted(structure.items()))
         used = {n for n, _ in _names_used(statement)}
         conv_scalars = sorted(n for n, letter in latex_names(given, powers).items()
-                              if not letter and n not in shapes and n not in sizes and n in used)
+                              if not letter and n not in shapes and n not in sizes and n in used
+                              and n not in ("pi", "E"))     # constants, not scalars by convention (helper-69)
         words = "; ".join(w for w in (_shape_words(conv), f"{', '.join(conv_scalars)} scalar" * bool(conv_scalars)) if w)
         click.echo(f"theorem-check: note: read as {statement}"
                    + (f" (by convention: {words})" if words else "")
