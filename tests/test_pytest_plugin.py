@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
-import theorem_check.plugins.pytest  # noqa: F401 - imported before pytester snapshots sys.modules (numpy loads once)
+# the plugin and the packs share one REGISTRY across pytester's inline sessions (run alone, this file failed: the
+# second session re-imported the registry module); imported before pytester snapshots sys.modules (numpy loads once)
+import theorem_check.authoring.registry  # noqa: F401
+import theorem_check.plugins.pytest  # noqa: F401
 
 pytest_plugins = ["pytester"]
 
@@ -293,3 +296,29 @@ def test_an_expected_erratum_that_now_holds_says_to_drop_the_declaration(pyteste
     res.assert_outcomes(failed=1)
     res.stdout.fnmatch_lines(["*claim fixed.t: PROVED, expected ERRATUM*",
                               "*the claim now holds: drop its expected='erratum' declaration*"])
+
+
+def test_a_pack_that_loops_at_import_is_a_collection_error_within_the_timeout(pytester):
+    """helper-69: a pack looping at import hung the session (the CLI stops it after --timeout)."""
+    pytester.makepyfile(loops="while True:\n    pass\n")
+    res = run(pytester, "--tc-pack", "loops.py", "--tc-timeout", "1")
+    assert res.ret != 0
+    res.stdout.fnmatch_lines(["*did not finish importing within 1 s*--tc-timeout*"])
+
+
+def test_a_claim_over_the_timeout_is_inconclusive(pytester):
+    pytester.makepyfile(slowpack=r'''
+import time
+import theorem_check as tc
+
+
+def lhs(inst, ctx):
+    time.sleep(3)
+    return inst["x"]
+
+
+tc.identity("slow.sleeper", lhs, "x", shapes={"x": ("n", 1)}, derive=False)
+''')
+    res = run(pytester, "--tc-pack", "slowpack.py", "--tc-timeout", "1")
+    res.assert_outcomes(failed=1)
+    res.stdout.fnmatch_lines(["*INCONCLUSIVE*", "*timed out after 1 s*"])

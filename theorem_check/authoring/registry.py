@@ -145,9 +145,9 @@ def load_builtin() -> Registry:
 
 
 def load_pack(path: str | Path) -> list[Claim]:
-    """Import a user claim pack (a ``.py`` file calling :func:`register`); returns its new claims.  The pack's
-    folder is appended to ``sys.path`` (after the standard library and the installed packages), so a pack may import
-    a module of its own beside it.
+    """Import a user claim pack (a ``.py`` file calling :func:`register`); returns its new claims.  While it imports,
+    the pack's folder is appended to ``sys.path`` (after the standard library and the installed packages), so a pack
+    may import a module of its own beside it.
 
     Raises PackError with a one-line reason if the file is missing, fails to import or registers
     no claim, and one ClaimDefinitionError listing every problem of every malformed claim in it
@@ -161,8 +161,9 @@ def load_pack(path: str | Path) -> list[Claim]:
     if not is_file:
         raise PackError(f"pack={shorten(str(path))!r} must be an existing .py file")
     before = set(c.id for c in REGISTRY)
-    folder = str(path.resolve().parent)    # a pack imports modules beside it (last on the path: a `string.py`
-    if folder not in sys.path:             # there never shadows the standard library's, helper-69)
+    folder = str(path.resolve().parent)    # a pack imports modules beside it while it loads (last on the path: a
+    added = folder not in sys.path         # `string.py` there never shadows the standard library's, helper-69)
+    if added:
         sys.path.append(folder)
     mod_name = f"_theorem_check_pack_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
@@ -181,6 +182,8 @@ def load_pack(path: str | Path) -> list[Claim]:
         raise PackError(f"pack={str(path)!r} failed to import{line}: {type(exc).__name__}: {exc}") from None
     finally:
         deferred, REGISTRY._deferred = REGISTRY._deferred, outer
+        if added and folder in sys.path:
+            sys.path.remove(folder)
     new = [c for c in REGISTRY if c.id not in before]
     if deferred:   # every malformed claim of the pack in one error; the pack loads as a whole or not at all
         for c in new:

@@ -10,10 +10,13 @@ project's ``pyproject.toml`` (the rootdir's)::
     packs = ["claims/my_claims.py"]   # relative to the rootdir
     seed = 0                          # optional; --tc-seed wins
     trials = 16                       # optional; --tc-trials wins
+    timeout = 120                     # optional, seconds per claim (and per pack's import); 0: none; --tc-timeout wins
 
 Each claim becomes the item ``<pack path>::<claim id>`` (``-k``, ``-x``, ``--lf``, ``-n``
 from pytest-xdist work as for any test, and the node id as an argument runs that claim alone).
-A claim whose code raises, or gives NaN, on every instance (the CLI's exit 2) is an error of its
+A claim over the time limit (``--tc-timeout``, 120 s as the CLI's ``--timeout``) is INCONCLUSIVE, "timed out", and
+a pack whose import does not finish within it is a collection error (helper-69: a pack looping at import hung the
+session).  A claim whose code raises, or gives NaN, on every instance (the CLI's exit 2) is an error of its
 test (``E``, raised in the item's setup) with the reason, not a failed verdict.  A claim passes when it is PROVED or VERIFIED, or, when
 it declares ``expected=`` (``"erratum"``, ``"REFUTED"``, any verdict name, case-insensitive),
 when it gets exactly that verdict.  A failure shows the verdict, the evidence of every statement,
@@ -36,13 +39,13 @@ __all__ = ["ClaimFailure", "PackFile", "ClaimItem", "expected_verdict", "configu
 _DEFAULT_SEED = 0
 _DEFAULT_TRIALS = 16
 _PACKS_KEY = pytest.StashKey[list]()
-_RUN_KEY = pytest.StashKey[tuple]()  # (seed, trials)
+_RUN_KEY = pytest.StashKey[tuple]()  # (seed, trials, timeout: seconds or None)
 _LOADED_KEY = pytest.StashKey[dict]()  # pack path -> its claims: a pack imports once per session
 _COLLECTED_KEY = pytest.StashKey[set]()  # packs that pytest's own collection reached (as arguments)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """``--tc-pack FILE`` (repeatable), ``--tc-seed S``, ``--tc-trials N``."""
+    """``--tc-pack FILE`` (repeatable), ``--tc-seed S``, ``--tc-trials N``, ``--tc-timeout S``."""
     group = parser.getgroup("theorem_check", "theorem-check claim packs")
     group.addoption("--tc-pack", action="append", default=[], dest="tc_packs", metavar="FILE.py",
                     help="Run this theorem-check claim pack as tests, one per claim (repeatable; also "
@@ -51,6 +54,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"Seed of the claims' random instances (default {_DEFAULT_SEED}; same seed, same verdicts).")
     group.addoption("--tc-trials", type=_positive_int("--tc-trials"), default=None, dest="tc_trials", metavar="N",
                     help=f"Random instances per statement (default {_DEFAULT_TRIALS}).")
+    group.addoption("--tc-timeout", type=_nonneg_int("--tc-timeout"), default=None, dest="tc_timeout", metavar="S",
+                    help="Seconds a claim (and a pack's import) may run before it is INCONCLUSIVE, 'timed out' (default "
+                         "120, as the CLI's --timeout; 0: no limit).")
 
 
 def _int_option(name: str, lo: int, hi: int):
@@ -140,8 +146,11 @@ def pytest_configure(config: pytest.Config) -> None:
             check_budget()
         except InvalidArgument as exc:
             raise pytest.UsageError(str(exc)) from None
+        from theorem_check.execution.workers import DEFAULT_TIMEOUT
+
+        timeout = _setting(config, "timeout", int(DEFAULT_TIMEOUT), 0)
         config.stash[_RUN_KEY] = (_setting(config, "seed", _DEFAULT_SEED, 0),
-                                  _setting(config, "trials", _DEFAULT_TRIALS, 1))
+                                  _setting(config, "trials", _DEFAULT_TRIALS, 1), timeout or None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -215,10 +224,16 @@ class PackFile(pytest.File):
         loaded = self.config.stash[_LOADED_KEY]
         claims = loaded.get(path)
         if claims is None or any(c.id not in REGISTRY for c in claims):
+            from theorem_check.engine.time_limit import StepTimeout, run_limited
+
+            timeout = self.config.stash[_RUN_KEY][2]
             try:
-                claims = load_pack(path)
+                claims = run_limited(lambda: load_pack(path), timeout)
             except TheoremCheckError as exc:
                 raise self.CollectError(str(exc)) from None
+            except StepTimeout:
+                raise self.CollectError(f"pack={str(path)!r} did not finish importing within {timeout} s (does it loop "
+                                        "at import? see --tc-timeout)") from None
             loaded[path] = claims
         for claim in claims:
             try:
@@ -252,12 +267,13 @@ class ClaimItem(pytest.Item):
         """Run the claim (:func:`theorem_check.run_claim`).  A claim that could not be evaluated at all
         (its code raised, or gave NaN, on every instance; a side returned no array: the CLI's exit 2) is
         an error of the test (pytest's ``E``), with the reason, not a failed verdict."""
-        from theorem_check.engine.runner import run_claim, run_result
+        from theorem_check.engine.runner import run_result
+        from theorem_check.execution.workers import run_in_process
         from theorem_check.model.options import RunOptions
 
-        seed, trials = self.config.stash[_RUN_KEY]
+        seed, trials, timeout = self.config.stash[_RUN_KEY]
         options = RunOptions(seed=seed, trials=trials)
-        self.result = run_claim(self.claim, options=options)
+        self.result = run_in_process(self.claim, options=options, timeout=timeout).results[0]
         self.user_properties.append(("verdict", self.result.verdict.value))
         self.user_properties.append(("seed", seed))
         broken = run_result((self.result,), options, "", 0.0).broken
@@ -268,7 +284,7 @@ class ClaimItem(pytest.Item):
 
     def runtest(self) -> None:
         """Raise ClaimFailure unless the claim got the verdict it should (PROVED/VERIFIED, or ``expected=``)."""
-        seed, trials = self.config.stash[_RUN_KEY]
+        seed, trials, _ = self.config.stash[_RUN_KEY]
         result = self.result
         expected = expected_verdict(self.claim)
         ok = (result.verdict is expected) if expected is not None else result.verdict.ok
