@@ -56,6 +56,22 @@ __all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "MP100", "MP200", "MP400", "CONT
            "FLOAT_LITERAL_HINT"]
 
 
+_EXP_HUGE = mpmath.mpf(2) ** 100
+"""Beyond this argument mpmath's exponential is not computed: ``exp(exp(x))`` at a far instance (x = 200) asks GMP for
+an exponent with 1e86 digits, and GMP aborts the whole process ("gmp: overflow in mpz type")."""
+
+
+def _huge(v) -> bool:
+    return abs(v.real if isinstance(v, mpmath.mpc) else v) > _EXP_HUGE
+
+
+def _mp_exp(v):
+    """``mpmath.exp(v)``, or infinity (0) for a real part beyond +-:data:`_EXP_HUGE`: no number a statement compares."""
+    if _huge(v):
+        return mpmath.inf if (v.real if isinstance(v, mpmath.mpc) else v) > 0 else mpmath.mpf(0)
+    return mpmath.exp(v)
+
+
 def _vectorize(fn):
     return np.vectorize(fn, otypes=[object])
 
@@ -232,8 +248,8 @@ class Ctx(LinalgOps):
         return self._map(mpmath.sqrt, np.sqrt, x)
 
     def exp(self, x):
-        """Elementwise exponential."""
-        return self._map(mpmath.exp, np.exp, x)
+        """Elementwise exponential (at mp50: infinite or 0 beyond ``|x| = 2**100``, :func:`_mp_exp`)."""
+        return self._map(_mp_exp, np.exp, x)
 
     def log(self, x):
         """Elementwise natural logarithm (principal branch)."""
@@ -245,7 +261,7 @@ class Ctx(LinalgOps):
 
     def expm1(self, x):
         """Elementwise ``exp(x) - 1``, accurate for small ``|x|``."""
-        return self._map(mpmath.expm1, np.expm1, x)
+        return self._map(lambda v: _mp_exp(v) - 1 if _huge(v) else mpmath.expm1(v), np.expm1, x)
 
     def sin(self, x):
         """Elementwise sine (radians)."""
@@ -267,7 +283,7 @@ class Ctx(LinalgOps):
         """Elementwise logistic function ``1 / (1 + exp(-x))`` (``scipy.special.expit`` for real floats)."""
         if self.is_mp:
             out = _in_balls(x, "sigmoid")
-            return out if out is not None else _vectorize(lambda v: 1 / (1 + mpmath.exp(-v)))(x)
+            return out if out is not None else _vectorize(lambda v: 1 / (1 + _mp_exp(-v)))(x)
         if np.iscomplexobj(x):
             return 1 / (1 + np.exp(-x))
         from scipy.special import expit
@@ -278,7 +294,7 @@ class Ctx(LinalgOps):
         """Elementwise ``log(1 + exp(x))``, without overflow (``logaddexp(0, x)`` for real floats)."""
         if self.is_mp:
             out = _in_balls(x, "softplus")
-            return out if out is not None else _vectorize(lambda v: mpmath.log1p(mpmath.exp(v)))(x)
+            return out if out is not None else _vectorize(lambda v: v if _huge(v) and v > 0 else mpmath.log1p(_mp_exp(v)))(x)
         if np.iscomplexobj(x):
             return np.log1p(np.exp(x))
         return np.logaddexp(0, x)
