@@ -442,3 +442,13 @@ def test_pi_is_a_constant_in_the_note(capsys):
     """helper-69: the note said "(by convention: pi scalar)" of the constant."""
     code, out, err = run_main(capsys, "check", "--latex", r"\sin(\pi) = 0")
     assert "PROVED" in out and "read as sin(pi) = 0\n" in err and "pi scalar" not in err, out + err
+
+
+def test_ill_posed_under_the_conventions_names_the_scalar_to_declare(capsys):
+    """helper-67: a Gaussian's mean written \\mu is a scalar by the conventions, and the gradient was ILL-POSED with
+    only "lhs has shape ()"; the note names \\mu and the declaration that makes it a vector."""
+    stmt = r"\nabla_\mu (x-\mu)^\top \Sigma^{-1} (x-\mu) = -2\Sigma^{-1}(x-\mu)"
+    code, out, err = run_main(capsys, "check", "--latex", stmt, "--where", r"\Sigma \succ 0")
+    assert "ILL-POSED" in out and r"--where '\mu \in \mathbb{R}^n'" in err, out + err
+    code, out, err = run_main(capsys, "check", "--latex", stmt, "--where", r"\Sigma \succ 0, \mu \in \mathbb{R}^n")
+    assert "PROVED" in out, out + err

@@ -542,6 +542,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
                              if t in powers and re.search(rf"\^\s*\{{?\s*{t}(?![A-Za-z])", given)), err=True)
         scalars = []
     else:
+        conv_scalars = []
         _check_where_used(declared, {n for n, _ in _names_used(statement)})
         sizes = {**_declared_sizes(declared, shapes, {n for n, _ in _names_used(statement)}), **sizes}
         scalars = [n for n in scalar_names(statement, shapes, structure, sizes) if declared is None
@@ -585,6 +586,14 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         for n in near:
             click.echo(f"nearby statement that holds ({n.slip}): {n.statement}  "
                        f"{terminal.style_verdict(n.verdict, colour)}", color=colour)
+    if conv_scalars and result.results and result.results[0].verdict is Verdict.ILL_POSED:
+        from theorem_check.expr.latex_prepass import GREEK
+
+        name = "lambda" if conv_scalars[0] == "lamda" else conv_scalars[0]   # helper-67: \mu, a Gaussian's mean
+        tex = f"\\{name}" if name in GREEK else name
+        click.echo(f"theorem-check: note: {', '.join(conv_scalars)} "
+                   f"{'is a scalar' if len(conv_scalars) == 1 else 'are scalars'} by the conventions; if {tex} is a "
+                   f"vector or a matrix, declare it (--where '{tex} \\in \\mathbb{{R}}^n')", err=True)
     report_broken(result)
     sys.exit(result.exit_code)
 
