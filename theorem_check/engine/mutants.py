@@ -67,7 +67,6 @@ class SideStats:
     scale: float | None = None
     mag: float = 0.0
     shift: int = 0
-    imaginary: bool = False   # a side has an entry with a nonzero imaginary part (mp50's log of a negative number)
 
     def scaled(self, x: float) -> float:
         """An absolute magnitude ``x`` in the units of these scalars: ``x * 2**-shift`` (``inf`` where that is beyond
@@ -179,15 +178,13 @@ def _side_stats(u: np.ndarray, v: np.ndarray, batch_axes: int, scale) -> list[Si
         L, R, D = tot(re(u * conj(u))), tot(re(v * conj(v))), tot(re(d * conj(d)))
         X = tot(re(d * conj(v)))
         Sd, Re = tot(re(d)) * e, tot(re(v)) * e
-        imag = tot(re(u * conj(u)) - re(u) ** 2) + tot(re(v * conj(v)) - re(v) ** 2)
     else:
         L, R, D, X = tot(u * u), tot(v * v), tot(d * d), tot(d * v)
         Sd, Re = tot(d) * e, tot(v) * e
-        imag = np.zeros_like(L)
     n = L.shape[0]
     sc = [None] * n if scale is None else list(np.broadcast_to(np.atleast_1d(to_float(scale)), (n,)))
     return [SideStats(float(L[i]), float(R[i]), float(D[i]), float(X[i]), float(Sd[i]), float(Re[i]),
-                      None if sc[i] is None else float(sc[i]), imaginary=bool(imag[i] != 0)) for i in range(n)]
+                      None if sc[i] is None else float(sc[i])) for i in range(n)]
 
 
 def _has_complex(*arrays) -> bool:

@@ -100,7 +100,8 @@ def _undefined_fails(entries: list) -> bool:
 
 _COMPLEX_AT_MP = (" (mp50 evaluates it: where the cause is a log or square root of a negative number, mp50 takes its "
                   "complex value; for a real statement, declare the domain, e.g. --assume X=spd or a positive "
-                  "scalar, or write log(abs(...)))")
+                  "scalar, or write log(abs(...)); where it is an overflow, exp of a large number, smaller inputs "
+                  "or sizes decide it)")
 """Said of an instance undefined at the float levels and defined at mp50 (helper-33: ``log(det(X))`` of a general
 ``X``, whose determinant is negative on half the instances, read as undefined at float64 "only").  A hint, not a
 diagnosis: a float overflow mp50 does not have is undefined at float only too."""
@@ -208,14 +209,6 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                     undefined, detail = False, f"{detail}; defined at more digits (a cancellation): undecided"
                 if fails_undefined and _undefined_fails([e for _, e, _ in levels] + [e_mp]):
                     outcome, detail = Outcome.FAILS, f"undefined at {mp.name}: {detail}"
-            elif last is not None and not e_mp.imaginary and not far:
-                # real at mp50, not at float64: an overflow (expm(expm(expm(A))), helper-69), which mp50 -> mp100
-                # decides as a grey instance is decided; what they leave grey keeps the reason
-                outcome, decision, vacuous = escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
-                if outcome is Outcome.GREY:
-                    decision = []
-                detail = (f"undefined at {last[0]} only (" + _why_undefined(last[1], last[0]) + f", real at {mp.name}: "
-                          f"an overflow or underflow): decided between {mp.name} and mp100")
             else:
                 decision, outcome = [], Outcome.GREY
                 detail = f"undefined at {last[0] if last else 'float64'} only: " + \
