@@ -115,6 +115,7 @@ BAD = [
     (("x = -NaN",), "'NaN' is not a number"),
     (("2**A = A", "--shape", "A=n,n"), "the exponent A is a n x n matrix"),
     (("A**B = A", "--shape", "A=n,n", "--shape", "B=n,n"), "the exponent B is a n x n matrix"),
+    (("A**(k/2)*A**(k/2) = A**k", "--shape", "A=n,n", "--size", "k=1:4"), "k/2 is not"),     # helper-70
     (("zoo = 1",), "'zoo' is not a number"),
     (("x/0 = x/0",), "'x/0' is not a number"),
     (("0/0 = 1",), "'0/0' is not a number"),
@@ -353,6 +354,11 @@ def test_zero_against_a_matrix_side_is_the_zero_matrix(capsys, statement, shapes
     (["1/2 = sigmoid(0*x.T)", "--shape", "x=n,1"], "VERIFIED"),
     (["--latex", r"\sigma(x) + \sigma(-x) = 1"], "VERIFIED"),
     (["A*A.T = 1", "--shape", "A=n,n"], "ILL-POSED"),                          # a matrix: the identity or ones?
+    (["sigmoid(x) + sigmoid(-x) = 2 - 1", "--shape", "x=n,1"], "VERIFIED"),     # helper-70: constants SymPy folds
+    (["sigmoid(x) + sigmoid(-x) = exp(0)", "--shape", "x=n,1"], "VERIFIED"),
+    (["softmax(0*x) = 1/n", "--shape", "x=n,1"], "VERIFIED"),                  # a size letter's constant
+    (["softmax(x) = 1/n", "--shape", "x=n,1"], "REFUTED"),
+    (["sigmoid(A) + sigmoid(-A) = 1", "--shape", "A=n,m"], "VERIFIED"),        # not square: no identity reading
 ])
 def test_a_number_against_a_column_or_row_side_is_that_many_ones(capsys, args, verdict):
     """helper-67: ``sigmoid(x) + sigmoid(-x) = 1`` (x a vector) was ILL-POSED ("lhs has shape (2, 1), rhs has shape

@@ -42,3 +42,10 @@ def test_large_inputs_are_left_alone(monkeypatch):
     assert deep_stage.deep_stage(st, num, seed=0) is num
     failing = dataclasses.replace(num, outcome=Outcome.FAILS)
     assert deep_stage.deep_stage(st, failing, seed=0) is failing
+
+
+def test_every_configuration_run_gives_an_instance():
+    """helper-70: a gap that vanishes at the generic size (n = 3) and not at the others was VERIFIED: the stage looked
+    at the first configuration only; it takes one instance at each of the first DEEP_CONFIGS now."""
+    r = tc.run_claim(_claim("sin(x)*(1 + exp(-150)*(n - 3))", "sin(x)", shapes={"x": ("n", 1)}), seed=0, trials=16)
+    assert r.verdict.value == "REFUTED" and "beyond 50 digits" in r.evidence, r.evidence

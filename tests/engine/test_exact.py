@@ -247,3 +247,14 @@ def test_the_gap_search_of_a_verified_statement_has_a_third_of_the_budget():
     sh = {k: ("n", "n") for k in "AXB"}
     cost = sum(exact_cost(ex.parse(s, sh, {"n": 16}, what="side")) for s in ("jacobian(A*X*B, X)", "kron(A, B.T)"))
     assert EXACT_GAP_BUDGET < cost < EXACT_BUDGET
+
+
+def test_the_gap_search_looks_at_every_configuration_run(monkeypatch):
+    """helper-70: ``x*(1 + 10**-60*(n - 3)) = x`` holds at the generic n = 3 only; the exact gap search tried that size
+    alone and the statement was VERIFIED (the deep stage switched off, as past 64 entries)."""
+    from theorem_check.engine import deep_stage
+
+    monkeypatch.setattr(deep_stage, "DEEP_ENTRIES", 0)
+    c = tc.identity("demo.exact_sizes", "x*(1 + 10**-60*(n - 3))", "x", sizes={"n": (1, 4)}, register=False)
+    r = tc.run_claim(c, seed=0, controls=False)
+    assert r.verdict.value == "REFUTED" and r.printed.exact is not None, r.evidence

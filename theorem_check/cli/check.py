@@ -158,16 +158,18 @@ def scalar_names(statement: str, shapes: dict, assume: dict | None = None, sizes
     return [n for n in names if n not in shapes and n not in letters and n not in ex.FUNCTIONS and n not in skip]
 
 
-def _zero_matrix_side(lhs: str, rhs: str, shapes: dict, assume: dict) -> tuple[str, str]:
+def _zero_matrix_side(lhs: str, rhs: str, shapes: dict, assume: dict, quiet: bool = False) -> tuple[str, str]:
     """``grad(x.T*K*x, x) = 0``: a side that is the number 0 against a side that is a matrix (not 1 x 1) at every
     size is that matrix's zero, ``zeros(r, c)``, as ``--latex`` reads it (papers write 0 for the zero vector; it was
-    ILL-POSED, "lhs has shape (2, 1), rhs has shape ()", helper-48); another number against a column or a row is that
-    many ones (``sigmoid(x) + sigmoid(-x) = 1``: helper-67; against a matrix it stays as written, the identity or the
-    ones matrix?).  The other side's shape is its symbolic one; a side that does not parse symbolically is left to the
-    parser's own message.  Prints a note when it applies."""
+    ILL-POSED, "lhs has shape (2, 1), rhs has shape ()", helper-48); another constant against a column, a row or a
+    matrix that is not square is that many ones (``sigmoid(x) + sigmoid(-x) = 1``: helper-67; against a square matrix
+    it stays as written, the identity or the ones matrix?).  The other side's shape is its symbolic one; a side that
+    does not parse symbolically is left to the parser's own message.  Prints a note when it applies."""
     from theorem_check import expr as ex
 
-    number = [_number(t) for t in (lhs, rhs)]
+    letters = frozenset({v for sh in shapes.values() for v in sh if isinstance(v, str)}
+                        | set(ex.size_names_in(lhs)) | set(ex.size_names_in(rhs)))
+    number = [_number(t, letters) for t in (lhs, rhs)]
     if (number[0] is None) == (number[1] is None):
         return lhs, rhs
     value = number[0] if number[0] is not None else number[1]
@@ -178,24 +180,34 @@ def _zero_matrix_side(lhs: str, rhs: str, shapes: dict, assume: dict) -> tuple[s
     except Exception:  # noqa: BLE001 - the statement's own parse reports it
         return lhs, rhs
     shape = getattr(e, "shape", None)
-    if not shape or all(v == 1 for v in shape) or (value != 0 and 1 not in shape):
-        return lhs, rhs
-    z = f"zeros({shape[0]}, {shape[1]})" if value == 0 else f"{value}*ones({shape[0]}, {shape[1]})"
+    if not shape or all(v == 1 for v in shape) or (value != 0 and 1 not in shape and shape[0] == shape[1]):
+        return lhs, rhs       # a number against a square matrix: the identity or the ones matrix? left as written
+    text = (lhs if number[0] is not None else rhs).strip()
+    z = f"zeros({shape[0]}, {shape[1]})" if value == 0 else f"({text})*ones({shape[0]}, {shape[1]})"
     what = "the zero matrix" if value == 0 else "that many ones"
-    click.echo(f"theorem-check: note: read as {z if number[0] is not None else lhs} = "
-               f"{rhs if number[0] is not None else z} ({'0' if value == 0 else 'a number'} against a "
-               f"{shape[0]} x {shape[1]} side is {what})", err=True)
+    if not quiet:
+        click.echo(f"theorem-check: note: read as {z if number[0] is not None else lhs} = "
+                   f"{rhs if number[0] is not None else z} ({'0' if value == 0 else 'a number'} against a "
+                   f"{shape[0]} x {shape[1]} side is {what})", err=True)
     return (z, rhs) if number[0] is not None else (lhs, z)
 
 
-def _number(text: str):
-    """The side ``text`` as a number when it is one written out (``0``, ``1``, ``-2``, ``0.5``, ``1/2``), else None."""
-    t = text.strip()
-    if not re.fullmatch(r"[-+]?\s*\d+(\.\d*)?(\s*/\s*\d+)?", t):
-        return None
+def _number(text: str, letters=frozenset()):
+    """The side ``text`` as a constant when it is one (``0``, ``1``, ``-2``, ``0.5``, ``2 - 1``, ``exp(0)``, ``1/n`` of
+    a size letter ``n`` in ``letters``), else None (helper-70: ``= 2 - 1`` and ``= exp(0)`` were ILL-POSED beside
+    ``= 1``)."""
     import sympy as sp
 
-    return sp.nsimplify(sp.sympify(t.replace(" ", "")))
+    from theorem_check import expr as ex
+
+    try:
+        e = ex.parse(text, {}, sizes=tuple(letters))
+    except Exception:  # noqa: BLE001 - not a constant side
+        return None
+    if isinstance(e, sp.MatrixExpr) or not getattr(e, "is_number", False) and not (
+            e.free_symbols and {str(v) for v in e.free_symbols} <= set(letters)):
+        return None
+    return e
 
 
 def build_claim(statement: str, shapes: dict, assume: dict, sizes: dict | None = None, *, latex: str | None = None):
@@ -567,7 +579,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         from theorem_check import expr as ex
         from theorem_check.cli.nearby import nearby as nearby_statements
 
-        lhs, rhs = _zero_matrix_side(*ex.parse_statement(statement), shapes, structure)
+        lhs, rhs = _zero_matrix_side(*ex.parse_statement(statement), shapes, structure, quiet=True)
         near = nearby_statements(lhs, rhs, shapes, structure, sizes, seed=seed, trials=trials, timeout=timeout)
     if as_json:
         rec = {**run_record(result, kind="check"), "statement": given,

@@ -26,35 +26,41 @@ from theorem_check.engine.switch_stage import input_entries
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 
-__all__ = ["DEEP_ENTRIES", "deep_stage"]
+__all__ = ["DEEP_CONFIGS", "DEEP_ENTRIES", "deep_stage"]
 
 DEEP_ENTRIES = 64
 """Largest input (entries of the largest one) at which the stage runs."""
+DEEP_CONFIGS = 4
+"""Configurations run that each give the stage one base instance, in the order run (the generic one, the smallest,
+...): helper-70's ``sin(x)*(1 + exp(-150)*(n - 3)) = sin(x)`` holds at the generic n = 3 only."""
 
 
 def deep_stage(statement: Statement, num: NumericResult, *, seed: int) -> NumericResult:
     """``num``, or, where one base instance shows a gap between mp100 and mp200 that mp50 rounded away, ``num`` with
     that instance added to ``num.far`` as the counterexample (FAILS; the note gains "beyond 50 digits (mp100 ->
-    mp200): ...").  Runs only for an identity with expression sides, decided at mp50, whose numeric outcome so far is HOLDS, at the
-    first configuration run, on inputs of at most :data:`DEEP_ENTRIES` entries; an instance that cannot be evaluated
-    there adds nothing."""
+    mp200): ...").  Runs only for an identity with expression sides, decided at mp50, whose numeric outcome so far is
+    HOLDS, at the first :data:`DEEP_CONFIGS` configurations run, one base instance each, on inputs of at most
+    :data:`DEEP_ENTRIES` entries; an instance that cannot be evaluated there adds nothing."""
     if not statement.is_identity or num.outcome is not Outcome.HOLDS or not num.configs \
             or not expressions_only(statement) or "mp50" not in statement.contexts:
         return num
-    cfg = dict(num.configs[0])
-    base_seed = derive_seed(seed, "deep")
-    try:
-        inst = dict(statement.sample(np.random.default_rng(base_seed), cfg, 1))
-        if input_entries(inst) > DEEP_ENTRIES:
-            return num
-        outcome, residuals, floors = beyond_fifty_digits(statement, inst)
-    except Exception:  # noqa: BLE001 - a side that cannot be evaluated at 100 digits: no evidence either way
-        return num
-    if outcome is not Outcome.FAILS:
+    for j, cfg in enumerate(dict(c) for c in num.configs[:DEEP_CONFIGS]):
+        base_seed = derive_seed(seed, "deep", *([j] if j else []))
+        try:
+            inst = dict(statement.sample(np.random.default_rng(base_seed), cfg, 1))
+            if input_entries(inst) > DEEP_ENTRIES:
+                continue
+            outcome, residuals, floors = beyond_fifty_digits(statement, inst)
+        except Exception:  # noqa: BLE001 - a side that cannot be evaluated at 100 digits: no evidence either way
+            continue
+        if outcome is Outcome.FAILS:
+            break
+    else:
         return num
     detail = "beyond 50 digits: a gap mp50 rounds away"
     values = {k: float(v[0]) for k, v in inst.items()
               if k[0] != "_" and isinstance(v, np.ndarray) and v.shape == (1,) and v.dtype.kind in "fi"}
     found = InstanceResult(cfg, base_seed, 0, residuals, floors, Outcome.FAILS, detail, values=values)
-    return with_refuting_instances(num, [found], 0, "beyond 50 digits (mp100 -> mp200): 1 instance")
+    return with_refuting_instances(num, [found], 0, f"beyond 50 digits (mp100 -> mp200): {j + 1} instance"
+                                   + "s" * bool(j))
 

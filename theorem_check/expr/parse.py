@@ -454,6 +454,9 @@ def _pow(base, exponent):
         if scalars and base.shape != (1, 1):
             raise ParseError(f"the matrix power {sp.MatPow(base, exponent)} needs an integer exponent: {scalars[0]!r} is a "
                              f"scalar (a size letter is an integer: --size {scalars[0]}=1:4)")
+        if exponent.free_symbols and exponent.is_integer is not True and base.shape != (1, 1):
+            raise ParseError(f"the matrix power {sp.MatPow(base, exponent)} needs an exponent that is an integer at "
+                             f"every size ({exponent} is not: write A**k with k a size letter, or sqrtm)")
         if not (isinstance(base, sp.MatrixSymbol) and exponent.is_Integer):
             return sp.MatPow(base, exponent)
         return base ** exponent
