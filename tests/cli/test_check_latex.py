@@ -452,3 +452,14 @@ def test_ill_posed_under_the_conventions_names_the_scalar_to_declare(capsys):
     assert "ILL-POSED" in out and r"--where '\mu \in \mathbb{R}^n'" in err, out + err
     code, out, err = run_main(capsys, "check", "--latex", stmt, "--where", r"\Sigma \succ 0, \mu \in \mathbb{R}^n")
     assert "PROVED" in out, out + err
+
+
+def test_a_vector_name_squared_is_refused_and_a_second_gradient_ends_the_first(capsys):
+    """helper-71: Adam's ``g^2`` of a vector read as the matrix power (ILL-POSED); it is refused naming the entrywise
+    square and the product (``\\tanh(W x)^2`` stays the entries' square).  ``\\nabla_w a \\nabla_w b`` read the second
+    gradient inside the first."""
+    code, out, err = run_main(capsys, "check", "--latex", r"(1 - \beta_2) g^2 = (1 - \beta_2) g \odot g",
+                              "--where", r"g \in \mathbb{R}^d")
+    assert code == 2 and r"g \odot g or g^{\circ 2}" in err, out + err
+    code, out, err = run_main(capsys, "check", "--latex", r"\nabla_w (w^\top x) \nabla_w (w^\top z) = x z^\top")
+    assert "read as grad(trace(w.T*x), w)*grad(trace(w.T*z), w)" in err, err

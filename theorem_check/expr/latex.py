@@ -73,14 +73,11 @@ What is read
 * ignored: ``\left``, ``\right``, ``\big``..., ``\,``, ``\;``, ``\!``, ``\quad``, ``~``, ``&``,
   ``\label``, a final ``.`` or ``,``.
 
-A 1x1 product used as a scalar (``x^\top A x + c``, ``\frac{x^\top A x}{x^\top x}``, ``(x^\top y) z``,
-``\exp(w^\top x)``) is read as its trace: papers treat it as the scalar it is, SymPy as a 1x1 matrix.
+A 1x1 product used as a scalar (``x^\top A x + c``, ``(x^\top y) z``, ``\exp(w^\top x)``) is read as its trace.
 
-Shape conventions (without declarations; :func:`convention_shapes`, as matrixcalculus.org): a name
-whose letter is a lower-case Latin letter is a column vector ``n x 1``, an upper-case one an ``n x n``
-matrix, and so is an upper-case Greek letter (``\Sigma``, ``\Lambda``); every other name (lower-case Greek,
-multi-letter) a scalar; one size letter ``n`` for all of them.  A
-declaration (``--shape``, ``--where``) overrides the convention name by name.
+Shape conventions (without declarations; :func:`convention_shapes`, as matrixcalculus.org): a lower-case Latin
+letter is a column ``n x 1``, an upper-case one (Latin or Greek: ``\Sigma``) an ``n x n`` matrix, every other name
+(lower-case Greek, multi-letter) a scalar.  A declaration (``--shape``, ``--where``) overrides it name by name.
 
 >>> parse_latex_statement(r"\operatorname{tr}(A B) = \operatorname{tr}(B A)")
 ('trace(A*B)', 'trace(B*A)')
@@ -512,10 +509,13 @@ class _Emit:
                       rf"size or a scalar (--where '{te} \in \mathbb{{N}}' or \mathbb{{R}})")
         if tb.lstrip("-").replace(".", "").isdigit():
             pb = _NEG
-        if base[0] == "call" and te.lstrip("-").replace("/", "").isdigit():
-            sh = self.shape(tb)   # \tanh(W x)^2 of a vector: no matrix power exists, papers mean the entries'
-            if isinstance(sh, tuple) and not is_1x1(sh) and sp.sympify(sh[0]) != sp.sympify(sh[1]):
-                return f"hadamard_power({tb}, {te})", _ATOM   # square (helper-40: it was ILL-POSED)
+        sh = self.shape(tb)   # \tanh(W x)^2 of a vector: no matrix power exists, papers mean the entries' square
+        if te.lstrip("-").replace("/", "").isdigit() and isinstance(sh, tuple) and not is_1x1(sh) \
+                and sp.sympify(sh[0]) != sp.sympify(sh[1]):   # (helper-40: it was ILL-POSED); g^2 of a name: or g^T g?
+            if base[0] != "call":
+                self.fail(f"{tb}^{te} of a {sh[0]} x {sh[1]} vector: write {tb} \\odot {tb} or {tb}^{{\\circ {te}}} "
+                          "(entrywise), or the product meant")
+            return f"hadamard_power({tb}, {te})", _ATOM
         return f"{self.wrap(tb, pb, _ATOM)}**{self.wrap(te, pe, _ATOM)}", _POW
 
     # functions ---------------------------------------------------------------------------------

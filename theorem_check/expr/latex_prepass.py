@@ -155,7 +155,7 @@ def prepass(text: str, operator: re.Pattern | None = None, nabla: re.Pattern | N
                 continue
             m = nabla.match(stripped, i) if nabla is not None else None
             if m:
-                end = _spaced_product_end(stripped, m.end())
+                end = _spaced_product_end(stripped, m.end(), nabla)
                 if end is not None:
                     put("(", i)
                     ends[end] = ends.get(end, 0) + 1
@@ -248,14 +248,15 @@ _BARS = re.compile(r"\\left\s*(\\\||\||\\[lr]?[vV]ert(?![A-Za-z]))|\\right\s*(\\
                    r"|\\\||\\[lr]?[vV]ert(?![A-Za-z])|\|")
 
 
-def _spaced_product_end(text: str, k: int) -> int | None:
-    """The index where explicit spacing ends the product that starts at ``k`` (after ``\\nabla_x``), or None
-    when a sum, a relation or the end of the text comes first.  Brackets and bars nest (``\\|W X - Y\\|_F^2``
-    is one factor); a bar closes the innermost bar of its kind that is open."""
+def _spaced_product_end(text: str, k: int, nabla: re.Pattern | None = None) -> int | None:
+    """The index where explicit spacing, or another gradient (``nabla``: ``\\nabla_w (w^\\top x)^\\top \\nabla_w
+    (w^\\top z)`` is a product of two gradients, helper-71), ends the product that starts at ``k`` (after
+    ``\\nabla_x``), or None when a sum, a relation or the end of the text comes first.  Brackets and bars nest
+    (``\\|W X - Y\\|_F^2`` is one factor); a bar closes the innermost bar of its kind that is open."""
     depth, bars, last = 0, [], None
     while k < len(text):
         if depth == 0 and not bars:
-            if _SPACING.match(text, k):
+            if _SPACING.match(text, k) or (nabla is not None and last is not None and nabla.match(text, k)):
                 return last
             if _STOP.match(text, k) and not _BARS.match(text, k):
                 return None
