@@ -463,3 +463,10 @@ def test_a_vector_name_squared_is_refused_and_a_second_gradient_ends_the_first(c
     assert code == 2 and r"g \odot g or g^{\circ 2}" in err, out + err
     code, out, err = run_main(capsys, "check", "--latex", r"\nabla_w (w^\top x) \nabla_w (w^\top z) = x z^\top")
     assert "read as grad(trace(w.T*x), w)*grad(trace(w.T*z), w)" in err, err
+
+
+def test_explicit_spacing_ends_the_operator_form_of_a_derivative(capsys):
+    """helper-71: ``\\frac{\\partial}{\\partial W} f \\, W^\\top`` was the derivative of the product (refused as the
+    derivative of a non-scalar) though the user guide says spacing ends it, as after ``\\nabla_W``."""
+    code, out, err = run_main(capsys, "check", "--latex", r"\frac{\partial}{\partial W} \frac12\|W\|_F^2 \, W^\top = W W^\top")
+    assert "read as grad(1/2*norm2(W)**2, W)*W.T = W*W.T" in err and "PROVED" in out, out + err

@@ -88,7 +88,14 @@ def _parser():
 def prepass(text: str) -> tuple[str, list[int]]:
     """The text lark reads and, for each of its characters, the index of the character of ``text``
     it comes from (:func:`theorem_check.expr.latex_prepass.prepass`, with the grammar's operators)."""
-    return _prepass(text, _token("FUNC"), _token("NABLA"))
+    return _prepass(text, _token("FUNC"), _gradient_operator())
+
+
+@functools.lru_cache(maxsize=1)
+def _gradient_operator() -> re.Pattern:
+    """``NABLA`` or ``\\frac{\\partial}{\\partial W}`` (the operator form): what explicit spacing ends (helper-71:
+    ``\\frac{\\partial}{\\partial W} f \\, W^\\top`` was the derivative of the product)."""
+    return re.compile(_token("NABLA").pattern + r"|\\[dt]?frac\s*\{\s*\\partial\s*\}\s*\{\s*\\partial(?:[^{}]|\{[^{}]*\})*\}")
 
 
 @functools.lru_cache(maxsize=None)
