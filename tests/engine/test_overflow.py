@@ -26,3 +26,15 @@ def test_an_exponential_beyond_gmps_reach_is_infinite_not_an_abort():
             "    print(MP50.exp(MP50.exp(x)).tolist(), MP50.sigmoid(-x).tolist())\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "+inf" in p.stdout, p.stdout + p.stderr
+
+
+def test_softplus_of_a_complex_entry_beyond_the_guard_is_its_argument():
+    """The guard compared an ``mpc`` with 0 (TypeError); it compares the real part."""
+    import mpmath
+    import numpy as np
+
+    from theorem_check.numerics.precision import MP50
+
+    with MP50.active():
+        big = mpmath.mpc(mpmath.mpf(2) ** 101, 1)
+        assert MP50.softplus(np.array([big], dtype=object))[0] == big

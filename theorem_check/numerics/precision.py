@@ -52,8 +52,8 @@ from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.float_watch import FLOAT_LITERAL_HINT, engine_floats, watch_floats
 from theorem_check.numerics.linalg import LinalgOps, is_complex, rows_x_cols
 
-__all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "MP100", "MP200", "MP400", "CONTEXTS", "to_float", "USE_ARB", "ARB_ENV", "watch_floats",
-           "FLOAT_LITERAL_HINT"]
+__all__ = ["Ctx", "FLOAT32", "FLOAT64", "MP50", "MP100", "MP200", "MP400", "CONTEXTS", "to_float", "USE_ARB", "ARB_ENV",
+           "watch_floats", "FLOAT_LITERAL_HINT"]
 
 
 _EXP_HUGE = mpmath.mpf(2) ** 100
@@ -61,14 +61,18 @@ _EXP_HUGE = mpmath.mpf(2) ** 100
 an exponent with 1e86 digits, and GMP aborts the whole process ("gmp: overflow in mpz type")."""
 
 
+def _real(v):
+    return v.real if isinstance(v, mpmath.mpc) else v
+
+
 def _huge(v) -> bool:
-    return abs(v.real if isinstance(v, mpmath.mpc) else v) > _EXP_HUGE
+    return abs(_real(v)) > _EXP_HUGE
 
 
 def _mp_exp(v):
     """``mpmath.exp(v)``, or infinity (0) for a real part beyond +-:data:`_EXP_HUGE`: no number a statement compares."""
     if _huge(v):
-        return mpmath.inf if (v.real if isinstance(v, mpmath.mpc) else v) > 0 else mpmath.mpf(0)
+        return mpmath.inf if _real(v) > 0 else mpmath.mpf(0)
     return mpmath.exp(v)
 
 
@@ -294,7 +298,8 @@ class Ctx(LinalgOps):
         """Elementwise ``log(1 + exp(x))``, without overflow (``logaddexp(0, x)`` for real floats)."""
         if self.is_mp:
             out = _in_balls(x, "softplus")
-            return out if out is not None else _vectorize(lambda v: v if _huge(v) and v > 0 else mpmath.log1p(_mp_exp(v)))(x)
+            return out if out is not None else _vectorize(
+                lambda v: v if _huge(v) and _real(v) > 0 else mpmath.log1p(_mp_exp(v)))(x)
         if np.iscomplexobj(x):
             return np.log1p(np.exp(x))
         return np.logaddexp(0, x)
