@@ -168,8 +168,7 @@ def _zero_matrix_side(lhs: str, rhs: str, shapes: dict, assume: dict, quiet: boo
     does not parse symbolically is left to the parser's own message.  Prints a note when it applies."""
     from theorem_check import expr as ex
 
-    letters = frozenset({v for sh in shapes.values() for v in sh if isinstance(v, str)}
-                        | set(ex.size_names_in(lhs)) | set(ex.size_names_in(rhs)))
+    letters = frozenset(_size_letters(shapes) | set(ex.size_names_in(lhs)) | set(ex.size_names_in(rhs)))
     number = [_number(t, letters) for t in (lhs, rhs)]
     if (number[0] is None) == (number[1] is None):
         return lhs, rhs
@@ -298,7 +297,7 @@ def _declared_sizes(declared, shapes: dict, used: set) -> dict:
     of the shapes are sizes already."""
     if declared is None:
         return {}
-    shape_letters = {v for sh in shapes.values() for v in sh if isinstance(v, str)}
+    shape_letters = _size_letters(shapes)
     return {k: None for k in declared.sizes if k in used and k not in shape_letters}
 
 
@@ -485,7 +484,7 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     from theorem_check.expr import COMPLEX_KINDS, parse_statement, size_names_in
 
     complex_names = {n for n, k in structure.items() if k in COMPLEX_KINDS}
-    letters = {v for sh in shapes.values() for v in sh if isinstance(v, str)} | set(sizes) | set(size_names_in(statement))
+    letters = _size_letters(shapes) | set(sizes) | set(size_names_in(statement))
     check_fits(shapes, {k: sizes.get(k) or DEFAULT_SIZE for k in letters}, trials, complex_names=complex_names,
                sides=parse_statement(statement))   # before the claim is built: its controls evaluate a side
     claim = build_claim(statement, shapes, structure, sizes, latex=given if from_latex else None)

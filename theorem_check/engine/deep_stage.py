@@ -3,15 +3,17 @@
 The numeric stage decides an instance from float32 -> float64 -> mp50; a statement false by less than mp50 resolves
 (``exp(-150) + x = x``, a gap of 7e-66; ``exp(1e-60*x) = 1``; ``sqrt(x**2 + 1e-100) = abs(x)``) computes the same
 numbers on both sides at every one of them and was VERIFIED at every seed (helper-65).  After the other stages hold,
-this stage evaluates one base instance at 100 and 200 digits (:func:`~theorem_check.engine.escalation.beyond_fifty_digits`):
-a residual that stalls far above mp100's floor is a gap, and the statement is refuted there, naming the levels.  It
-can only refute; a statement that holds gains nothing (its record is unchanged).
+this stage evaluates one base instance at each of the first :data:`DEEP_CONFIGS` configurations run at 100 and 200
+digits (:func:`~theorem_check.engine.escalation.beyond_fifty_digits`): a residual that stalls far above mp100's floor
+is a gap, and the statement is refuted there, naming the levels.  It can only refute; a statement that holds gains
+nothing (its record is unchanged).
 
 Limits: identities whose two sides are expressions (strings, SymPy: claim code may compute at a precision of its
 own, an iteration to a tolerance, a float64 constant, and would read as a gap here; the prh paper's eq. 28 did)
 and whose inputs have at most :data:`DEEP_ENTRIES` entries (200-digit arithmetic on larger inputs
-costs more than the rest of the run); one base instance (a constant's gap shows at any point); gaps down to about
-``1e-150`` of the sides' magnitude (mp200's resolution with mp100 to compare against).
+costs more than the rest of the run); one base instance per configuration (a gap on part of the inputs only,
+``x + exp(-150)*relu(x - 1) = x``, may be missed); gaps down to about ``1e-99`` of the sides' magnitude (mp100's
+floor: a residual within it is taken as holding, and mp200 is not evaluated).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 from theorem_check.engine.escalation import beyond_fifty_digits
 from theorem_check.engine.numeric import derive_seed
 from theorem_check.engine.numeric_result import InstanceResult, NumericResult, with_refuting_instances
-from theorem_check.engine.sides import expressions_only
+from theorem_check.engine.sides import expressions_only, scalar_inputs
 from theorem_check.engine.switch_stage import input_entries
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
@@ -58,8 +60,7 @@ def deep_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeri
     else:
         return num
     detail = "beyond 50 digits: a gap mp50 rounds away"
-    values = {k: float(v[0]) for k, v in inst.items()
-              if k[0] != "_" and isinstance(v, np.ndarray) and v.shape == (1,) and v.dtype.kind in "fi"}
+    values = {k: float(v[0]) for k, v in scalar_inputs(inst, 1).items()}
     found = InstanceResult(cfg, base_seed, 0, residuals, floors, Outcome.FAILS, detail, values=values)
     return with_refuting_instances(num, [found], 0, f"beyond 50 digits (mp100 -> mp200): {j + 1} instance"
                                    + "s" * bool(j))

@@ -50,6 +50,7 @@ from theorem_check.engine.sides import (
     SideError,
     evaluate_identity,
     level_floor,
+    scalar_inputs,
     stats_or_errors,
     take,
 )
@@ -146,8 +147,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
     confirmed = False
     far_mp = 1
     out = []
-    scalars = {k: v for k, v in inst.items()
-               if k[0] != "_" and isinstance(v, np.ndarray) and v.shape == (batch,) and v.dtype.kind in "fi"}
+    scalars = scalar_inputs(inst, batch)
     for b in range(batch):
         levels: list[tuple[str, Any, float]] = [(c.name, with_magnitude(entries[c.name][b], mags, b),
                                                  level_floor(c, size, statement.cond)) for c in fast]

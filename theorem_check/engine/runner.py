@@ -382,8 +382,8 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
         exact = _exact(statement, num.counterexample.dims, seed)
     evidence = _evidence(sym, num) + (f"; {exact.text}" if exact is not None else "")
     if verdict is Verdict.VERIFIED and num is not None and statement.is_identity and num.instances:
-        configs = [dict(num.instances[0].dims)] + [dict(c) for c in num.configs if dict(c) != dict(num.instances[0].dims)]
-        for dims in configs[:EXACT_GAP_CONFIGS]:   # the generic sizes first, then the others run
+        first = dict(num.instances[0].dims)
+        for dims in ([first] + [c for c in map(dict, num.configs) if c != first])[:EXACT_GAP_CONFIGS]:   # generic first
             exact = _exact(statement, dims, seed, tries=EXACT_GAP_TRIES, budget=EXACT_GAP_BUDGET)
             if exact is not None:
                 break

@@ -26,7 +26,7 @@ from theorem_check.numerics.directions import Projection
 from theorem_check.numerics.precision import Ctx, to_float
 
 __all__ = ["FailedLevel", "SideError", "UNDEFINED_ERRORS", "evaluate_identity", "expressions_only", "instance_stats",
-           "level_floor", "stats_or_errors", "take"]
+           "level_floor", "scalar_inputs", "stats_or_errors", "take"]
 
 
 def take(value, b: int):
@@ -161,6 +161,13 @@ def _side(fn, name: str, cinst: Instance, ctx: Ctx, batch: int | None) -> np.nda
 def _numeric_sequence(x) -> bool:
     return isinstance(x, (list, tuple)) and all(isinstance(v, (int, float, complex, np.number, np.ndarray))
                                                 or type(v).__module__.startswith("mpmath") for v in x)
+
+
+def scalar_inputs(inst: Mapping[str, Any], batch: int) -> dict:
+    """The real scalar inputs of a batch (arrays of shape ``(batch,)``, names not starting with ``_``): the values a
+    counterexample names (``at x = -2.54``)."""
+    return {k: v for k, v in inst.items()
+            if k[0] != "_" and isinstance(v, np.ndarray) and v.shape == (batch,) and v.dtype.kind in "fi"}
 
 
 def level_floor(ctx: Ctx, size: int, cond: float) -> float:
