@@ -46,3 +46,9 @@ def test_only_statements_that_hold_are_named():
     assert nearby("grad(trace(X.T*A*X), X)", "A*X", shapes, {}, {}, seed=0, trials=16, timeout=60) == []
     [n] = nearby("grad(trace(X.T*A*X), X)", "-(A + A.T)*X", shapes, {}, {}, seed=0, trials=16, timeout=60)
     assert n.slip == "sign" and n.statement == "grad(trace(X.T*A*X), X) = -(-(A + A.T)*X)"
+
+
+def test_a_candidate_that_holds_by_its_form_is_not_named():
+    """``A.T = A`` (false): its transpose reading ``A.T = (A).T`` holds by its form alone and says nothing; it was
+    named as the nearby statement.  The sign reading of ``A.T = -A`` is ``A.T = -(-A)``, not the same form, and fails."""
+    assert nearby("A.T", "A", {"A": ("n", "n")}, {}, {}, seed=0, trials=16, timeout=60) == []

@@ -373,6 +373,8 @@ def test_powers_of_sigmoid_and_softplus_print_and_read_back():
     (r"\lambda (A + B) = \lambda A + \lambda B", (), r"'\lambda(...)' reads as a function"),
     (r"\sigma (x + y) = \sigma x + \sigma y", (), r"is read as the sigmoid, but \sigma is also declared or used"),
     (r"\sigma (a + b) = \sigma a + \sigma b", ("sigma",), r"is read as the sigmoid"),
+    (r"\eta(t) x = x \eta(t)", (), r"'\eta(...)' reads as a function"),        # a step size at a time
+    (r"\alpha^2(x + y) = \alpha^2 x + \alpha^2 y", (), r"'\alpha^2(...)' reads as a function"),
 ])
 def test_a_name_before_a_parenthesis_is_a_product_only_when_declared(tex, scalars, message):
     """A helper's find: '\\phi(x + y) = \\phi(x) + \\phi(y)' (a feature map, false) was read as a scalar times
@@ -380,6 +382,17 @@ def test_a_name_before_a_parenthesis_is_a_product_only_when_declared(tex, scalar
     the sigmoid on the left and REFUTED.  Undeclared, such a name is refused (one line), never guessed."""
     with pytest.raises(ParseError, match=re.escape(message)):
         parse_latex_statement(tex, convention_shapes(latex_names(tex)), scalars=scalars)
+
+
+@pytest.mark.parametrize("tex, read", [
+    (r"x - \eta (A x - b) = x - \eta A x + \eta b", ("x - eta*(A*x - b)", "x - eta*A*x + eta*b")),
+    (r"\beta (1 - \beta) = \beta - \beta^2", ("beta*(1 - beta)", "beta - beta**2")),
+    (r"\varepsilon (x + y) = \varepsilon x + \varepsilon y", ("epsilon*(x + y)", "epsilon*x + epsilon*y")),
+])
+def test_a_step_size_before_a_parenthesis_is_a_factor(tex, read):
+    """helper-71: ``\\eta (A x - b)`` was refused (7 of 784 runs): eta, alpha, beta, gamma and epsilon before a
+    parenthesis holding more than one name are coefficients (latex_refusals.COEFFICIENTS)."""
+    assert parse_latex_statement(tex, convention_shapes(latex_names(tex))) == read
 
 
 def test_a_declared_name_before_a_parenthesis_is_a_factor():

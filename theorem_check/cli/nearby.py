@@ -6,7 +6,8 @@ Printed statements go wrong in a few ways far more often than in others: a sign,
 claims of their own, by the same engine, seed and trials, and returns those PROVED or VERIFIED: the statement the
 author probably meant, with the evidence that it holds.  The verdict of the statement itself is not changed (it
 is REFUTED: a nearby statement is a suggestion, each with its own verdict).  A candidate that does not conform (the
-transpose of a non-square side) or that cannot be built is skipped.
+transpose of a non-square side), that cannot be built, or whose two sides are the same expression (``A.T = A``'s
+transpose reading ``A.T = (A).T``) is skipped.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ def _fails_at_once(statement, seed: int) -> bool:
     return any(r.outcome is Outcome.FAILS for r in batch)
 
 
+def _same(lhs: str, rhs: str) -> bool:
+    """True when the two sides are the same Python expression up to parentheses and spacing (a candidate that holds
+    by its form alone)."""
+    import ast
+
+    try:
+        return ast.dump(ast.parse(lhs.strip(), mode="eval")) == ast.dump(ast.parse(rhs.strip(), mode="eval"))
+    except SyntaxError:   # x' and the like: the whole run reads them
+        return False
+
+
 def nearby(lhs: str, rhs: str, shapes: dict, structure: dict, sizes: dict, *, seed: int, trials: int,
            timeout: float | None) -> list[Nearby]:
     """The statements ``lhs = template(rhs)`` of :data:`SLIPS` that hold (PROVED or VERIFIED), run in this process
@@ -63,6 +75,8 @@ def nearby(lhs: str, rhs: str, shapes: dict, structure: dict, sizes: dict, *, se
     out = []
     for slip, template in SLIPS:
         candidate = template.format(r=rhs.strip())
+        if _same(lhs, candidate):   # A.T = A: its transpose reading A.T = (A).T says nothing
+            continue
         try:
             claim = identity("check.nearby", lhs, candidate, shapes=shapes, structure=structure, sizes=sizes,
                              register=False)

@@ -42,6 +42,13 @@ def refuse_indices(text: str, sides, declared: frozenset) -> None:
                                  f"({n[1]} = {n[1]}^\\top), or declare {name_text(n)} (--where) as a name")
 
 
+COEFFICIENTS = frozenset({"eta", "alpha", "beta", "gamma", "epsilon"})   # \varepsilon reads as epsilon
+"""Lower-case Greek letters that papers write before a parenthesis as a coefficient, a step size or a rate
+(``x - \\eta (A x - b)``, ``(1 - \\beta)(g - m)``), seldom as a function: a product without a declaration
+(helper-71: 7 refusals in 784 runs).  ``\\eta(t)`` (one name or number inside: a value at a time) and ``\\eta^2(x)``
+stay refused, and so does ``\\lambda(A)`` (an eigenvalue), ``\\phi``, ``\\sigma``, ``\\rho``."""
+
+
 def refuse_applied(text: str, sides, shapes: Mapping, scalars: frozenset, declared: frozenset | None = None) -> None:
     """Refuse a name before a parenthesis that no declaration makes a factor, and an ambiguous ``\\sigma(``
     (see :func:`parse_latex_statement`; a helper's find: ``\\phi(x + y) = \\phi(x) + \\phi(y)`` was PROVED)."""
@@ -50,11 +57,13 @@ def refuse_applied(text: str, sides, shapes: Mapping, scalars: frozenset, declar
     for name, tex, atom in applied:
         if name in letters and "^" not in tex:   # m (\gamma \odot g) with g in R^m: a size times (helper-64)
             continue
-        if name not in shapes and name not in scalars:
+        coefficient = name in COEFFICIENTS and not atom and "^" not in tex
+        if name not in shapes and name not in scalars and not coefficient:
             raise ParseError(f"statement={quoted(text)}: '{tex}(...)' reads as a function applied or as a product: a "
                              f"name before a parenthesis is a factor only when declared (--where "
                              f"'{tex.split('^')[0]} \\in \\mathbb{{R}}'), or write '\\cdot' between them")
-        if atom and declared is not None and name not in declared and name not in scalars:
+        if atom and (declared is not None or name in COEFFICIENTS) and name not in (declared or ()) \
+                and name not in scalars:
             raise ParseError(f"statement={quoted(text)}: '{tex}({atom})' reads as {tex} at {atom} (a value at a time, as in "
                              f"W(0)) or as the product {tex} {atom}: name the value ({tex}_{{{atom}}}), or declare "
                              f"{tex} (--where) for the product")
