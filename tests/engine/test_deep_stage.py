@@ -49,3 +49,32 @@ def test_every_configuration_run_gives_an_instance():
     at the first configuration only; it takes one instance at each of the first DEEP_CONFIGS now."""
     r = tc.run_claim(_claim("sin(x)*(1 + exp(-150)*(n - 3))", "sin(x)", shapes={"x": ("n", 1)}), seed=0, trials=16)
     assert r.verdict.value == "REFUTED" and "beyond 50 digits" in r.evidence, r.evidence
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_gap_on_part_of_the_inputs_is_refuted(seed):
+    """helper-70: ``x + exp(-150)*relu(x - 1) = x`` (a gap for x > 1 only) was VERIFIED at seeds 0 and 1: the one base
+    instance drew x < 1.  A statement of scalars gets DEEP_SCALAR_DRAWS instances at each of DEEP_SCALES."""
+    r = tc.run_claim(_claim("x + exp(-150)*relu(x - 1)", "x"), seed=seed, trials=16)
+    assert r.verdict.value == "REFUTED" and "beyond 50 digits" in r.evidence, r.evidence
+
+
+def test_scaled_instances_of_a_true_statement_add_nothing():
+    """The same code path on the true twin (relu(x) - relu(-x) = x, and a cancellation at scale 16)."""
+    for lhs, rhs in [("relu(x) - relu(-x) + exp(-150)*relu(-x - x)", "x + exp(-150)*relu(-2*x)"),
+                     ("log(exp(x) + 1) - x", "log(1 + exp(-x))")]:
+        st = _claim(lhs, rhs).statement
+        num = run_numeric(st, seed=0, trials=16)
+        assert num.outcome is Outcome.HOLDS
+        assert deep_stage.deep_stage(st, num, seed=0) is num
+
+
+def test_orthogonal_inputs_are_rebuilt_at_each_level():
+    """helper-70: ``trace(Q.T*A*Q)*(1 + exp(-150)) = trace(A)`` with Q orthogonal was VERIFIED: the stage skipped
+    orthogonal inputs; they are orthogonal to each level's precision (Newton-Schulz in the context), so it runs."""
+    kw = dict(shapes={"Q": ("n", "n"), "A": ("n", "n")}, structure={"Q": "orthogonal"})
+    r = tc.run_claim(_claim("trace(Q.T*A*Q)*(1 + exp(-150))", "trace(A)", **kw), seed=0, trials=16)
+    assert r.verdict.value == "REFUTED" and "beyond 50 digits" in r.evidence, r.evidence
+    st = _claim("trace(Q.T*A*Q)", "trace(A)", **kw).statement
+    num = run_numeric(st, seed=0, trials=16)
+    assert deep_stage.deep_stage(st, num, seed=0) is num

@@ -25,7 +25,7 @@ from theorem_check.numerics.balls import BallArray
 from theorem_check.numerics.directions import Projection
 from theorem_check.numerics.precision import Ctx, to_float
 
-__all__ = ["FailedLevel", "SideError", "UNDEFINED_ERRORS", "evaluate_identity", "expressions_only", "instance_stats",
+__all__ = ["FailedLevel", "SideError", "UNDEFINED_ERRORS", "evaluate_identity", "expression_sides", "expressions_only", "instance_stats",
            "level_floor", "scalar_inputs", "stats_or_errors", "take"]
 
 
@@ -54,13 +54,17 @@ def _batch_of(inst: Mapping[str, Any]) -> int | None:
     return None
 
 
+def expression_sides(statement: Statement) -> bool:
+    """True when both sides are expression sides (parsed strings or SymPy: they carry ``symbolic``) and there is
+    no ``scale``: no claim code computes a value (to a tolerance of its own) from the instance."""
+    return statement.scale is None and all(callable(getattr(s, "symbolic", None)) for s in (statement.lhs, statement.rhs))
+
+
 def expressions_only(statement: Statement) -> bool:
-    """True when both sides are expression sides (parsed strings or SymPy: they carry ``symbolic``) without
-    orthogonal variables, and there is no ``scale``: no claim code sees the converted instance, so large real
-    matrices may go to balls directly (:func:`~theorem_check.engine.vacuity.convert`)."""
-    sides = (statement.lhs, statement.rhs)
-    return statement.scale is None and all(callable(getattr(s, "symbolic", None)) for s in sides) \
-        and not any("orthogonal" in getattr(s, "structure", {}).values() for s in sides)
+    """True for :func:`expression_sides` without orthogonal variables: no claim code sees the converted instance,
+    so large real matrices may go to balls directly (:func:`~theorem_check.engine.vacuity.convert`)."""
+    return expression_sides(statement) and not any("orthogonal" in getattr(s, "structure", {}).values()
+                                                   for s in (statement.lhs, statement.rhs))
 
 
 def _sides(statement: Statement, inst: Mapping[str, Any], ctx: Ctx):
