@@ -49,6 +49,7 @@ from theorem_check.model.claims import Claim, Statement
 from theorem_check.model.derivation import STATEMENT_SIZES
 from theorem_check.model.options import RunOptions
 from theorem_check.model.verdicts import Outcome, Verdict
+from theorem_check.validation import plural
 
 __all__ = ["StatementResult", "counterexample_text", "ClaimResult", "RunResult", "MutantResult", "run_statement", "run_claim", "run_claims",
            "versions"]
@@ -267,12 +268,12 @@ def _evidence(sym: SymbolicResult | None, num: NumericResult | None) -> str:
                 # says nothing (helper-63: "max residual 1.0 -> 1.0 -> 1.0" beside VERIFIED)
                 decided = [i for i in inst if not i.vacuous] or inst
                 worst = {lv: max(i.residuals.get(lv, 0.0) for i in decided) for lv in levels}
-                parts.append(f"{len(inst)} instances, max residual " + " -> ".join(f"{k} {_fmt(v)}" for k, v in worst.items()))
+                parts.append(f"{plural(len(inst), 'instance')}, max residual " + " -> ".join(f"{k} {_fmt(v)}" for k, v in worst.items()))
             elif inst and inst[0].predicted is not None:
                 parts.append(f"{len(inst)} runs: predicted {inst[0].predicted}, measured {inst[0].measured}"
                              + (f" ({inst[0].detail})" if inst[0].detail else ""))
             else:
-                parts.append(f"{len(inst)} instances")
+                parts.append(plural(len(inst), "instance"))
             if any(num.configs):
                 parts.append("dims " + " | ".join(_dims_text(c) for c in num.configs))
             if num.vacuous:
