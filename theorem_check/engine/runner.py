@@ -39,6 +39,7 @@ from theorem_check.engine.exact import EXACT_BUDGET, ExactCounterexample, exact_
 from theorem_check.engine.far import far_stage
 from theorem_check.engine.frame_chunk import on_a_fresh_chunk
 from theorem_check.engine.numeric import NumericResult, derive_seed, run_numeric
+from theorem_check.engine.size_screen import size_screen
 from theorem_check.engine.switch_stage import switch_stage
 from theorem_check.engine.symbolic import SymbolicResult, check_derivation
 from theorem_check.engine.vacuous_sweep import vacuous_sweep
@@ -371,6 +372,7 @@ def _run_statement(statement: Statement, *, seed: int, trials: int, fuzz: int, d
         num = run_numeric(statement, seed=seed, trials=trials, dims=dims)
         if dims is None:
             num = vacuous_sweep(statement, num, seed=seed)
+            num = size_screen(statement, num, seed=seed)
         num = far_stage(statement, num, seed=seed, beyond_sizes=dims is None)   # --dims: those sizes only
         num = switch_stage(statement, num, seed=seed)
         num = cut_stage(statement, num, seed=seed)
