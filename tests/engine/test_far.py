@@ -373,3 +373,17 @@ def test_the_top_of_an_explicit_range_is_checked(seed):
     true = tc.identity("test.top", "det(A*B + eye(n))", "det(B*A + eye(10))", shapes=shapes, sizes={"n": (1, 20)},
                        register=False)
     assert tc.run_claim(true, seed=seed, controls=False).verdict.value in ("PROVED", "VERIFIED")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_magnitude_beyond_float64_is_no_evidence(seed):
+    """helper-72: ``det(expm(A*B)) = exp(trace(A*B))`` (Jacobi's identity, true) was REFUTED at seeds 0 and 3: at
+    inputs of scale 16 the 2 x 2 determinant of expm cancels hundreds of digits, mp50 and mp100 both computed garbage
+    (relative residual 1), and the magnitude of that computation, beyond float64, was taken as none (0).  It is
+    infinite now, and such an instance is vacuous; the twins with a factor 2 and a transpose stay REFUTED."""
+    kw = dict(shapes={"A": ("n", "n"), "B": ("n", "n")}, register=False)
+    r = tc.run_claim(tc.identity("test.jacobi", "det(expm(A*B))", "exp(trace(A*B))", **kw), seed=seed)
+    assert r.verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED), r.evidence
+    for rhs in ("2*exp(trace(A*B))", "exp(trace(A*B.T))"):
+        r = tc.run_claim(tc.identity("test.jacobi_bad", "det(expm(A*B))", rhs, **kw), seed=seed)
+        assert r.verdict is tc.Verdict.REFUTED, r.evidence
