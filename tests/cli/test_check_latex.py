@@ -479,3 +479,16 @@ def test_unused_where_names_are_ignored_with_a_note(capsys, args):
     assert code == 0 and "PROVED" in out, out + err
     assert "--where declares 'c', 'B', which the statement does not use: ignored" in err   # shapes, then structure
     assert "m=" in out   # A's declared shape was used
+
+
+def test_a_plain_e_beside_a_matrix_names_eulers_number_in_a_note(capsys):
+    """helper-73: ``2\\\\pi e \\\\Sigma`` (e: Euler's number as printed) is ILL-POSED by the conventions (e a column); the
+    note says how to write Euler's number."""
+    code, out, err = run_main(capsys, "check", "--latex", r"\log\det(2\pi e \Sigma) = n \log(2\pi e) + \log\det\Sigma",
+                              "--where", r"\Sigma \succ 0")
+    assert code == 1 and "ILL-POSED" in out
+    assert r"if it is Euler's number, write \mathrm{e}" in err
+    code, out, err = run_main(capsys, "check", "--latex",
+                              r"\log\det(2\pi \mathrm{e} \Sigma) = n \log(2\pi \mathrm{e}) + \log\det\Sigma",
+                              "--where", r"\Sigma \succ 0")
+    assert code == 0 and "PROVED" in out, out + err

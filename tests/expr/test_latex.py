@@ -477,3 +477,25 @@ def test_a_prime_written_with_prime_is_a_new_name(tex, want):
     assert f"{lhs} = {rhs}" == want
     with pytest.raises(ParseError, match="ambiguous"):
         parse_latex_statement("A' = A", {})
+
+
+@pytest.mark.parametrize("tex, read", [
+    (r"\nabla_\mathbf{W} \operatorname{tr}(\mathbf{W}) = \mathbf{I}", ("grad(trace(W), W)", "eye(n)")),
+    (r"x_\mathrm{a} = x_{\mathrm{a}}", ("x_a", "x_a")),
+    (r"\nabla_\boldsymbol{x} \boldsymbol{x}^\top \boldsymbol{x} = 2 \boldsymbol{x}", ("grad(trace(x.T*x), x)", "2*x")),
+])
+def test_an_unbraced_font_command_as_a_script(tex, read):
+    """helper-73: ``\\\\nabla_\\\\mathbf{W}`` (TeX sets it as ``\\\\nabla_{\\\\mathbf{W}}``) was "unexpected '\\\\mathbf'"."""
+    assert parse_latex_statement(tex, convention_shapes(latex_names(tex))) == read
+
+
+@pytest.mark.parametrize("tex, read", [
+    (r"\log(2\pi \mathrm{e}) = \log(2 \pi) + 1", ("log(2*pi*exp(1))", "log(2*pi) + 1")),
+    (r"\mathrm{e}^{x} \mathrm{e}^{-x} = 1", ("exp(x)*exp(-x)", "1")),
+    (r"\text{e}^2 = \exp(2)", ("exp(2)", "exp(2)")),
+])
+def test_an_upright_e_is_eulers_number(tex, read):
+    """helper-73: ``\\\\frac{n}{2}\\\\log(2\\\\pi \\\\mathrm{e})`` (a Gaussian's entropy) read ``\\\\mathrm{e}`` as a scalar name
+    drawn at random (INCONCLUSIVE); an upright e is Euler's number (ISO 80000-2), even beside a matrix ``E``."""
+    assert parse_latex_statement(tex, convention_shapes(latex_names(tex), {"x": ()})) == read
+    assert parse_latex_statement(r"E \mathrm{e} = \mathrm{e} E", {"E": ("n", "n")}) == ("E*exp(1)", "exp(1)*E")

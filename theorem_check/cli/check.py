@@ -541,6 +541,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         click.echo(f"theorem-check: note: {', '.join(conv_scalars)} "
                    f"{'is a scalar' if len(conv_scalars) == 1 else 'are scalars'} by the conventions; if {tex} is a "
                    f"vector or a matrix, declare it (--where '{tex} \\in \\mathbb{{R}}^n')", err=True)
+    if from_latex and "e" in conv and result.results and result.results[0].verdict is Verdict.ILL_POSED:
+        click.echo("theorem-check: note: e is a column vector by the conventions; if it is Euler's number, write "
+                   "\\mathrm{e}", err=True)
     report_broken(result)
     sys.exit(result.exit_code)
 

@@ -96,7 +96,7 @@ import sympy as sp
 from theorem_check.errors import ExprError, ParseError, ShapeMismatch
 from theorem_check.expr.latex_refusals import refuse_applied, refuse_differential, refuse_indices
 from theorem_check.expr.latex_sizes import is_1x1, is_column, is_one, quotient, size_text
-from theorem_check.expr.latex_tree import name_text, names_of, read, walk
+from theorem_check.expr.latex_tree import EULER, name_text, names_of, read, walk
 from theorem_check.expr.parse import parse
 from theorem_check.validation import quoted
 
@@ -498,7 +498,7 @@ class _Emit:
 
     def e_pow(self, n, hint):
         base, ex = n[1], n[2]
-        if base[0] == "name" and name_text(base) == "e" and "e" not in self.shaped:
+        if (base[0] == "name" and name_text(base) == "e" and "e" not in self.shaped) or base == ("num", EULER):
             t, p = self.scalar(*self.emit(ex))
             self.ambiguous_square("exp", t)
             return f"exp({t})", _ATOM

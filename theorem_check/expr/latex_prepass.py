@@ -69,6 +69,10 @@ _SCRIPT = r"(?:\s*[_^]\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[A-Za-z0-9]))"
 _FACTOR = (r"(?:[A-Za-z0-9]|\\(?:" + "|".join(GREEK) + r")(?![A-Za-z])"
            r"|\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|mathcal|mathbb|hat|tilde|bar|widehat|widetilde|vec)"
            r"\s*\{[^{}]*\})" + _SCRIPT + "*")
+_SCRIPT_COMMAND = re.compile(r"([_^])\s*(\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|mathcal|hat|tilde|bar|widehat"
+                             r"|widetilde|vec)\s*\{(?:[^{}]|\{[^{}]*\})*\})")
+"""A script that is a font or accent command with its argument, unbraced (``\\nabla_\\mathbf{W}``, ``x_\\mathrm{a}``):
+TeX sets it as ``_{\\mathbf{W}}``, and so does the pre-pass (helper-73: "unexpected '\\mathbf'")."""
 _SPACING = re.compile(r"\\[,;:> ]|~|\\quad(?![A-Za-z])|\\qquad(?![A-Za-z])")
 """Explicit spacing, which ends an operator's argument written without brackets (``\\det X \\, X^{-\\top}``)."""
 _STOP = re.compile(r"[+\-=<>,&|]|\\\\|\\(cdot|times|odot|circ|otimes|oplus|le|leq|ge|geq|ne|neq|approx|equiv|"
@@ -89,7 +93,7 @@ def prepass(text: str, operator: re.Pattern | None = None, nabla: re.Pattern | N
     ``nabla``: the grammar's gradient token (``\\nabla_x``): where explicit spacing ends the product after it,
     the gradient is bracketed there (``\\nabla_x \\|x\\|^2 \\, \\|x\\|^2`` is ``(\\nabla_x \\|x\\|^2) \\|x\\|^2``,
     as ``\\det X \\, Y`` is ``\\det(X) Y``; helper-44: it was the gradient of the product)."""
-    stripped = text.rstrip()
+    stripped = _SCRIPT_COMMAND.sub(r"\1{\2}", text.rstrip())   # columns after it move by two: messages only
     while stripped and stripped[-1] in ".,;":
         stripped = stripped[:-1].rstrip()
     out: list[str] = []

@@ -40,6 +40,8 @@ from theorem_check.validation import quoted
 __all__ = ["GREEK", "FUNCTION_NAMES", "REFUSED", "applied_names", "prepass", "read", "name_text", "names_of",
            "walk"]
 
+EULER = "exp(1)"
+"""The string syntax of ``\\mathrm{e}``: Euler's number as a number node (a name ``E`` would meet a matrix ``E``)."""
 _GREEK_NAME = {"lambda": "lamda", "varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varpi": "pi",
                "varrho": "rho", "varsigma": "sigma"}
 
@@ -234,7 +236,7 @@ class _Build:
         if style in ("text", "textrm", "mathrm", "operatorname") and inner in REFUSED:
             self.fail(rf"\{style}{{{inner}}} is {REFUSED[inner]}: not an expression theorem-check evaluates")
         if inner == "e" and style in ("mathrm", "text", "textrm"):
-            return ("name", "e", "", "", "")
+            return ("num", EULER)       # an upright e is Euler's number (ISO 80000-2), never a name (helper-73)
         sub = _read(inner, "name")[0][0] if inner else None
         if sub is None or sub[0] not in ("name", "ident"):
             if re.fullmatch(r"[A-Za-z]+", inner or ""):
