@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 import theorem_check as tc
-from theorem_check.errors import ExprError, ParseError
+from theorem_check.errors import ExprError, ParseError, ShapeMismatch
 from theorem_check.expr.parse import parse, parse_statement, primes
 
 SH = {"X": ("n", "n"), "A": ("n", "n"), "x": ("n", 1), "y": ("n", 1), "M": ("m", "n")}
@@ -276,3 +276,18 @@ def test_the_rayleigh_quotient_gradient_as_textbooks_print_it():
     assert gen.verdict.value == "REFUTED", gen.evidence
     with pytest.raises(tc.ShapeMismatch):   # no 1 x 1 factor: still does not conform
         parse("x*x", {"x": (3, 1)})
+
+
+@pytest.mark.parametrize("text, twin", [("1 - sigmoid(x)", "ones(n, 1) - sigmoid(x)"), ("x.T + 2", "x.T + 2*ones(1, n)"),
+                                        ("c + x", "c*ones(n, 1) + x")])
+def test_a_scalar_beside_a_column_or_a_row_is_that_many_ones(text, twin):
+    """helper-73: ``sigmoid(-x) = 1 - sigmoid(x)`` of a column was ILL-POSED in the string syntax ("adds a matrix to a
+    scalar") while ``--latex`` read ``1 - \\sigma(x)`` with the vector of ones; both read it so now."""
+    shapes = {"x": ("n", 1)}
+    assert str(parse(text, shapes)) == str(parse(twin, shapes))   # (a Dummy per ElementwiseApplyFunction)
+
+
+@pytest.mark.parametrize("text, shapes", [("A + 1", {"A": ("n", "n")}), ("B - 2", {"B": ("m", "n")})])
+def test_a_scalar_beside_another_matrix_stays_refused(text, shapes):
+    with pytest.raises(ShapeMismatch, match="adds a matrix to a scalar"):
+        parse(text, shapes)

@@ -25,11 +25,18 @@ def entry_beside_scalar(a, b):
     the docs' convention ("a 1 x 1 matrix counts as a scalar") have it: ``1 + v.T*A**-1*u`` raised SymPy's "Mix of
     Matrix and Scalar", so Sherman-Morrison and the determinant lemma in the string syntax were ILL-POSED (helper-58;
     design decision 200).  A matrix that is ``1 x 1`` only at some sizes (``A + 1`` at ``n = 1``) is read so there and
-    does not conform at the others, which the numeric stage runs too (ILL-POSED, as before).  Raises nothing."""
+    does not conform at the others, which the numeric stage runs too (ILL-POSED, as before).  A scalar beside a column
+    or a row is that scalar times the vector of ones, as the LaTeX reader reads ``1 - \\sigma(x)`` (helper-73:
+    ``sigmoid(-x) = 1 - sigmoid(x)`` of a column was ILL-POSED); beside any other matrix (square: the identity or the
+    ones?) it stays a shape error.  Raises nothing."""
     if is_matrix(a) and not is_matrix(b) and tuple(a.shape) == (1, 1):
         return sp.Trace(a), b
     if is_matrix(b) and not is_matrix(a) and tuple(b.shape) == (1, 1):
         return a, sp.Trace(b)
+    if is_matrix(a) and not has_matrix(b) and 1 in tuple(a.shape):
+        return a, b * sp.OneMatrix(*a.shape)
+    if is_matrix(b) and not has_matrix(a) and 1 in tuple(b.shape):
+        return a * sp.OneMatrix(*b.shape), b
     return a, b
 
 

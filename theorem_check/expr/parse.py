@@ -298,8 +298,9 @@ def _build(text: str, shapes_d: dict, dims_d: dict | None, axes: _Axes, complex_
     except TypeError as exc:
         msg = str(exc)
         if "Mix of Matrix and Scalar" in msg:
-            raise ShapeMismatch(f"{text!r} adds a matrix to a scalar (a number and a vector: write ones(n, 1) "
-                                "for the vector of ones; only a matrix that is 1 x 1 is read as its entry)") from None
+            raise ShapeMismatch(f"{text!r} adds a matrix to a scalar (beside a column or a row a scalar is that many "
+                                "ones; beside another matrix write c*eye(n) or c*ones(m, n); a 1 x 1 matrix is read as "
+                                "its entry)") from None
         raise ParseError(f"{text!r}: cannot interpret: {msg.splitlines()[0]}") from None
     except NotImplementedError:   # SymPy's MatrixExpr.__rtruediv__: a scalar divided by a matrix
         raise ShapeMismatch(f"{text!r} divides by a matrix (write the inverse: X**-1, or an entrywise "
