@@ -519,3 +519,22 @@ def test_a_callable_side_of_one_by_one_meets_a_string_side():
                         seed=0).verdict is tc.Verdict.VERIFIED
     assert tc.run_claim(tc.identity("t.cs2", lambda i, c: i.X, "2*X", shapes=shapes, register=False),
                         seed=0).verdict is tc.Verdict.REFUTED
+
+
+def test_a_shapes_key_no_side_uses_is_a_warning():
+    """helper-74: ``shapes={"A": ..., "b": ...}`` for sides in A and B read B as a scalar and ``A*B = B*A`` was PROVED
+    with nothing said; a ClaimWarning names the key and the name it resembles (a warning: packs still load; a shared
+    shapes dict whose unused keys resemble no unshaped name is not warned about)."""
+    import warnings
+
+    from theorem_check.errors import ClaimWarning
+
+    with pytest.warns(ClaimWarning, match=r"shapes names 'b', which no side uses, .* read as a scalar \(did you mean "
+                                          r"'B'\?\)"):
+        tc.identity("test.typo", "A*B", "B*A", shapes={"A": ("n", "n"), "b": ("n", "n")}, register=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ClaimWarning)
+        tc.identity("test.no_typo", "A*B", "B*A", shapes={"A": ("n", "n"), "B": ("n", "n")}, register=False)
+        shared = {"A": ("n", "n"), "B": ("n", "n"), "X": ("n", "n")}   # one dict for a family of claims: no warning
+        tc.identity("test.shared", "trace(X*A)", "trace(A*X)", shapes=shared, register=False)
+        tc.identity("test.callable", lambda i, c: i.A, "A", shapes={"A": ("n", "n"), "b": ("n", "n")}, register=False)

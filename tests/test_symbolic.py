@@ -392,3 +392,25 @@ def test_transcendental_true_identity_is_checked_not_proved(no_simplify):
     r = check_step(Step(sp.sin(2 * u), 2 * sp.sin(u) * sp.cos(u), "double angle"))
     assert r.closed and not r.certified and r.method == "random points"
     assert r.note.startswith("numerically checked, not a proof")
+
+
+def test_a_false_step_over_symbolic_sizes_is_refuted_at_a_fixed_size():
+    """helper-74: ``A B = B A`` over ``n x n`` (a derivation declared general) was "sympy error: TypeError: Mix of
+    Matrix and Scalar symbols" and its claim INCONCLUSIVE; the normal form does not prove it, so the step is decided
+    on explicit entries at n = 2 (then 3): a counterexample refutes it, naming the size."""
+    n = sp.Symbol("n", integer=True, positive=True)
+    A, B = sp.MatrixSymbol("A", n, n), sp.MatrixSymbol("B", n, n)
+    r = check_step(Step(A * B, B * A, "commute"))
+    assert not r.closed and r.method == "counterexample" and r.point.startswith("n=2: "), r
+    r = check_step(Step(sp.Determinant(A + B), sp.Determinant(A) + sp.Determinant(B), "det"))
+    assert not r.closed and r.method == "counterexample", r   # (explicit det(A + B) was "not a matrix")
+    r = check_step(Step(A * B * A, A * B * A + sp.ZeroMatrix(n, n), "true"))
+    assert r.closed, r
+
+
+def test_a_step_over_symbolic_sizes_that_holds_at_fixed_sizes_only_is_undecided():
+    """A true step the normal form cannot prove (over symbolic sizes) is not closed: no proof for every size."""
+    n = sp.Symbol("n", integer=True, positive=True)
+    A = sp.MatrixSymbol("A", n, n)
+    r = check_step(Step(sp.Determinant(sp.Identity(n) + A * A.T) * 0 + sp.Trace(A * A.T), sp.Trace(A.T * A), "t"))
+    assert r.closed or r.method == "undecided", r

@@ -209,6 +209,19 @@ def test_zero_prediction_with_scale_decides():
     assert r.verdict is tc.Verdict.VERIFIED, r.evidence
 
 
+@pytest.mark.parametrize("gap, verdict", [(1e-13, tc.Verdict.VERIFIED), (1e-3, tc.Verdict.REFUTED)])
+def test_a_scalar_zero_prediction_of_an_array_decides(gap, verdict):
+    """helper-74: the docs' "predicted=0 and a positive scale=" for an array x = 0 was a shape error ("measured has
+    shape (3,), predicted ()"); a scalar prediction is that value in every entry, and a gap that stalls refutes."""
+    def check(rng, d):
+        g = np.array([1.0, -2.0, 0.5])
+        return tc.Refinement.of(["a", "b"], measured=[g * 1e-7, g * max(gap, 1e-13)], predicted=0, floors=[1e-6, 1e-12],
+                                scale=1.0)
+
+    r = tc.run_claim(_check_claim(f"tm.zeroarray{int(gap < 1e-6)}", check), seed=0)
+    assert r.verdict is verdict, r.evidence
+
+
 def test_montecarlo_check_decided_by_z_test():
     def mc(sign):
         def check(rng, d):
@@ -290,6 +303,19 @@ def test_side_returning_garbage_is_a_bad_claim(side, what):
     claim = _claim("tm.garbage", side, lambda i, c: c.trace(i.A))
     r = tc.run_claim(claim, seed=0)
     assert r.printed.numeric.bad and what in r.printed.numeric.bad
+    assert r.verdict is not tc.Verdict.ILL_POSED
+
+
+def test_a_sampler_that_drops_the_batch_axis_is_a_bad_claim():
+    """helper-74: ``gaussian(rng, n, n)`` without ``batch=`` made ``A@A = A@A`` ILL-POSED (exit 1), a verdict about the
+    mathematics; it is a malformed claim now, as a side that drops the axis is."""
+    from theorem_check.numerics import sampling
+
+    st = tc.Statement("A A = A A", lhs=lambda i, c: i.A @ i.A, rhs=lambda i, c: i.A @ i.A,
+                      sample=lambda rng, d, batch: {"A": sampling.gaussian(rng, d["n"], d["n"])},
+                      dims=tc.DimSpace({"n": (2, 4)}))
+    r = tc.run_claim(tc.Claim(id="tm.nobatch", title="t", source=tc.Source("tm", "1", "2", "x"), statement=st), seed=0)
+    assert r.printed.numeric.bad and "every array needs the leading batch axis" in r.printed.numeric.bad
     assert r.verdict is not tc.Verdict.ILL_POSED
 
 

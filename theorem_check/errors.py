@@ -8,7 +8,7 @@ callers who do not know this package can still catch them.  A refuted claim is a
 
 from __future__ import annotations
 
-__all__ = ["TheoremCheckDeprecationWarning", 
+__all__ = ["TheoremCheckDeprecationWarning", "ClaimWarning", 
     "TheoremCheckError",
     "InvalidArgument",
     "UnknownClaim",
@@ -72,6 +72,11 @@ class InternalError(TheoremCheckError, RuntimeError):
 
 class TheoremCheckDeprecationWarning(FutureWarning):
     """A deprecated part of the public claim API was used (shown by default, unlike DeprecationWarning)."""
+
+
+class ClaimWarning(UserWarning):
+    """A claim is valid but probably not what its author meant (a ``shapes`` key no side uses: a typo such as
+    ``"b"`` for ``"B"`` makes ``B`` a scalar).  Shown by default; the claim is registered and runs as written."""
 
 
 class ExprError(TheoremCheckError, ValueError):

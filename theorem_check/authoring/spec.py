@@ -4,6 +4,7 @@ the numeric sides (callables) of string and SymPy sides."""
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -11,7 +12,7 @@ import sympy as sp
 
 from theorem_check import expr as ex
 from theorem_check.authoring.guards import Guards, side_guards
-from theorem_check.errors import ClaimDefinitionError, ShapeMismatch
+from theorem_check.errors import ClaimDefinitionError, ClaimWarning, ShapeMismatch
 from theorem_check.expr.matrix_proof import one_entry
 from theorem_check.model.claims import Instance
 from theorem_check.numerics.sampling import (
@@ -23,6 +24,7 @@ from theorem_check.numerics.sampling import (
     spd,
     symmetric,
 )
+from theorem_check.validation import did_you_mean
 
 __all__ = ["ANY_SHAPE_STRUCTURES", "DEFAULT_SIZE", "MAX_OPS", "SCALAR_STRUCTURES", "STRUCTURES", "Side", "Spec",
            "beyond_default", "size_witness", "complex_names", "constant_scales", "make_side", "sampler", "scaled_sampler", "build_spec", "statement_letters"]
@@ -127,6 +129,28 @@ def _free_letters(sides: Sequence[Side], sizes: Mapping) -> set[str]:
     return letters | {k for k in sizes if k in used}
 
 
+def _warn_unused(sides: Sequence[Side], shapes: Mapping, where: str) -> None:
+    """A :class:`~theorem_check.errors.ClaimWarning` for a ``shapes`` key that no side uses and that looks like a
+    name a side uses without a shape (a typo: ``shapes={"A": ..., "b": ...}`` for sides in ``A`` and ``B`` read ``B``
+    as a scalar and ``A*B = B*A`` was PROVED in silence, helper-74), where every side is a string or SymPy (a
+    callable's names are not visible).  A key that resembles no such name is not warned about: a pack may share
+    one ``shapes`` dict among claims that each use part of it.  A warning, not an error (the claim API's promise)."""
+    if not sides or not all(isinstance(s, (str, sp.Basic)) for s in sides):
+        return
+    used: set[str] = set()
+    for s, which in zip(sides, ("lhs", "rhs", "rhs")):
+        if isinstance(s, str):
+            used.update(name for name, called, _ in ex.names_in(s, which) if not called)
+        else:
+            used.update(m.name for m in s.atoms(sp.MatrixSymbol))
+            used.update(v.name for v in s.free_symbols if isinstance(v, sp.Symbol))
+    unshaped = sorted(used - set(shapes))
+    for name in shapes:
+        if name not in used and (hint := did_you_mean(name, unshaped)):
+            warnings.warn(f"{where}: shapes names {name!r}, which no side uses, while a name a side uses has no "
+                          f"shape and is read as a scalar{hint}", ClaimWarning, stacklevel=4)
+
+
 def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> Spec:
     shapes = dict(shapes or {})
     structure = dict(structure or {})
@@ -145,6 +169,7 @@ def build_spec(sides: Sequence[Side], shapes, structure, sizes, where: str) -> S
     for s, which in zip(sides, ("lhs", "rhs", "rhs")):
         if isinstance(s, (str, sp.Basic)):
             _collect(s, mats, scalars, {**shapes, **{k: v for k, v in mats.items()}}, which, free)
+    _warn_unused(sides, shapes, where)
     for name, kind in structure.items():
         if name in mats:
             if kind not in STRUCTURES:

@@ -105,6 +105,8 @@ def _evaluate_refinement(r: Refinement, where: str) -> Evaluated:
         lw = f"{where} level {lv.name!r}"
         m = _arr(lv.measured, f"{lw}: measured")
         p = _arr(lv.predicted, f"{lw}: predicted")
+        if np.ndim(p) == 0 and np.ndim(m) > 0:   # predicted=0 for an array x = 0 (writing-claims.md; helper-74)
+            p = np.broadcast_to(p, np.shape(m))
         if np.shape(m) != np.shape(p):
             raise BadClaim(f"{lw}: measured has shape {np.shape(m)}, predicted {np.shape(p)}")
         if lv.precision not in PRECISION_EPS:

@@ -119,6 +119,18 @@ def _vacuous_mutants():
     return ({m.name: Outcome.GREY for m in identity_mutants(IDENTITY_DELTA)}, {d: Outcome.GREY for d in LADDER})
 
 
+def _check_batched(inst, batch: int, dims) -> None:
+    """BadClaim when the sampler returned an array without the leading batch axis (length ``batch``, or 1: one draw
+    shared by the batch): ``gaussian(rng, n, n)`` without ``batch=`` made ``A@A = A@A`` ILL-POSED, a verdict about the
+    mathematics, where a side that drops the axis is a malformed claim (helper-74)."""
+    for k, v in inst.items():
+        for a in (v if isinstance(v, (list, tuple)) else [v]):
+            if not k.startswith("_") and isinstance(a, np.ndarray) and (a.ndim == 0 or a.shape[0] not in (batch, 1)):
+                raise BadClaim(f"sample() returned {k!r} of shape {a.shape} for a batch of {batch} at dims "
+                               f"{dict(dims)}: every array needs the leading batch axis (e.g. sampling.gaussian(rng, "
+                               f"n, n, batch=batch))")
+
+
 def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: bool = False, every_mp: bool = False):
     """Evaluate one batch; returns list of InstanceResult (raises ShapeMismatch, BadClaim, SideError).
 
@@ -132,6 +144,7 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
     """
     rng = np.random.default_rng(seed)
     inst = dict(statement.sample(rng, dims, batch))
+    _check_batched(inst, batch, dims)
     proj = plan_projection(statement, inst, derive_seed(seed, "directions"))
     if proj is not None:    # a large derivative: checked along random directions (numerics/directions.py)
         inst[PROJECTION_KEY] = proj

@@ -55,6 +55,7 @@ evidence at those sizes only (``general=False``), as DESIGN.md requires.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -221,7 +222,7 @@ def _draw(sym: sp.Symbol, rnd: random.Random, domain, int_range: int = 8) -> obj
 def _scalarize(e):
     """Replace the entries ``M[i, j]`` of matrix symbols in ``e`` by real scalar symbols.
 
-    Traces of matrix expressions are first expanded entrywise.
+    Traces and determinants of matrix expressions are first expanded entrywise.
 
     ``MatrixSymbol`` identities expanded with ``as_explicit`` have ``MatrixElement`` atoms whose
     ``free_symbols`` are the matrix symbols themselves; substituting numbers for those is
@@ -232,6 +233,9 @@ def _scalarize(e):
     e = sp.sympify(e)
     if e.has(sp.Trace):   # traces of MatrixSymbol products: expand to entries first
         e = e.replace(lambda x: isinstance(x, sp.Trace), lambda x: sp.Trace(x.arg.as_explicit()).doit())
+    if e.has(sp.Determinant):   # and determinants (det(A + B) of 2 x 2 symbols: "Input to Determinant, 431/42")
+        e = e.replace(lambda x: isinstance(x, sp.Determinant) and not x.arg.is_number,
+                      lambda x: x.arg.as_explicit().det())
     elems = e.atoms(MatrixElement)
     if not elems:
         return e
@@ -336,6 +340,9 @@ def _check_step(step: Step, seed: int, points: int, domain, structure=None, expl
     proved = _normal_form_step(step, structure) or (_explicit_step(step, structure) if explicit_first else None)
     if proved is not None:
         return proved
+    sizes = _size_symbols(lhs, rhs)
+    if sizes:
+        return _at_fixed_sizes(step, sizes, seed, points, domain, structure)
     diff = lhs - rhs     # (SymPy evaluates the difference: the guard above must look at the sides)
     entries = _entries(diff)
     if all(simplifies_to_zero(e) for e in entries):
@@ -377,6 +384,35 @@ def _check_step(step: Step, seed: int, points: int, domain, structure=None, expl
         plan = f"{plan}: {points} points leave probability {bound:.1e} > {CERTIFICATE_ALPHA:g}"
     return StepResult(sp.latex(lhs), sp.latex(rhs), step.why, True, "random points",
                       note=f"numerically checked, not a proof: zero at {points} exact random points, but {plan}")
+
+
+def _size_symbols(*sides) -> list:
+    """The symbols in the shapes of the sides' matrix symbols (``n`` of ``MatrixSymbol("A", n, n)``), sorted."""
+    out = {v for x in sides for m in sp.sympify(x).atoms(sp.MatrixSymbol) for d in m.shape
+           for v in sp.sympify(d).free_symbols}
+    return sorted(out, key=str)
+
+
+FIXED_SIZES = (2, 3)
+"""The sizes at which a step over symbolic sizes that the normal form does not prove is decided on explicit entries."""
+
+
+def _at_fixed_sizes(step: Step, sizes: list, seed: int, points: int, domain, structure) -> StepResult:
+    """A step over symbolic sizes the normal form did not prove: decided on the explicit entries at every size
+    symbol = 2, then 3 (:data:`FIXED_SIZES`).  A counterexample there refutes the step (it claims every size); a
+    step that holds there is "undecided" (no proof for every size).  helper-74: ``A B = B A`` over ``n x n`` was
+    "sympy error: TypeError: Mix of Matrix and Scalar symbols" and the claim INCONCLUSIVE."""
+    for k in FIXED_SIZES:
+        at = {s: k for s in sizes}
+        fixed = Step(step.lhs.subs(at), step.rhs.subs(at), step.why)
+        r = _check_step(fixed, seed, points, domain, structure, explicit_first=True)
+        if not r.closed and r.method in ("counterexample", "shape-mismatch"):
+            where = ", ".join(f"{s}={k}" for s in sizes)
+            return dataclasses.replace(r, lhs_latex=sp.latex(step.lhs), rhs_latex=sp.latex(step.rhs),
+                                       point=f"{where}: {r.point}" if r.point else where)
+    return StepResult(sp.latex(step.lhs), sp.latex(step.rhs), step.why, False, "undecided",
+                      note=f"no proof for every size; holds on the explicit entries at "
+                           f"{' and '.join(str(k) for k in FIXED_SIZES)}")
 
 
 def _safe_latex(x, seconds: float | None) -> str:
@@ -449,7 +485,7 @@ def check_derivation(derivation: Derivation, *, seed: int = 0, time_limit: float
     exact = ("explicit entries",) if derivation.sizes == STATEMENT_SIZES else ()   # the entries of every matrix
     general = derivation.general and not any(                                        # the statement is about
         isinstance(st.lhs, sp.MatrixBase) or isinstance(st.rhs, sp.MatrixBase)
-        or (_is_matrix(st.lhs) and res.method not in ("simplify",) + ROUTES + exact)
+        or (_is_matrix(st.lhs) and res.method not in ("simplify", "counterexample") + ROUTES + exact)
         for st, res in zip(derivation.steps, steps))
     sizes = derivation.sizes or ("" if general or not derivation.general else "of the matrix symbols")
     return SymbolicResult(steps, all(s.closed for s in steps), general, sizes, time.perf_counter() - t0)

@@ -16,7 +16,8 @@ from decimal import Decimal
 __all__ = ["FLOAT_LITERAL_HINT", "engine_floats", "watch_floats"]
 
 FLOAT_LITERAL_HINT = ("a float literal in the claim code ({values}) limits mp50 to float64 accuracy: write "
-                      "a fraction (A / 10, not 0.1 * A) or ctx.scalar(\"0.1\")")
+                      "a fraction (A / 10, not 0.1 * A) or ctx.scalar(\"0.1\"); a float64 value the claim code "
+                      "computes (np.linalg.solve, math.exp) does the same: use ctx.solve, ctx.inv, ctx.exp")
 """The evidence note of :func:`watch_floats` (a hint only: it never changes an outcome)."""
 
 _watch: dict = {"seen": None, "quiet": 0}
