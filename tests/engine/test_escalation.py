@@ -165,3 +165,25 @@ def test_a_residual_that_rises_to_mp50_is_confirmed_at_mp100(extra, want):
         assert r.verdict is tc.Verdict.REFUTED, r.evidence
     else:
         assert r.verdict is not tc.Verdict.REFUTED, r.evidence
+
+
+def test_a_stall_is_the_same_gap_at_both_levels():
+    """Design decision 215: two levels whose relative residuals both stall near 1 but whose differences are 2**1405
+    and 2**3202 computed garbage, not a gap of the mathematics."""
+    from theorem_check.engine.escalation import same_gap
+    from theorem_check.engine.mutants import SideStats
+
+    a = SideStats(L=0.0, R=0.303, D=0.303, X=0.0, Sd=0.0, Re=0.0, shift=1406)
+    b = SideStats(L=0.289, R=0.0, D=0.289, X=0.0, Sd=0.0, Re=0.0, shift=3203)
+    assert not same_gap(a, b)
+    assert same_gap(a, SideStats(L=1.0, R=1.2, D=0.31, X=0.0, Sd=0.0, Re=0.0, shift=1406))   # within a factor 2
+    assert same_gap(SideStats(1.0, 1.0, 0.0, 0.0, 0.0, 0.0), SideStats(1.0, 1.0, 0.0, 0.0, 0.0, 0.0))
+    assert not same_gap(SideStats(1.0, 1.0, 0.0, 0.0, 0.0, 0.0), SideStats(1.0, 1.0, 1e-3, 0.0, 0.0, 0.0))
+
+
+def test_an_infinite_magnitude_is_not_a_residual_of_zero():
+    """helper-75: ``log(sigmoid(x - 800)) = 5*x`` (false by a factor; float64 underflows) reported "mp50 0.0e+00":
+    the residual was divided by a magnitude that overflowed float64.  The instance stays undecided (undefined at
+    float64), and the residual reported is the sides' own."""
+    r = tc.run_claim(tc.identity("test.logsig", "log(sigmoid(x - 800))", "5*x", register=False, derive=False), seed=0)
+    assert "mp50 1.0e+00" in r.evidence, r.evidence

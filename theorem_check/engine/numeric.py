@@ -31,7 +31,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from theorem_check.engine.configuration import user_configuration
-from theorem_check.engine.escalation import defined_with_more_digits, escalate, far_confirmed
+from theorem_check.engine.escalation import defined_with_more_digits, escalate, far_confirmed, same_gap
 from theorem_check.engine.evaluate import evaluate_result
 from theorem_check.engine.mutants import (
     LADDER,
@@ -200,7 +200,8 @@ def _identity_instances(statement: Statement, dims, seed: int, batch: int, far: 
                     outcome, decision, vacuous = escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)
                 elif not vacuous and not far and (
                         (outcome is Outcome.HOLDS and r[mp.name] > f_mp)   # held by the half-rate allowance (139)
-                        or (outcome is Outcome.FAILS and r[mp.name] > 2 * stats_residual(last[1]))):   # rose (140)
+                        or (outcome is Outcome.FAILS and (r[mp.name] > 2 * stats_residual(last[1])   # rose (140)
+                                                           or not same_gap(last[1], e_mp)))):   # another gap (215)
                     # above mp50's floor, or risen from float64 more than a stall's factor 2 (conditioning beyond
                     # 50 digits, or a gap float64 rounded away): mp100 confirms or tells them apart
                     esc = escalate(statement, inst_b, size, (mp.name, e_mp, f_mp), r, fl)

@@ -341,8 +341,22 @@ def _check_step(step: Step, seed: int, points: int, domain, structure=None, expl
     if proved is not None:
         return proved
     sizes = _size_symbols(lhs, rhs)
-    if sizes:
-        return _at_fixed_sizes(step, sizes, seed, points, domain, structure)
+    if not sizes:
+        return _entries_step(step, seed, points, domain, structure, explicit_first)
+    try:
+        res = _entries_step(step, seed, points, domain, structure, explicit_first)
+    except Exception:  # noqa: BLE001 - SymPy on symbolic sizes ("Mix of Matrix and Scalar symbols"): fixed sizes decide
+        res = None
+    if res is None or (not res.closed and res.method == "undecided"):
+        fixed = _at_fixed_sizes(step, sizes, seed, points, domain, structure)
+        if res is None or fixed.method in ("counterexample", "shape-mismatch"):
+            return fixed
+    return res
+
+
+def _entries_step(step: Step, seed: int, points: int, domain, structure, explicit_first: bool) -> StepResult:
+    """A step the normal form did not prove: simplified entrywise, on explicit entries, or at random points."""
+    lhs, rhs = step.lhs, step.rhs
     diff = lhs - rhs     # (SymPy evaluates the difference: the guard above must look at the sides)
     entries = _entries(diff)
     if all(simplifies_to_zero(e) for e in entries):
@@ -398,8 +412,8 @@ FIXED_SIZES = (2, 3)
 
 
 def _at_fixed_sizes(step: Step, sizes: list, seed: int, points: int, domain, structure) -> StepResult:
-    """A step over symbolic sizes the normal form did not prove: decided on the explicit entries at every size
-    symbol = 2, then 3 (:data:`FIXED_SIZES`).  A counterexample there refutes the step (it claims every size); a
+    """A step over symbolic sizes that neither the normal form nor the entrywise methods decide (SymPy raised, or
+    undecided): decided on the explicit entries at every size symbol = 2, then 3 (:data:`FIXED_SIZES`).  A counterexample there refutes the step (it claims every size); a
     step that holds there is "undecided" (no proof for every size).  helper-74: ``A B = B A`` over ``n x n`` was
     "sympy error: TypeError: Mix of Matrix and Scalar symbols" and the claim INCONCLUSIVE."""
     for k in FIXED_SIZES:

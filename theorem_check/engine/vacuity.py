@@ -111,11 +111,11 @@ def magnitudes(statement: Statement, inst: Mapping[str, Any], batch: int, ctxs) 
 
 def _beyond_float64(v) -> np.ndarray:
     """A magnitude as floats, infinite where its float64 computation overflowed (``inf``, or ``nan`` from ``inf -
-    inf``): the terms of that computation are beyond 1e308, and a residual relative to anything smaller is no
-    evidence.  Before, such a magnitude was 0 (none): ``det(expm(A*B)) = exp(trace(A*B))`` at inputs of scale 16
-    (eigenvalues 1227 and -253: the 2 x 2 determinant cancels 640 digits) stalled at a relative residual of 1 at mp50
-    and mp100 and the true statement was REFUTED (helper-72).  An instance whose sides vanish against an infinite
-    magnitude is vacuous: it decides nothing."""
+    inf``): the terms of that computation are beyond float64's range, and sides that vanish against them decide
+    nothing (:func:`vanishes`).  Before, such a magnitude was 0 (none): ``det(expm(A*B)) = exp(trace(A*B))`` at inputs
+    of scale 16 (eigenvalues 1227 and -253: the 2 x 2 determinant cancels ~640 digits, and mp50 and mp100 both
+    computed the left side as 0) stalled at a relative residual of 1 and the true statement was REFUTED (helper-72,
+    design decision 215).  The residual itself is not divided by it (:func:`with_magnitude`)."""
     return np.nan_to_num(np.asarray(v, dtype=float), nan=np.inf, posinf=np.inf)
 
 
@@ -145,7 +145,10 @@ def _one_by_one(mag, f64, ctxs, names, inst, batch: int, m_in) -> dict:
 
 
 def with_magnitude(entry, mags, b: int):
-    if mags is None or not isinstance(entry, SideStats):
+    """``entry`` with the magnitude of its computation as the residual's reference; unchanged where that magnitude is
+    infinite (beyond float64: the residual relative to the sides is reported, and :func:`vanishes` makes the
+    instance vacuous; helper-75 read "mp50 0.0" for ``log(sigmoid(x - 800)) = 5*x``, false by a factor)."""
+    if mags is None or not isinstance(entry, SideStats) or not math.isfinite(float(mags["mag"][b])):
         return entry
     return dataclasses.replace(entry, mag=entry.scaled(float(mags["mag"][b])))
 
