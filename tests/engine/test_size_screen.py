@@ -51,3 +51,12 @@ def test_large_configurations_are_not_screened(monkeypatch):
     st = _claim(_ONLY_17, "x", sizes={"n": (1, 20)}).statement
     num = run_numeric(st, seed=0, trials=16)
     assert size_screen.size_screen(st, num, seed=0) is num
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_small_gap_at_one_size_is_refuted(seed):
+    """helper-75: a relative gap of ~1e-7 at n = 17 only (below a fixed threshold of 1e-6) was VERIFIED at every seed;
+    the threshold is SCREEN_FACTOR float64 floors at the configuration."""
+    r = tc.run_claim(_claim("trace(A)*(1 + 1e-21*" + _ONLY_17[2:-4] + ")", "trace(A)", shapes={"A": ("n", "n")},
+                            sizes={"n": (1, 20)}), seed=seed)
+    assert r.verdict is tc.Verdict.REFUTED and "'n': 17" in r.evidence, r.evidence

@@ -7,7 +7,7 @@ decision 121: the generic one, the smallest and two drawn), and the far stage ad
 (64 configurations) has the same gap.  :func:`size_screen` draws one instance at each configuration the plan left
 out and evaluates it at float64 only (NumPy: a fraction of an mp50 instance); where the residual, relative to the
 sides and the magnitude of their computation (:mod:`~theorem_check.engine.vacuity`), is above
-:data:`SCREEN_RESIDUAL`, that configuration is decided by the engine's own rule (:func:`~theorem_check.engine.numeric.
+:data:`SCREEN_FACTOR` float64 floors, that configuration is decided by the engine's own rule (:func:`~theorem_check.engine.numeric.
 evaluate_instances`: float32 -> float64 -> mp50, two instances) and a failure is shrunk and refutes the statement as
 any other.  The screen decides nothing itself: a float64 residual below the threshold, or above it where the full
 decision holds, adds nothing to the record.
@@ -15,7 +15,7 @@ decision holds, adds nothing to the record.
 Limits: configurations whose largest input has more than :data:`SCREEN_ENTRIES` entries, spaces of more than
 :data:`SCREEN_MAX` configurations left (a seeded sample of that many), at most :data:`SCREEN_DECIDED` full decisions
 (a statement whose float64 residuals are large everywhere without failing: cancellation), and gaps below
-:data:`SCREEN_RESIDUAL` at a size not run (the other stages' instances see those at the sizes they run).
+:data:`SCREEN_FACTOR` float64 floors (about 1e-10 at these sizes) at a size not run (the other stages' instances see those at the sizes they run).
 """
 
 from __future__ import annotations
@@ -27,22 +27,23 @@ import numpy as np
 from theorem_check.engine.mutants import stats_residual
 from theorem_check.engine.numeric import derive_seed, evaluate_instances, shrink
 from theorem_check.engine.numeric_result import NumericResult
-from theorem_check.engine.sides import expression_sides, stats_or_errors
+from theorem_check.engine.sides import expression_sides, level_floor, stats_or_errors
 from theorem_check.engine.switch_stage import input_entries
 from theorem_check.engine.vacuity import is_defined, magnitudes, with_magnitude
 from theorem_check.model.claims import Statement
 from theorem_check.model.verdicts import Outcome
 from theorem_check.numerics.precision import FLOAT64
 
-__all__ = ["SCREEN_DECIDED", "SCREEN_ENTRIES", "SCREEN_MAX", "SCREEN_RESIDUAL", "size_screen"]
+__all__ = ["SCREEN_DECIDED", "SCREEN_ENTRIES", "SCREEN_MAX", "SCREEN_FACTOR", "size_screen"]
 
 SCREEN_MAX = 128
 """Most configurations screened beyond the planned ones (a seeded sample of this many when more are left)."""
 SCREEN_ENTRIES = 1024
 """Largest input (entries) of a configuration screened (32 x 32)."""
-SCREEN_RESIDUAL = 1e-6
-"""A float64 residual above this (relative to the sides and their computation's magnitude) sends the configuration
-to the full decision: ten orders above float64's floor at these sizes, far below a slip's O(1) residual."""
+SCREEN_FACTOR = 1e3
+"""A float64 residual above this many float64 floors (``eps * size * cond`` at the configuration, relative to the
+sides and their computation's magnitude) sends the configuration to the full decision: a gap of ~1e-7 at one size
+(helper-75: ``trace(A)*(1 + 1e-21*P) = trace(A)``, ``P`` nonzero at n = 17 only) was under a fixed 1e-6."""
 SCREEN_DECIDED = 8
 """Most configurations sent to the full decision (each: two instances from float32 to mp50)."""
 
@@ -83,19 +84,20 @@ def size_screen(statement: Statement, num: NumericResult, *, seed: int) -> Numer
 
 def _suspect(statement: Statement, cfg: dict, seed: int) -> bool:
     """True when one instance drawn at ``cfg`` with ``seed``, whose inputs have at most :data:`SCREEN_ENTRIES` entries,
-    has a float64 residual above :data:`SCREEN_RESIDUAL` (the magnitude of the computation computed only then: it can
+    has a float64 residual above :data:`SCREEN_FACTOR` float64 floors (the magnitude of the computation computed only then: it can
     only lower the residual)."""
     try:
         inst = statement.sample(np.random.default_rng(seed), cfg, 1)
         if input_entries(inst) > SCREEN_ENTRIES:
             return False
-        stats, _ = stats_or_errors(statement, inst, FLOAT64, 1)
-        if not is_defined(stats[0]) or stats_residual(stats[0]) <= SCREEN_RESIDUAL:
+        stats, size = stats_or_errors(statement, inst, FLOAT64, 1)
+        threshold = SCREEN_FACTOR * level_floor(FLOAT64, size, statement.cond)
+        if not is_defined(stats[0]) or stats_residual(stats[0]) <= threshold:
             return False
         entry = with_magnitude(stats[0], magnitudes(statement, inst, 1, [FLOAT64]), 0)
     except Exception:  # noqa: BLE001 - the full decision is not asked for an instance that cannot be evaluated
         return False
-    return is_defined(entry) and stats_residual(entry) > SCREEN_RESIDUAL
+    return is_defined(entry) and stats_residual(entry) > threshold
 
 
 def _dims(d) -> str:
