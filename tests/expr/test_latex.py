@@ -500,3 +500,11 @@ def test_an_upright_e_is_eulers_number(tex, read):
     drawn at random (INCONCLUSIVE); an upright e is Euler's number (ISO 80000-2), even beside a matrix ``E``."""
     assert parse_latex_statement(tex, convention_shapes(latex_names(tex), {"x": ()})) == read
     assert parse_latex_statement(r"E \mathrm{e} = \mathrm{e} E", {"E": ("n", "n")}) == ("E*exp(1)", "exp(1)*E")
+
+
+def test_a_declared_e_is_a_variable_even_as_a_base():
+    """helper-76: ``e^{2} = e \\\\cdot e`` with ``--where 'e \\\\in \\\\mathbb{R}'`` was read ``exp(2) = e*e`` and the true
+    statement REFUTED: a declared e is a name, its power a power."""
+    assert parse_latex_statement(r"e^{2} = e \cdot e", {}, scalars=("e",)) == ("e**2", "e*e")
+    assert parse_latex_statement(r"e^{2} = e \cdot e", {}, declared=("e",)) == ("e**2", "e*e")
+    assert parse_latex_statement(r"e^{x} = \exp(x)", {})[0] == "exp(x)"     # undeclared: Euler's number

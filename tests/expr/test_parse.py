@@ -291,3 +291,15 @@ def test_a_scalar_beside_a_column_or_a_row_is_that_many_ones(text, twin):
 def test_a_scalar_beside_another_matrix_stays_refused(text, shapes):
     with pytest.raises(ShapeMismatch, match="adds a matrix to a scalar"):
         parse(text, shapes)
+
+
+@pytest.mark.parametrize("lhs, rhs", [("logsumexp(x + 1)", "logsumexp(x) + 1"), ("softmax(x + c)", "softmax(x)"),
+                                      ("hadamard(x + 1, y)", "hadamard(x, y) + y"), ("diag(x + 1)*y", "hadamard(x, y) + y")])
+def test_a_function_of_a_column_plus_a_scalar_holds_at_n_1(lhs, rhs):
+    """helper-76: at n = 1 the column plus a scalar is read as the entry plus the scalar (a scalar), and softmax,
+    logsumexp, hadamard, diag refused it ("needs a matrix argument"): true statements INCONCLUSIVE, exit 2 with
+    --size n=1:1.  A scalar argument is the 1 x 1 matrix."""
+    shapes = {"x": ("n", 1), "y": ("n", 1)}
+    r = tc.run_claim(tc.identity("test.n1", lhs, rhs, shapes={k: v for k, v in shapes.items() if k in lhs + rhs},
+                                 sizes={"n": (1, 3)}, register=False), seed=0, trials=8)
+    assert r.verdict in (tc.Verdict.PROVED, tc.Verdict.VERIFIED), r.evidence

@@ -460,7 +460,8 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
         if from_latex:
             from theorem_check.expr.latex import latex_names
 
-            declared = _where_used(declared, set(latex_names(statement, _power_names(declared))))
+            used = set(latex_names(statement, _power_names(declared)))   # e^{x} alone: latex_names drops e (Euler)
+            declared = _where_used(declared, used | ({"e"} if re.search(r"(?<![\\A-Za-z])e(?![A-Za-z])", statement) else set()))
         else:
             declared = _where_used(declared, {n for n, _ in _names_used(statement)})
     shapes, structure, sizes = parse_options(shape, assume, size, declared, check_sizes=not from_latex,

@@ -26,6 +26,7 @@ from theorem_check.expr.nodes import (
     Triu,
     Vec,
     apply_entrywise,
+    as_matrix,
     entry_beside_scalar,
     expm1,
     grad,
@@ -84,7 +85,7 @@ def _inv(x):
 
 
 def _diag(x):
-    need_matrix("diag", x)
+    x = as_matrix(x)
     if x.shape[1] == 1 or x.shape[0] == 1:
         if x.shape[0] == 1 and x.shape[1] != 1:
             x = x.T
@@ -95,8 +96,7 @@ def _diag(x):
 def _kron(*args):
     """``kron(c A, B) = c kron(A, B)``: scalar factors are taken out of the factors first (SymPy's
     ``KroneckerProduct`` canonicalisation breaks on ``2*A*C``: 'Mul' object has no attribute 'is_Identity')."""
-    for a in args:
-        need_matrix("kron", a)
+    args = tuple(as_matrix(a) for a in args)
     coeff, mats = sp.S.One, []
     for a in args:
         c, m = a.as_coeff_mmul() if isinstance(a, sp.MatMul) else (sp.S.One, a)
@@ -137,9 +137,7 @@ def _entrywise(name: str, node, scalar_fn):
 
 
 def _hadamard(*args):
-    for a in args:
-        need_matrix("hadamard", a)
-    return sp.HadamardProduct(*args)
+    return sp.HadamardProduct(*(as_matrix(a) for a in args))
 
 
 def _hadamard_power(x, p):

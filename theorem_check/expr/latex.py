@@ -103,8 +103,7 @@ from theorem_check.validation import quoted
 __all__ = ["parse_latex", "parse_latex_statement", "latex_names", "convention_shapes", "latex_side",
            "CONVENTION_SIZE"]
 
-CONVENTION_SIZE = "n"
-"""The one size letter of the shape conventions."""
+CONVENTION_SIZE = "n"   # the one size letter of the shape conventions
 
 _ADD, _MUL, _NEG, _POW, _ATOM = 1, 2, 3, 4, 5
 _SCALAR_FNS = {"exp", "log", "sqrt", "sigmoid", "softplus", "tanh", "sin", "cos", "tan", "abs", "real", "imag", "relu"}
@@ -192,16 +191,16 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
     refuse_applied(text, sides, shapes, frozenset(scalars), None if declared is None else frozenset(declared))
     if declared is not None:
         refuse_indices(text, sides, frozenset(declared) | frozenset(scalars))
-    frozen, cplx = _freeze(shapes), frozenset(complex_names)
-    lhs, rhs = (_Emit(text, frozen, cplx).try_emit(s) for s in sides)
+    frozen, cplx, var = _freeze(shapes), frozenset(complex_names), frozenset(scalars) | frozenset(declared or ())
+    lhs, rhs = (_Emit(text, frozen, cplx, variables=var).try_emit(s) for s in sides)
     if (lhs is None) != (rhs is None):   # W^T W = I: the bare I takes the other side's shape (not a 1x1 one's:
         shape = _shape((lhs or rhs)[0], frozen)     # 1 1^T x = 1^T x would size the first 1 as 1 x 1)
         if isinstance(shape, tuple) and not is_1x1(shape):
-            out = _Emit(text, frozen, cplx).try_emit(sides[0] if lhs is None else sides[1], shape)
+            out = _Emit(text, frozen, cplx, variables=var).try_emit(sides[0] if lhs is None else sides[1], shape)
             lhs, rhs = (out, rhs) if lhs is None else (lhs, out)
     if lhs is None or rhs is None:   # no context sizes it: the statement's one size letter (n by convention)
         default = _one_size(frozen)
-        lhs, rhs = (o if o is not None else _Emit(text, frozen, cplx, default).emit(s) for o, s in
+        lhs, rhs = (o if o is not None else _Emit(text, frozen, cplx, default, var).emit(s) for o, s in
                     zip((lhs, rhs), sides))
     return _zero_matrix(lhs[0], rhs[0], frozen)
 
@@ -268,10 +267,10 @@ class _NoSize(ParseError):
 class _Emit:
     """A tree of :mod:`latex_tree` -> string-syntax text (shape-aware where LaTeX leaves it open)."""
 
-    def __init__(self, text: str, shapes: tuple, complex_names: frozenset = frozenset(), default_size=None):
-        self.text, self.shapes, self.complex_names = text, shapes, complex_names
-        self.shaped = {k for k, _ in shapes}
-        self.default_size = default_size   # of a bare I or 1 no context sizes (parse_latex_statement)
+    def __init__(self, text: str, shapes: tuple, complex_names: frozenset = frozenset(), default_size=None,
+                 variables: frozenset = frozenset()):   # variables: declared names (e \in R: e^2 is no exp)
+        self.text, self.shapes, self.complex_names, self.variables = text, shapes, complex_names, variables
+        self.shaped, self.default_size = {k for k, _ in shapes}, default_size   # a bare I's or 1's size
 
     def fail(self, msg: str):
         raise ParseError(f"statement={quoted(self.text)}: {msg}")
@@ -498,7 +497,8 @@ class _Emit:
 
     def e_pow(self, n, hint):
         base, ex = n[1], n[2]
-        if (base[0] == "name" and name_text(base) == "e" and "e" not in self.shaped) or base == ("num", EULER):
+        if (base[0] == "name" and name_text(base) == "e" and "e" not in self.shaped | self.variables) \
+                or base == ("num", EULER):
             t, p = self.scalar(*self.emit(ex))
             self.ambiguous_square("exp", t)
             return f"exp({t})", _ATOM

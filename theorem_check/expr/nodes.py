@@ -175,6 +175,13 @@ class _MatNode(sp.MatrixExpr):
         return rf"\operatorname{{{self._op}}}\left({', '.join(printer._print(a) for a in self.args)}\right)"
 
 
+def as_matrix(x):
+    """``x``, or a scalar ``x`` as the 1 x 1 matrix ``x * ones(1, 1)``: the argument of ``softmax``, ``logsumexp``,
+    ``diag``, ``hadamard``, ``kron`` as the parser reads it (``softmax(x + 1)`` of a column ``x`` at n = 1, where ``x +
+    1`` is read as x's entry plus 1, was "needs a matrix argument": helper-76)."""
+    return x if is_matrix(x) else x * sp.OneMatrix(1, 1)
+
+
 def need_matrix(what: str, x) -> None:
     if not is_matrix(x):
         raise ExprError(f"{what} needs a matrix argument, got the scalar {x}")

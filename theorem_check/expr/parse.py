@@ -20,12 +20,12 @@ from theorem_check.expr.nodes import (
     ParseError,
     Softmax,
     apply_entrywise,
+    as_matrix,
     check_axis,
     default_axis,
     entry_beside_scalar,
     is_matrix,
     is_total,
-    need_matrix,
 )
 from theorem_check.expr.textual import carets, primes
 from theorem_check.expr.textual import tokens as _tokens
@@ -153,13 +153,13 @@ class _Axes:
         return out[1:]
 
     def softmax(self, x, axis=None):
-        need_matrix("softmax", x)
+        x = as_matrix(x)
         (a,) = self._decide("softmax", x, axis, lambda x, axis: (
             default_axis(x) if axis is None else check_axis("softmax", axis),))
         return Softmax(x, a)
 
     def logsumexp(self, x, axis=None):
-        need_matrix("logsumexp", x)
+        x = as_matrix(x)
 
         def fresh(x, axis):
             a = default_axis(x) if axis is None else check_axis("logsumexp", axis)
