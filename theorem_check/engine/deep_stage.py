@@ -72,7 +72,6 @@ def deep_stage(statement: Statement, num: NumericResult, *, seed: int) -> Numeri
                                    + "s" * bool(j))
 
 
-
 def _instances(statement: Statement, num: NumericResult, seed: int):
     """``(j, configuration, seed, scale, instance)``: one base instance at each of the first :data:`DEEP_CONFIGS`
     configurations run, and, at the first, one at each of :data:`DEEP_SCALES` when its inputs have at most
