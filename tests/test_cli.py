@@ -99,6 +99,29 @@ def test_broken_pack_is_one_line(tmp_path):
     assert code == 2 and "failed to import (line 2): RuntimeError: boom" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("args,command,message", [
+    (("run", "--pack", "{bad}", "--json"), "run", "failed to import (line 2): RuntimeError: boom"),
+    (("run", "no.such.claim", "--json"), "run", "matches no claim id"),
+    (("check", "--json"), "check", "Missing argument 'STATEMENT'"),
+    (("--color", "never", "list", "--json", "--paper", "nosuch"), "list", "nosuch"),
+])
+def test_errors_under_json_are_a_json_record(tmp_path, args, command, message):
+    """A script reading --json's stdout gets an ``error`` record, not nothing (helper-74); stderr keeps its line."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import theorem_check as tc\nraise RuntimeError('boom')\n")
+    code, out, err = tc(*[a.format(bad=bad) for a in args])
+    rec = json.loads(out)
+    assert code == 2 and rec["kind"] == "error" and rec["exit_code"] == 2 and rec["command"] == command
+    assert message in rec["error"] and f"theorem-check: error: {rec['error']}" == err.strip()
+
+
+def test_error_without_json_writes_nothing_on_stdout():
+    code, out, err = tc("run", "no.such.claim")
+    assert code == 2 and out == "" and "matches no claim id" in err
+    code, out, _ = tc("check", "--shape", "X=n,n", "--", "--json")   # a statement after `--`, not the option
+    assert code == 2 and out == ""
+
+
 def test_malformed_claim_in_pack_names_it(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("import theorem_check as tc\n"

@@ -141,6 +141,18 @@ def test_schema_rejects_what_it_must(validator, run_result):
     assert broken(lambda r: r["claims"][0]["printed_result"].update(decided_by="oracle"))
 
 
+def test_error_record_validates(validator, tmp_path):
+    """The record ``--json`` writes when the command fails (exit 2): see tests/test_cli.py."""
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "theorem_check", "run", "no.such", "--json"], capture_output=True,
+                       text=True, cwd=tmp_path)
+    rec = json.loads(p.stdout)
+    assert p.returncode == 2 and rec["kind"] == "error" and _errors(validator, rec) == []
+    assert _errors(validator, {**rec, "exit_code": 1}) != []
+
+
 def test_header_refuses_unknown_kinds():
     with pytest.raises(ValueError, match="kind='bogus' must be one of run, report, check, sweep, list, show"):
         records.header("bogus")

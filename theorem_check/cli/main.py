@@ -138,7 +138,36 @@ def _error(message: str, args) -> None:
         pass
 
 
+def _json_error(code: int, message: str, args) -> None:
+    """With ``--json`` among the arguments (before a ``--``), also write an ``error`` record on stdout (docs/json.md):
+    a script that reads stdout gets JSON even when the command failed (helper-74: a pack that failed to load)."""
+    head = args[:args.index("--")] if "--" in args else args
+    if "--json" not in head:
+        return
+    import json
+
+    from theorem_check.output.json_record import header
+
+    command = next((a for a in head if a in cli.commands), None)
+    record = {**header("error"), "exit_code": code, "error": terminal.shorten_args(message, args), "command": command}
+    try:
+        click.echo(json.dumps(record))
+    except (OSError, ValueError):  # stdout itself is unusable: stderr and the exit code still say it
+        pass
+
+
 def _run_main(argv, args) -> int:
+    _said_for_json.clear()
+    code = _run_command(argv, args)
+    if code in (2, 3) and _said_for_json:   # bad input or a bug; not a failed write of stdout (OSError)
+        _json_error(code, _said_for_json[-1], args)
+    return code
+
+
+_said_for_json: list[str] = []
+
+
+def _run_command(argv, args) -> int:
     try:
         rv = cli.main(args=argv, prog_name="theorem-check", standalone_mode=False)
         if isinstance(rv, int) and not isinstance(rv, bool):  # standalone_mode=False returns Exit codes
@@ -153,6 +182,7 @@ def _run_main(argv, args) -> int:
             exc.show()  # bare `theorem-check`: the help text is the useful answer
         else:
             _error(_one_line(exc), args)
+            _said_for_json.append(_one_line(exc))
         return 2
     except InternalError as exc:  # a failed self-check: a bug, not bad input
         import os
@@ -161,9 +191,11 @@ def _run_main(argv, args) -> int:
             raise
         click.echo(f"theorem-check: internal error: {terminal.shorten_args(str(exc), args)} (set "
                    "THEOREM_CHECK_DEBUG=1 for the traceback)", err=True)
+        _said_for_json.append(str(exc))
         return 3
     except TheoremCheckError as exc:
         _error(str(exc), args)
+        _said_for_json.append(str(exc))
         return 2
     except SystemExit as exc:
         if isinstance(sys.stdout, _pacify_wrapper()):  # Click met EPIPE (`| head`) and exits 1
@@ -185,6 +217,7 @@ def _run_main(argv, args) -> int:
             raise
         click.echo(f"theorem-check: internal error: {type(exc).__name__}: "
                    f"{terminal.shorten_args(str(exc), args)} (set THEOREM_CHECK_DEBUG=1 for the traceback)", err=True)
+        _said_for_json.append(f"{type(exc).__name__}: {exc}")
         return 3
     return 0
 

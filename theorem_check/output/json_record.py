@@ -1,7 +1,7 @@
 """JSON records (``--json``): the same data as the table plus versions, seed, timings.
 
-Every top-level record is an object that starts with ``schema_version`` and ``kind`` (``"run"``,
-``"report"``, ``"check"``, ``"sweep"``, ``"list"``, ``"show"``); the JSON Schema (draft 2020-12)
+Every top-level record is an object that starts with ``schema_version`` and ``kind`` (:data:`KINDS`;
+``"error"`` is what a failed command writes under ``--json``); the JSON Schema (draft 2020-12)
 ships as ``theorem_check/schema/record.schema.json`` (:func:`schema`) and is published in
 ``docs/json.md``, which also states the versioning policy (:data:`SCHEMA_VERSION`).
 
@@ -32,7 +32,7 @@ SCHEMA_VERSION: str = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))["x-sch
 MINOR grows when optional fields, record kinds or enum values are added (readers ignore what they do not
 know), MAJOR when a field is removed, renamed or changes type or meaning."""
 
-KINDS = ("run", "report", "check", "sweep", "list", "show", "scan", "derive")
+KINDS = ("run", "report", "check", "sweep", "list", "show", "scan", "derive", "error")
 """The record kinds (the ``kind`` field)."""
 
 
