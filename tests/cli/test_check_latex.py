@@ -142,7 +142,10 @@ def test_conventions_without_declarations(capsys):
 @pytest.mark.parametrize("args,message", [
     (("--latex", r"A = (B"), "unexpected end of input"),
     (("--latex", r"A + = B"), "unexpected '=' at column 5"),
-    (("--latex", r"\foo A = A"), r"unexpected '\foo' at column 1"),
+    (("--latex", r"\foo A = A"), r"unexpected '\foo' at column 1 (a command the LaTeX reader does not know)"),
+    (("--latex", r"\sum_{i=1}^{n} x_i y_i = x^\top y"), r"x^\top y for \sum_i x_i y_i"),   # what to write instead
+    (("--latex", r"\prod_i x_i = 1"), r"\det(\operatorname{diag}(x)) for \prod_i x_i"),
+    (("--latex", r"\begin{pmatrix} a & b \\ c & d \end{pmatrix} = A"), "block matrices and arrays are not read"),
     (("--latex", r"a \approx b"), "is not an identity"),
     (("--latex", r"A^\top = A", "--where", r"A \succeq 0"), "semidefinite"),
     (("A.T = A", "--where", r"A \in \mathbb{R}^{n\times n}", "--shape", "A=n,n"), "given twice"),

@@ -159,7 +159,9 @@ def _error_line(text: str, src: str, where: list[int], exc, what: str) -> str:
                                                           re.match(".", src[pos:])).group(0)
     hint = ""
     if shown.startswith("\\") and isinstance(exc, lark.exceptions.UnexpectedCharacters):
-        hint = " (a command the LaTeX reader does not know)"
+        from theorem_check.expr.latex_refusals import UNREAD_COMMANDS
+
+        hint = UNREAD_COMMANDS.get(shown.strip(), " (a command the LaTeX reader does not know)")
     return f"{what}={quoted(text)}: unexpected {quoted(shown.strip())} at column {col}{hint}"
 
 
