@@ -35,6 +35,7 @@ from pathlib import Path
 from theorem_check.errors import ParseError
 from theorem_check.expr.latex_prepass import GREEK
 from theorem_check.expr.latex_prepass import prepass as _prepass
+from theorem_check.expr.latex_unread import UNREAD_COMMANDS
 from theorem_check.validation import quoted
 
 __all__ = ["GREEK", "FUNCTION_NAMES", "REFUSED", "applied_names", "prepass", "read", "name_text", "names_of",
@@ -159,8 +160,6 @@ def _error_line(text: str, src: str, where: list[int], exc, what: str) -> str:
                                                           re.match(".", src[pos:])).group(0)
     hint = ""
     if shown.startswith("\\") and isinstance(exc, lark.exceptions.UnexpectedCharacters):
-        from theorem_check.expr.latex_refusals import UNREAD_COMMANDS
-
         hint = UNREAD_COMMANDS.get(shown.strip(), " (a command the LaTeX reader does not know)")
     return f"{what}={quoted(text)}: unexpected {quoted(shown.strip())} at column {col}{hint}"
 
