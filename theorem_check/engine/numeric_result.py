@@ -66,6 +66,11 @@ class NumericResult:
     configs: tuple[Mapping[str, int], ...] = field(default_factory=tuple)
     far: tuple[InstanceResult, ...] = field(default_factory=tuple)
 
+    def left_out(self, dims) -> list[dict]:
+        """The configurations of ``dims`` (a :class:`~theorem_check.model.dims.DimSpace`) this stage did not run, in
+        the space's order: what the size screen and the vacuous sweep look at (decisions 214, 193)."""
+        return [dict(d) for d in dims.ordered() if d not in self.configs]
+
     @property
     def vacuous(self) -> bool:
         """True when the statement holds only vacuously: both sides vanish (below the floor of their

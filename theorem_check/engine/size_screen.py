@@ -56,7 +56,7 @@ def size_screen(statement: Statement, num: NumericResult, *, seed: int) -> Numer
     if not statement.is_identity or num.outcome is not Outcome.HOLDS or num.vacuous or not num.configs \
             or not expression_sides(statement):
         return num
-    rest = [dict(d) for d in statement.dims.ordered() if d not in num.configs]
+    rest = num.left_out(statement.dims)
     if len(rest) > SCREEN_MAX:
         rng = np.random.default_rng(derive_seed(seed, "screen", "sample"))
         rest = [rest[int(i)] for i in sorted(rng.choice(len(rest), size=SCREEN_MAX, replace=False))]

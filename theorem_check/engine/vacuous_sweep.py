@@ -34,7 +34,7 @@ def vacuous_sweep(statement: Statement, num: NumericResult, *, seed: int) -> Num
     (``every instance vacuous: the k other size configurations run too``).  Run only without user-fixed sizes."""
     if not statement.is_identity or not num.vacuous or not num.configs:
         return num
-    rest = [d for d in statement.dims.ordered() if d not in num.configs]
+    rest = num.left_out(statement.dims)
     if not rest or len(rest) > VACUOUS_SWEEP_MAX:
         return num
     rest = [d for d in rest if largest_input(statement, d, derive_seed(seed, "probe")) <= VACUOUS_SWEEP_ENTRIES]
