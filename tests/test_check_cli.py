@@ -371,6 +371,23 @@ def test_a_number_against_a_column_or_row_side_is_that_many_ones(capsys, args, v
 
 
 @pytest.mark.parametrize("args, verdict", [
+    (["A*B - B*A = zeros(n,n)", "--shape", "A=n,n", "--shape", "B=n,n"], "REFUTED"),
+    (["A*B - B*A = 0", "--shape", "A=n,n", "--shape", "B=n,n"], "REFUTED"),
+    (["A*B*A**-1 - B = zeros(n,n)", "--shape", "A=n,n", "--shape", "B=n,n", "--assume", "A=invertible"], "REFUTED"),
+    (["--latex", r"A B - B A = 0"], "REFUTED"),
+    (["A*(A*A) - (A*A)*A = zeros(n,n)", "--shape", "A=n,n"], "PROVED"),        # commuting: the statement holds
+    (["X/sum(X) = X*ones(n,1)/sum(X)", "--shape", "X=n,n"], "ILL-POSED"),       # n x n against n x 1
+    (["softmax(x) = exp(x)/sum(exp(x))", "--shape", "x=n,1"], "VERIFIED"),
+])
+def test_a_side_that_cancels_only_as_scalars_is_no_number(capsys, args, verdict):
+    """helper-77: whether a side is a number was decided with every matrix read as a scalar: ``A*B - B*A`` was the
+    number 0, so ``A*B - B*A = zeros(n, n)`` became ``zeros(n, n) = zeros(n, n)`` and was PROVED; ``x/sum(x)`` was the
+    number 1 (a true softmax identity ILL-POSED, an ill-posed one PROVED)."""
+    code, out, err = run_main(capsys, "check", *args, "--seed", "0")
+    assert verdict in out, out + err
+
+
+@pytest.mark.parametrize("args, verdict", [
     (["hadamard(sqrt(v), sqrt(v)) = v", "--shape", "v=d,1", "--assume", "v=positive"], "VERIFIED"),
     (["hadamard(sqrt(v), sqrt(v)) = 2*v", "--shape", "v=d,1", "--assume", "v=positive"], "REFUTED"),
     (["log(hadamard(V, W)) = log(V) + log(W)", "--shape", "V=m,n", "--shape", "W=m,n", "--assume", "V=positive",

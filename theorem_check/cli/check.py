@@ -169,12 +169,12 @@ def _zero_matrix_side(lhs: str, rhs: str, shapes: dict, assume: dict, quiet: boo
     from theorem_check import expr as ex
 
     letters = frozenset(_size_letters(shapes) | set(ex.size_names_in(lhs)) | set(ex.size_names_in(rhs)))
-    number = [_number(t, letters) for t in (lhs, rhs)]
+    complex_names = [n for n, k in assume.items() if k in ex.COMPLEX_KINDS]
+    number = [_number(t, letters, shapes, complex_names) for t in (lhs, rhs)]
     if (number[0] is None) == (number[1] is None):
         return lhs, rhs
     value = number[0] if number[0] is not None else number[1]
     other = rhs if number[0] is not None else lhs
-    complex_names = [n for n, k in assume.items() if k in ex.COMPLEX_KINDS]
     try:
         e = ex.parse(other, shapes, complex_names=complex_names, sizes=ex.size_names_in(other))
     except Exception:  # noqa: BLE001 - the statement's own parse reports it
@@ -192,16 +192,17 @@ def _zero_matrix_side(lhs: str, rhs: str, shapes: dict, assume: dict, quiet: boo
     return (z, rhs) if number[0] is not None else (lhs, z)
 
 
-def _number(text: str, letters=frozenset()):
+def _number(text: str, letters=frozenset(), shapes=None, complex_names=()):
     """The side ``text`` as a constant when it is one (``0``, ``1``, ``-2``, ``0.5``, ``2 - 1``, ``exp(0)``, ``1/n`` of
     a size letter ``n`` in ``letters``), else None (helper-70: ``= 2 - 1`` and ``= exp(0)`` were ILL-POSED beside
-    ``= 1``)."""
+    ``= 1``).  Read with the statement's ``shapes``: without them every matrix was a scalar, ``A*B - B*A`` was the
+    number 0 and ``A*B - B*A = zeros(n, n)`` became ``zeros(n, n) = zeros(n, n)``, PROVED (helper-77)."""
     import sympy as sp
 
     from theorem_check import expr as ex
 
     try:
-        e = ex.parse(text, {}, sizes=tuple(letters))
+        e = ex.parse(text, dict(shapes or {}), sizes=tuple(letters), complex_names=complex_names)
     except Exception:  # noqa: BLE001 - not a constant side
         return None
     if isinstance(e, sp.MatrixExpr) or not getattr(e, "is_number", False) and not (
