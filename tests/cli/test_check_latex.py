@@ -134,6 +134,23 @@ def test_where_works_with_the_string_syntax(capsys):
     assert code == 0 and verdict in GOOD and rec["assume"] == {"Sigma": "spd"}
 
 
+@pytest.mark.parametrize("args,verdict", [
+    ((r"\sum_{i=1}^{n} x_i y_i = x^\top y",), "VERIFIED"),
+    ((r"\sum_{i=1}^{n} x_i y_i = 2 x^\top y",), "REFUTED"),                      # the negative control
+    ((r"\sum_{i,j} A_{ij} B_{ji} = \operatorname{tr}(A B)",), "VERIFIED"),
+    ((r"\sum_{i,j} A_{ij} B_{ij} = \operatorname{tr}(A B)",), "REFUTED"),        # a transpose dropped
+    ((r"\sum_{i=1}^{m}\sum_{j=1}^{n} A_{ij}^2 = \|A\|_F^2", "--where", r"A \in \mathbb{R}^{m \times n}"), "VERIFIED"),
+    ((r"\frac{1}{n}\sum_{i=1}^{n} (x_i - \mu)^2 = \frac{1}{n} x^\top x - \mu^2",), "REFUTED"),   # mu is no mean
+    ((r"\sum_{l=1}^{3} W_l x = (W_1 + W_2 + W_3) x",), "PROVED"),
+    ((r"\sum_{l=1}^{3} W_l x = (W_1 + W_3) x",), "REFUTED"),
+])
+def test_sums_as_papers_print_them(capsys, args, verdict):
+    """Decision 221: ``\\sum`` over entries is read as whole arrays, with integer bounds written out; each true
+    statement with its slip."""
+    code, out, err = run_main(capsys, "check", "--latex", *args, "--seed", "0")
+    assert verdict in out and "read as" in err, out + err
+
+
 def test_conventions_without_declarations(capsys):
     code, out, err = run_main(capsys, "check", "--latex", r"\nabla_x x^\top A x = (A + A^\top) x")
     assert code == 0 and "by convention: x n x 1; A n x n" in err
@@ -143,7 +160,7 @@ def test_conventions_without_declarations(capsys):
     (("--latex", r"A = (B"), "unexpected end of input"),
     (("--latex", r"A + = B"), "unexpected '=' at column 5"),
     (("--latex", r"\foo A = A"), r"unexpected '\foo' at column 1 (a command the LaTeX reader does not know)"),
-    (("--latex", r"\sum_{i=1}^{n} x_i y_i = x^\top y"), r"x^\top y for \sum_i x_i y_i"),   # what to write instead
+    (("--latex", r"\sum_i x_i x_i^\top = X^\top X"), r"write the sum of whole matrices"),     # a family: refused
     (("--latex", r"\prod_i x_i = 1"), r"\det(\operatorname{diag}(x)) for \prod_i x_i"),
     (("--latex", r"\begin{pmatrix} a & b \\ c & d \end{pmatrix} = A"), "block matrices and arrays are not read"),
     (("--latex", r"a \approx b"), "is not an identity"),

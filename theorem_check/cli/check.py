@@ -424,6 +424,8 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     \\nabla_X f, \\frac{\\partial f}{\\partial X}, \\nabla^2_x f, I, I_n, \\mathbf{1}, W_1, W^{(l)}
     (names: \\lambda is lamda, W^{(l)} and W^{[l]} are W__l); \\exp, \\log, \\sqrt of a square matrix are refused
     as ambiguous: \\operatorname{expm}, \\operatorname{logm}, X^{1/2}, or entrywise \\exp_\\odot(X).
+    \\sum_i x_i y_i, \\sum_{i,j} A_{ij} B_{ij}, \\sum_i A_{ii} are read over entries (1^T hadamard(x, y), ...);
+    \\sum_{l=1}^{3} W_l is written out (W_1 + W_2 + W_3).
     Without --shape/--where, LaTeX names follow conventions (as matrixcalculus.org):
     a lower-case Latin letter is a column vector n x 1, an upper-case one (and \\Sigma,
     \\Lambda: upper-case Greek) an n x n matrix, lower-case Greek and multi-letter names are

@@ -3,8 +3,7 @@ r"""The LaTeX matrix notation of papers, read into the string syntax (one meanin
 A statement as printed (``\nabla_X \operatorname{tr}(X^\top A X) = (A + A^\top) X``) is read by a
 grammar of our own (``latex.lark``, lark LALR(1); :mod:`theorem_check.expr.latex_tree`) and written
 out in the string syntax (``grad(trace(X.T*A*X), X) = (A + A.T)*X``), which :func:`parse` turns into
-the expression tree: a LaTeX statement and its string-syntax twin are the same tree, checked by the
-same engine.
+the expression tree: a LaTeX statement and its string-syntax twin are the same tree, checked by the same engine.
 
 Stable entry points (``theorem-check check --latex`` and ``theorem-check scan`` call these)::
 
@@ -30,15 +29,13 @@ What is read
   ``\odot`` and ``\circ`` the Hadamard product, ``\otimes`` the Kronecker product; a product of
   matrices beside them without parentheses (``A B \odot C``) is refused as ambiguous (papers read it
   ``(AB) \odot C``, SymPy's printer ``A (B \odot C)``); a scalar factor is fine (``c A \odot B``);
-  ``A^{\circ 2}`` the Hadamard power;
-  ``\oplus`` (the direct sum) is refused.
+  ``A^{\circ 2}`` the Hadamard power; ``\oplus`` (the direct sum) is refused.
 * ``^\top``, ``^T``, ``^{\mathsf T}``, ``^\intercal`` transpose; ``^{-1}`` inverse; ``^{-\top}`` the
   inverse transposed; ``^H``, ``^*``, ``^\dagger`` the conjugate transpose (``.H``; ``conj(z)`` for a
   scalar ``z``); ``\bar{}``, ``\overline{}`` the conjugate (``conj``).  Of a single real name (not declared
   complex) ``x^*``, ``x^\star`` are the name ``xstar`` (an optimum) and ``\bar{x}`` the name ``xbar`` (a mean),
   as ``\hat{x}`` is ``xhat``; ``^\dagger`` in a statement without complex names is refused (a pseudo-inverse in
-  most ML papers); ``^2``, ``^{1/2}`` powers
-  (matrix powers of a matrix, as ``**`` in the string syntax); a positive integer power right after a
+  most ML papers); ``^2``, ``^{1/2}`` powers (matrix powers of a matrix, as ``**`` in the string syntax); a positive integer power right after a
   function's name is the power of its value (``\tanh^2(x)`` is ``tanh(x)**2``, ``\sin^2 x``).
 * ``\operatorname{tr}``, ``\mathrm{Tr}``, ``\tr``, ``\det``, ``\log\det``, ``\operatorname{diag}``,
   ``\operatorname{vec}``, ``\operatorname{softmax}``, ``\sigma(...)`` (the logistic function; ``\sigma``
@@ -70,8 +67,8 @@ What is read
 * names: one Latin letter, a Greek letter (``\lambda`` is ``lamda``), with subscripts (``W_1``,
   ``W_{l+1}`` -> ``W_lp1``) and labels (``W^{(l)}`` -> ``W__l``; ``W^{(l)\top}`` is its transpose), in ``\mathbf``, ``\boldsymbol``,
   ``\bm`` (the same name), ``\hat``, ``\tilde`` (``xhat``, ``Wtilde``), ``\mathcal`` (``Lcal``).
-* ignored: ``\left``, ``\right``, ``\big``..., ``\,``, ``\;``, ``\!``, ``\quad``, ``~``, ``&``,
-  ``\label``, a final ``.`` or ``,``.
+* ``\sum`` (:mod:`theorem_check.expr.latex_sums`): written out for integer bounds, else over entries as whole arrays.
+* ignored: ``\left``, ``\right``, ``\big``..., ``\,``, ``\;``, ``\!``, ``\quad``, ``~``, ``&``, ``\label``, a final ``.``/``,``.
 
 A 1x1 product used as a scalar (``x^\top A x + c``, ``(x^\top y) z``, ``\exp(w^\top x)``) is read as its trace.
 
@@ -96,6 +93,7 @@ import sympy as sp
 from theorem_check.errors import ExprError, ParseError, ShapeMismatch
 from theorem_check.expr.latex_refusals import refuse_applied, refuse_differential, refuse_indices
 from theorem_check.expr.latex_sizes import is_1x1, is_column, is_one, quotient, size_text
+from theorem_check.expr.latex_sums import e_entry, e_scalar
 from theorem_check.expr.latex_tree import EULER, name_text, names_of, read, walk
 from theorem_check.expr.parse import parse
 from theorem_check.validation import quoted
@@ -274,6 +272,8 @@ class _Emit:
 
     def fail(self, msg: str):
         raise ParseError(f"statement={quoted(self.text)}: {msg}")
+
+    e_entry, e_scalar = e_entry, e_scalar     # the guards of a sum over entries (latex_sums)
 
     def side(self, node) -> str:
         return self.emit(node)[0]

@@ -20,7 +20,7 @@ product written without parentheses), ``("neg", a)``
 ``("T"|"inv"|"invT"|"H"|"conj", a)``, ``("pow", a, e)``, ``("call", fname, args)`` (``fname`` ends
 in ``@`` when written entrywise: ``\\exp_\\odot``)
 ``("hpow", a, k)`` (``A^{\\circ 2}``), ``("fpow", call, k)`` (``\\tanh^2(x)``: the power of the value, entrywise), ``("bars", a)``, ``("norm", a, subscript)``, ``("inner", a, b)``
-``("grad", f, wrt)``, ``("hess", f, wrt)``, ``("partial", f, [(wrt, transposed), ...])``
+``("grad", f, wrt)``, ``("hess", f, wrt)``, ``("partial", f, [(wrt, transposed), ...])``; ``("sumop", ...)``, read by latex_sums
 
 Raises :class:`~theorem_check.errors.ParseError` (one line: the token, its column) for text the
 grammar does not read, and for notation it reads but refuses (``\\oplus``, ``\\max``, ``'``).
@@ -35,11 +35,11 @@ from pathlib import Path
 from theorem_check.errors import ParseError
 from theorem_check.expr.latex_prepass import GREEK
 from theorem_check.expr.latex_prepass import prepass as _prepass
+from theorem_check.expr.latex_sums import expand_sides, sum_node
 from theorem_check.expr.latex_unread import UNREAD_COMMANDS
 from theorem_check.validation import quoted
 
-__all__ = ["GREEK", "FUNCTION_NAMES", "REFUSED", "applied_names", "prepass", "read", "name_text", "names_of",
-           "walk"]
+__all__ = ["GREEK", "FUNCTION_NAMES", "REFUSED", "applied_names", "prepass", "read", "name_text", "names_of", "walk"]
 
 EULER = "exp(1)"
 """The string syntax of ``\\mathrm{e}``: Euler's number as a number node (a name ``E`` would meet a matrix ``E``)."""
@@ -142,7 +142,8 @@ def _read(text: str, what: str, power_names: frozenset = frozenset()):
     except lark.exceptions.UnexpectedInput as exc:
         raise ParseError(_error_line(text, src, where, exc, what)) from None
     kids = tree.children
-    sides = [_Build(text, what, power_names).node(k) for k in kids[0::2]]
+    build = _Build(text, what, power_names)
+    sides = expand_sides([build.node(k) for k in kids[0::2]], build.fail)
     rels = [str(k) for k in kids[1::2]]
     return sides, rels
 
@@ -158,9 +159,8 @@ def _error_line(text: str, src: str, where: list[int], exc, what: str) -> str:
     col = where[pos] + 1
     shown = str(tok) if tok is not None and str(tok) else (_COMMAND.match(src, pos) or re.match(r"\S", src[pos:]) or
                                                           re.match(".", src[pos:])).group(0)
-    hint = ""
-    if shown.startswith("\\") and isinstance(exc, lark.exceptions.UnexpectedCharacters):
-        hint = UNREAD_COMMANDS.get(shown.strip(), " (a command the LaTeX reader does not know)")
+    unread = shown.startswith("\\") and isinstance(exc, lark.exceptions.UnexpectedCharacters)
+    hint = UNREAD_COMMANDS.get(shown.strip(), " (a command the LaTeX reader does not know)") if unread else ""
     return f"{what}={quoted(text)}: unexpected {quoted(shown.strip())} at column {col}{hint}"
 
 
@@ -320,6 +320,9 @@ class _Build:
         entrywise = bool(re.search(r"_\s*\{?\s*\\(odot|circ)", s))
         out = ("call", FUNCTION_NAMES[word] + ("@" if entrywise else ""), args)
         return ("fpow", out, int(power.group(1))) if power else out
+
+    def n_sum_op(self, tok, body):
+        return sum_node(str(tok), self.node(body), self.fail)
 
     def n_nabla(self, tok, *rest):
         s = str(tok)
