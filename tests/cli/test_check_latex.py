@@ -135,6 +135,19 @@ def test_where_works_with_the_string_syntax(capsys):
 
 
 @pytest.mark.parametrize("args,verdict", [
+    ((r"\nabla_z \log \mathbf{1}^\top \exp_\odot(z) = \operatorname{softmax}(z)",), "VERIFIED"),
+    ((r"\nabla_z \log \mathbf{1}^\top \exp_\odot(z) = 2 \operatorname{softmax}(z)",), "REFUTED"),
+    ((r"A B - B A = \mathbf{0}",), "REFUTED"),
+    ((r"A - A^\top - (A - A^\top) = \mathbf{0}",), "PROVED"),
+])
+def test_helper77_notation(capsys, args, verdict):
+    """helper-77: an unbraced ``\\exp_\\odot`` in an operator's bare argument ended the argument ("unexpected ')' at
+    column 41"); a bold zero ``\\mathbf{0}`` could not be read as a name."""
+    code, out, err = run_main(capsys, "check", "--latex", *args, "--seed", "0")
+    assert verdict in out, out + err
+
+
+@pytest.mark.parametrize("args,verdict", [
     ((r"\sum_{i=1}^{n} x_i y_i = x^\top y",), "VERIFIED"),
     ((r"\sum_{i=1}^{n} x_i y_i = 2 x^\top y",), "REFUTED"),                      # the negative control
     ((r"\sum_{i,j} A_{ij} B_{ji} = \operatorname{tr}(A B)",), "VERIFIED"),

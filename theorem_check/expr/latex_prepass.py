@@ -70,9 +70,10 @@ _FACTOR = (r"(?:[A-Za-z0-9]|\\(?:" + "|".join(GREEK) + r")(?![A-Za-z])"
            r"|\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|mathcal|mathbb|hat|tilde|bar|widehat|widetilde|vec)"
            r"\s*\{[^{}]*\})" + _SCRIPT + "*")
 _SCRIPT_COMMAND = re.compile(r"([_^])\s*(\\(?:mathbf|boldsymbol|bm|mathrm|mathit|mathsf|mathcal|hat|tilde|bar|widehat"
-                             r"|widetilde|vec)\s*\{(?:[^{}]|\{[^{}]*\})*\})")
+                             r"|widetilde|vec)\s*\{(?:[^{}]|\{[^{}]*\})*\}|\\(?:odot|circ)(?![A-Za-z]))")
 """A script that is a font or accent command with its argument, unbraced (``\\nabla_\\mathbf{W}``, ``x_\\mathrm{a}``):
-TeX sets it as ``_{\\mathbf{W}}``, and so does the pre-pass (helper-73: "unexpected '\\mathbf'")."""
+TeX sets it as ``_{\\mathbf{W}}``, and so does the pre-pass (helper-73: "unexpected '\\mathbf'"); ``\\exp_\\odot`` too
+(helper-77: in an operator's bare argument the unbraced ``\\odot`` ended the product, "unexpected ')'")."""
 _SPACING = re.compile(r"\\[,;:> ]|~|\\quad(?![A-Za-z])|\\qquad(?![A-Za-z])")
 """Explicit spacing, which ends an operator's argument written without brackets (``\\det X \\, X^{-\\top}``)."""
 _STOP = re.compile(r"[+\-=<>,&|]|\\\\|\\(cdot|times|odot|circ|otimes|oplus|le|leq|ge|geq|ne|neq|approx|equiv|"

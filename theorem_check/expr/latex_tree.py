@@ -227,8 +227,8 @@ class _Build:
         m = re.match(r"\\([A-Za-z]+)\s*(.*)$", str(tok), re.S)
         style, arg = m.group(1), m.group(2).strip()
         inner = arg[1:-1].strip() if arg.startswith("{") else arg
-        if inner == "I" and style in ("mathbb", "mathbf", "boldsymbol", "bm", "mathrm"):
-            return ("ident", None)                     # SymPy prints Identity as \mathbb{I}; the Cookbook bold I
+        if inner in ("I", "0") and style in ("mathbb", "mathbf", "boldsymbol", "bm", "mathrm"):   # SymPy prints
+            return ("ident", None) if inner == "I" else ("num", "0")   # \mathbb{I}; bold I, bold 0 (helper-77)
         if style == "mathbb":
             self.fail(rf"\mathbb{{{inner}}} is not a name or an operator the LaTeX reader knows "
                       "(an expectation or a set?)")
