@@ -508,3 +508,23 @@ def test_a_declared_e_is_a_variable_even_as_a_base():
     assert parse_latex_statement(r"e^{2} = e \cdot e", {}, scalars=("e",)) == ("e**2", "e*e")
     assert parse_latex_statement(r"e^{2} = e \cdot e", {}, declared=("e",)) == ("e**2", "e*e")
     assert parse_latex_statement(r"e^{x} = \exp(x)", {})[0] == "exp(x)"     # undeclared: Euler's number
+
+
+@pytest.mark.parametrize("tex", [
+    r"F(\mathbf{x} + \mathbf{z}) = F(\mathbf{x}) + F(\mathbf{z})",
+    r"F(x_1 + x_2) = F(x_1) + F(x_2)",
+    r"F(\boldsymbol{\theta} + \boldsymbol{\delta}) = F(\boldsymbol{\theta}) + F(\boldsymbol{\delta})",
+    r"\sigma_{\mathrm{act}}(\mathbf{x} + \mathbf{z}) = \sigma_{\mathrm{act}}(\mathbf{x}) + \sigma_{\mathrm{act}}(\mathbf{z})",
+])
+def test_a_function_of_a_styled_or_subscripted_name_is_refused(tex):
+    """helper-78: ``F(\\mathbf{x} + \\mathbf{z}) = F(\\mathbf{x}) + F(\\mathbf{z})`` was PROVED as ``F*(x + z) = F*x +
+    F*z``: the value-at-a-point refusal (``F(x)``) saw only a plain letter inside the parenthesis, and a subscripted
+    name before one (``\\sigma_{\\mathrm{act}}(...)``) was never looked at."""
+    with pytest.raises(ParseError, match="declare"):
+        parse_latex_statement(tex, convention_shapes(latex_names(tex)), declared=())
+
+
+def test_a_subscripted_matrix_before_a_parenthesis_stays_a_product():
+    tex = r"W_2 (W_1 x + b) = W_2 W_1 x + W_2 b"
+    assert parse_latex_statement(tex, convention_shapes(latex_names(tex)), declared=()) == \
+        ("W_2*(W_1*x + b)", "W_2*W_1*x + W_2*b")

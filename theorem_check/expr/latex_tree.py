@@ -36,7 +36,7 @@ from theorem_check.errors import ParseError
 from theorem_check.expr.latex_prepass import GREEK
 from theorem_check.expr.latex_prepass import prepass as _prepass
 from theorem_check.expr.latex_sums import expand_sides, sum_node
-from theorem_check.expr.latex_unread import UNREAD_COMMANDS
+from theorem_check.expr.latex_unread import error_line
 from theorem_check.validation import quoted
 
 __all__ = ["GREEK", "FUNCTION_NAMES", "REFUSED", "applied_names", "prepass", "read", "name_text", "names_of", "walk"]
@@ -63,7 +63,6 @@ REFUSED: dict[str, str] = {
 }
 """Operator names read but refused (one line saying what they are): no node evaluates them."""
 _WORDS = sorted(set(FUNCTION_NAMES) | set(REFUSED), key=len, reverse=True)
-_COMMAND = re.compile(r"\\[A-Za-z]+")
 
 _STYLE_SUFFIX = {"hat": "hat", "widehat": "hat", "tilde": "tilde", "widetilde": "tilde", "check": "check",
                  "dot": "dot", "ddot": "ddot", "breve": "breve", "mathcal": "cal", "mathscr": "scr",
@@ -140,28 +139,12 @@ def _read(text: str, what: str, power_names: frozenset = frozenset()):
     try:
         tree = _parser().parse(src)
     except lark.exceptions.UnexpectedInput as exc:
-        raise ParseError(_error_line(text, src, where, exc, what)) from None
+        raise ParseError(error_line(text, src, where, exc, what)) from None
     kids = tree.children
     build = _Build(text, what, power_names)
     sides = expand_sides([build.node(k) for k in kids[0::2]], build.fail)
     rels = [str(k) for k in kids[1::2]]
     return sides, rels
-
-
-def _error_line(text: str, src: str, where: list[int], exc, what: str) -> str:
-    import lark
-
-    pos = getattr(exc, "pos_in_stream", None)
-    tok = getattr(exc, "token", None)
-    if isinstance(exc, lark.exceptions.UnexpectedEOF) or pos is None or pos >= len(src) or \
-            getattr(tok, "type", "") == "$END":
-        return f"{what}={quoted(text)}: unexpected end of input (an unclosed brace, bar or parenthesis?)"
-    col = where[pos] + 1
-    shown = str(tok) if tok is not None and str(tok) else (_COMMAND.match(src, pos) or re.match(r"\S", src[pos:]) or
-                                                          re.match(".", src[pos:])).group(0)
-    unread = shown.startswith("\\") and isinstance(exc, lark.exceptions.UnexpectedCharacters)
-    hint = UNREAD_COMMANDS.get(shown.strip(), " (a command the LaTeX reader does not know)") if unread else ""
-    return f"{what}={quoted(text)}: unexpected {quoted(shown.strip())} at column {col}{hint}"
 
 
 def _name_part(tex: str, text: str, what: str) -> str:
@@ -545,17 +528,25 @@ def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
             powered = "".join(str(t) for c in script
                               for t in (c.scan_values(lambda v: isinstance(v, lark.Token)) if isinstance(c, lark.Tree)
                                         else (c,)))
-        if isinstance(left, lark.Tree) and left.data in ("name", "styled"):
+        if isinstance(left, lark.Tree) and left.data in ("name", "styled", "subscript", "label"):   # W_2 (x), helper-78
             try:
                 node = build.node(left)
             except ParseError:
                 continue
             if node[0] == "name":
-                inner = right.children[1] if len(right.children) > 2 else None
-                atom = " ".join(str(c) for c in inner.children) \
-                    if isinstance(inner, lark.Tree) and inner.data in ("name", "number") and not powered else ""
-                names.append((name_text(node), " ".join(str(c) for c in left.children) + powered, atom))
+                inner = right.children[1] if len(right.children) > 2 else None   # one name (x, \mathbf{x}, x_1, \theta)
+                atom = "".join(str(c) for c in inner.scan_values(lambda v: isinstance(v, lark.Token))) \
+                    if isinstance(inner, lark.Tree) and _one_name(build, inner) and not powered else ""   # (helper-78)
+                names.append((name_text(node), "".join(str(c) for c in left.scan_values(lambda v: isinstance(v, lark.Token)))
+                              + powered, atom))
     return tuple(dict.fromkeys(names)), sigmoid
+
+
+def _one_name(build, tree) -> bool:
+    try:
+        return build.node(tree)[0] in ("name", "num")
+    except ParseError:
+        return False
 
 
 def _leftmost_d(node) -> bool:
