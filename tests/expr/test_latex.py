@@ -528,3 +528,25 @@ def test_a_subscripted_matrix_before_a_parenthesis_stays_a_product():
     tex = r"W_2 (W_1 x + b) = W_2 W_1 x + W_2 b"
     assert parse_latex_statement(tex, convention_shapes(latex_names(tex)), declared=()) == \
         ("W_2*(W_1*x + b)", "W_2*W_1*x + W_2*b")
+
+
+@pytest.mark.parametrize("tex, message", [
+    (r"\nabla_{W_1} \ell = W_2 \nabla_{W_2} \ell", "of an expression without W_1"),
+    (r"\frac{\partial L}{\partial W} = 0", "of an expression without W"),
+    (r"\nabla_w \frac{1}{2}\|X w - y\|^2 + \frac{\lambda}{2}\|w\|^2 = X^\top (X w - y) + \lambda w",
+     "takes the product that follows"),
+])
+def test_derivatives_of_abstract_functions_and_their_scope_are_refused(tex, message):
+    """helper-78: ``\\nabla_{W_1} \\ell = W_2 \\nabla_{W_2} \\ell`` (false) was PROVED as 0 = 0 (an undeclared loss is
+    a constant); the ridge gradient written without parentheses read the regulariser as a term beside the gradient,
+    spread over a vector of ones, and was REFUTED."""
+    shapes = {**convention_shapes(latex_names(tex)), "W_1": ("n", "n"), "W_2": ("n", "n"), "X": ("n", "d"),
+              "w": ("d", 1), "y": ("n", 1)}
+    with pytest.raises(ParseError, match=message):
+        parse_latex_statement(tex, {k: v for k, v in shapes.items() if k in latex_names(tex)})
+
+
+def test_the_derivative_of_a_sum_in_parentheses_is_read():
+    tex = r"\nabla_w (\frac{1}{2}\|X w - y\|^2 + \frac{\lambda}{2}\|w\|^2) = X^\top (X w - y) + \lambda w"
+    lhs, _ = parse_latex_statement(tex, {"X": ("n", "d"), "w": ("d", 1), "y": ("n", 1)})
+    assert lhs.startswith("grad(") and lhs.endswith(", w)")

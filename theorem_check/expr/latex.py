@@ -91,7 +91,7 @@ from typing import Iterable, Mapping
 import sympy as sp
 
 from theorem_check.errors import ExprError, ParseError, ShapeMismatch
-from theorem_check.expr.latex_refusals import refuse_applied, refuse_differential, refuse_indices
+from theorem_check.expr.latex_refusals import refuse_applied, refuse_differential, refuse_gradient_scope, refuse_indices
 from theorem_check.expr.latex_sizes import is_1x1, is_column, is_one, quotient, size_text
 from theorem_check.expr.latex_sums import e_entry, e_scalar
 from theorem_check.expr.latex_tree import EULER, name_text, names_of, read, walk
@@ -127,8 +127,8 @@ def _euler_only(sides) -> bool:
 
 def convention_shapes(names: Mapping[str, str], declared: Mapping[str, tuple] | None = None,
                       size: str = CONVENTION_SIZE) -> dict[str, tuple]:
-    """Shapes of the names without a declaration (see the module docstring): lower-case letter ->
-    ``(size, 1)``, upper-case -> ``(size, size)``; scalars and size letters of ``declared`` get none.
+    """Shapes of the names without a declaration (the module docstring): lower-case letter -> ``(size, 1)``,
+    upper-case -> ``(size, size)``; scalars and size letters of ``declared`` get none.
 
     >>> convention_shapes({"x": "x", "A": "A", "lamda": ""})
     {'x': ('n', 1), 'A': ('n', 'n')}
@@ -183,9 +183,8 @@ def parse_latex_statement(text: str, shapes: Mapping[str, tuple] | None = None,
         bad = [r for r in rels if r != "="]
         what = f"relation {quoted(bad[0])}" if bad else f"a chain of {len(rels)} '='"
         raise ParseError(f"statement={quoted(text)} is not an identity ({what}): give one 'LHS = RHS'")
-    refuse_differential(text)
-    if shapes is None:
-        shapes = convention_shapes(latex_names(text))
+    refuse_differential(text, sides)
+    shapes = convention_shapes(latex_names(text)) if shapes is None else shapes
     refuse_applied(text, sides, shapes, frozenset(scalars), None if declared is None else frozenset(declared))
     if declared is not None:
         refuse_indices(text, sides, frozenset(declared) | frozenset(scalars))
@@ -349,7 +348,8 @@ class _Emit:
         if vec is not None:   # 1 - \tanh^2(W x): a number beside a vector is that many ones (helper-40; beside a
             for i, ((_, t), s) in enumerate(zip(terms, shapes)):   # square matrix it stays refused: I or ones?)
                 if s is None or is_1x1(s):   # a scalar name or expression too (Adam's \sqrt{v} + \epsilon,
-                    t_, p_ = self.scalar(*out[i])  # helper-49), a 1 x 1 product as the scalar it is (helper-50)
+                    refuse_gradient_scope(self.text, terms, i)    # helper-49), a 1 x 1 product as the scalar it is
+                    t_, p_ = self.scalar(*out[i])   # (helper-50); not one in a gradient's variable (helper-78)
                     out[i] = (f"{self.wrap(t_, p_, _MUL)}*ones({size_text(vec[0])}, {size_text(vec[1])})", _MUL)
             shapes = [self.shape(o[0]) for o in out]
         if any(s is None for s in shapes) and any(is_1x1(s) for s in shapes):

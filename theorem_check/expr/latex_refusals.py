@@ -12,18 +12,31 @@ from theorem_check.errors import ParseError
 from theorem_check.expr.latex_tree import applied_names, name_text, names_of, walk
 from theorem_check.validation import quoted
 
-__all__ = ["refuse_applied", "refuse_differential", "refuse_indices"]
+__all__ = ["refuse_applied", "refuse_differential", "refuse_gradient_scope", "refuse_indices"]
 
 _DIFFERENTIAL = re.compile(r"\\(?:mathrm|text|textrm|operatorname|mathop|rm)\s*\{\s*d\s*\}|\{\s*\\rm\s+d\s*\}"
                            r"|\\mathrm\s+d(?![A-Za-z])")
 """An upright d: ``\\mathrm{d}``, ``{\\rm d}``, ``\\text{d}``, ``\\operatorname{d}`` (the differential's typesetting)."""
 
 
-def refuse_differential(text: str) -> None:
+def refuse_differential(text: str, sides=()) -> None:
     """Refuse an upright ``d`` (``\\mathrm{d}x``): the differential of Magnus-Neudecker's calculus, which the reader
     would take for a column vector named ``d`` times ``x`` (helper-64: ``\\mathrm{d}(\\alpha\\beta) = \\alpha\\,
     \\mathrm{d}\\beta``, the product rule without a term, was PROVED as ``d*alpha*beta = alpha*d*beta``, and the
-    correct ``\\mathrm{d}\\log\\alpha = \\mathrm{d}\\alpha/\\alpha`` REFUTED).  A plain ``d`` stays a name."""
+    correct ``\\mathrm{d}\\log\\alpha = \\mathrm{d}\\alpha/\\alpha`` REFUTED).  A plain ``d`` stays a name.
+
+    Also refuse, in the trees ``sides``, a derivative of an expression in which its variable does not occur
+    (``\\nabla_{W_1} \\ell``): a paper's abstract function, which the reader would take for a constant with the
+    derivative 0 (helper-78: ``\\nabla_{W_1} \\ell = W_2 \\nabla_{W_2} \\ell``, false, was PROVED as 0 = 0)."""
+    for s in sides:
+        for n in walk(s):
+            wrts = [n[2]] if n[0] in ("grad", "hess") else [w for w, _ in n[2]] if n[0] == "partial" else []
+            for w in wrts:
+                if name_text(w) not in names_of([n[1]]):
+                    raise ParseError(f"statement={quoted(text)}: the derivative with respect to {name_text(w)} of an "
+                                     f"expression without {name_text(w)} (an abstract function such as \\ell or L, "
+                                     "which would read as a constant with derivative 0): write the function itself "
+                                     "(e.g. \\frac{1}{2}\\|W_2 W_1 X - Y\\|_F^2)")
     m = _DIFFERENTIAL.search(text)
     if m:
         raise ParseError(f"statement={quoted(text)}: {quoted(m.group(0))} is a differential (d(x^2) = 2x\\,dx), "
@@ -71,3 +84,21 @@ def refuse_applied(text: str, sides, shapes: Mapping, scalars: frozenset, declar
         raise ParseError(f"statement={quoted(text)}: '\\sigma(...)' is read as the sigmoid, but \\sigma is also "
                          "declared or used as a name: write '\\sigma \\cdot (...)' for a product, or "
                          "'\\operatorname{sigmoid}(...)'")
+
+
+def refuse_gradient_scope(text: str, terms, i: int) -> None:
+    """Refuse the scalar term ``terms[i]`` (of a sum beside a vector, about to be read as that many ones) when it holds
+    the variable of a derivative that is another term: ``\\nabla_w \\frac12\\|X w - y\\|^2 + \\frac{\\lambda}{2}\\|w\\|^2``,
+    whose operator takes the product that follows, was the gradient of the first term plus the regulariser spread
+    over a vector of ones (helper-78: the ridge gradient REFUTED); the paper means the gradient of the sum."""
+    names = names_of([terms[i][1]])
+    for _, t in terms:
+        if t[0] in ("grad", "hess", "partial"):
+            wrts = [t[2]] if t[0] != "partial" else [w for w, _ in t[2]]
+            hit = next((name_text(w) for w in wrts if name_text(w) in names), None)
+            if hit:
+                raise ParseError(f"statement={quoted(text)}: a derivative with respect to {hit} takes the product that "
+                                 f"follows, so a scalar term in {hit} after it is added to the derivative (as that "
+                                 f"many ones): write \\nabla_{{{hit}}} (f + g) for the derivative of the sum, or "
+                                 f"(\\nabla_{{{hit}}} f) + g \\mathbf{{1}} if that is meant")
+
