@@ -550,3 +550,9 @@ def test_the_derivative_of_a_sum_in_parentheses_is_read():
     tex = r"\nabla_w (\frac{1}{2}\|X w - y\|^2 + \frac{\lambda}{2}\|w\|^2) = X^\top (X w - y) + \lambda w"
     lhs, _ = parse_latex_statement(tex, {"X": ("n", "d"), "w": ("d", 1), "y": ("n", 1)})
     assert lhs.startswith("grad(") and lhs.endswith(", w)")
+
+
+@pytest.mark.parametrize("tex", [r"A = A \, .", r"A = A \quad,", r"A = A \;"])
+def test_final_punctuation_with_spacing_is_dropped(tex):
+    """helper-78: ``A = B \\, .`` was "unexpected '\\' at column 28": the final ``.`` went, then the ``,`` of ``\\,``."""
+    assert parse_latex_statement(tex) == ("A", "A")

@@ -95,8 +95,11 @@ def prepass(text: str, operator: re.Pattern | None = None, nabla: re.Pattern | N
     the gradient is bracketed there (``\\nabla_x \\|x\\|^2 \\, \\|x\\|^2`` is ``(\\nabla_x \\|x\\|^2) \\|x\\|^2``,
     as ``\\det X \\, Y`` is ``\\det(X) Y``; helper-44: it was the gradient of the product)."""
     stripped = _SCRIPT_COMMAND.sub(r"\1{\2}", text.rstrip())   # columns after it move by two: messages only
-    while stripped and stripped[-1] in ".,;":
-        stripped = stripped[:-1].rstrip()
+    while True:   # a final . , ; and the spacing around it (helper-78: "A = B \, ." met the \ of "\,")
+        end = re.search(r"(?:\\[,;:!]|\\q?quad|(?<!\\)[.,;])\s*$", stripped)
+        if not end:
+            break
+        stripped = stripped[:end.start()].rstrip()
     out: list[str] = []
     where: list[int] = []
     opened: list[str] = []        # bars
