@@ -92,9 +92,29 @@ def test_a_gradient_by_an_antisymmetric_or_diagonal_matrix_is_read_both_ways(rhs
 
 
 def test_no_subspace_reading_for_symmetric_or_free_variables():
+    from theorem_check.authoring.layouts import SYMMETRIC_READINGS
+
     for assume in ({"X": "symmetric"}, {"X": "spd"}, {}):
         claim = build_claim("grad(trace(A*X), X) = A.T", {"A": ("n", "n"), "X": ("n", "n")}, assume)
-        assert claim.variants == ()
+        assert [v.name for v in claim.variants] == ([SYMMETRIC_READINGS["free"], SYMMETRIC_READINGS["cookbook"]]
+                                                    if assume else [])
+
+
+@pytest.mark.parametrize("rhs, printed, free, cookbook", [
+    ("A.T", "REFUTED", "VERIFIED", "REFUTED"),                      # helper-78: the paper's unconstrained gradient
+    ("(A + A.T)/2", "PROVED", "REFUTED", "REFUTED"),                # the symmetric gradient (arXiv:1911.06491)
+    ("A + A.T - hadamard(A, eye(n))", "REFUTED", "REFUTED", "VERIFIED"),   # the Matrix Cookbook's (helper-77)
+])
+def test_a_gradient_by_a_symmetric_matrix_is_read_three_ways(rhs, printed, free, cookbook):
+    """helper-77, helper-78: ``grad(trace(A*S), S) = A.T`` with ``S`` spd was a bare REFUTED (the engine's gradient on
+    the symmetric matrices is ``(G + G^T)/2``); check now reports the unconstrained and the Cookbook reading too."""
+    from theorem_check.authoring.layouts import SYMMETRIC_READINGS
+
+    claim = build_claim(f"grad(trace(A*S), S) = {rhs}", {"A": ("n", "n"), "S": ("n", "n")}, {"S": "spd"})
+    res = run_claim(claim, seed=0, trials=8)
+    got = {v.name: v.verdict.name for v in res.variants}
+    assert res.printed.verdict.name == printed
+    assert got[SYMMETRIC_READINGS["free"]] == free and got[SYMMETRIC_READINGS["cookbook"]] == cookbook
 
 
 @pytest.mark.parametrize("statement, shapes, printed, reading", [

@@ -411,9 +411,10 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
     columns than one, check also runs the vec reading (columns stacked, d vec(F)/d vec(X)^T, as
     Magnus-Neudecker and the Matrix Cookbook write it) and reports which holds; hessian(f, X) too.
     Names without --shape are scalars (size letters are integers).  grad with respect to a
-    symmetric/spd matrix is the symmetric gradient (G + G^T)/2 (arXiv:1911.06491); with respect
-    to an antisymmetric/diagonal one it is G, and check also runs the reading within the
-    subspace ((G - G^T)/2, diag(diag(G))) and reports which holds.
+    symmetric/spd matrix is the symmetric gradient (G + G^T)/2 (arXiv:1911.06491), and check also
+    runs the unconstrained G and the Matrix Cookbook's G + G^T - diag(G); with respect to an
+    antisymmetric/diagonal one it is G, and check also runs the reading within the subspace
+    ((G - G^T)/2, diag(diag(G))); it reports which holds.
     Names from other tools: logdet, inv, norm2, sum, x' (transpose), as matrixcalculus.org;
     superscripts as papers type them: Aᵀ, Aᴴ, A⁻¹.
 
