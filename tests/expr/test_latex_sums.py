@@ -28,6 +28,11 @@ def read(text, shapes=None):
     (r"\sum_{l=1}^{2} W_{l+1} W_l = 0", "W_2*W_1 + W_3*W_2"),
     (r"\sum_{l=1}^{2} W^{(l)} = 0", "W__1 + W__2"),
     (r"\sum_{k=0}^{2} k c = 0", "0*c + 1*c + 2*c"),
+    (r"\sum_i x_i^{-1} = 0", "trace(ones(n, 1).T*hadamard_power(x, -1))"),       # helper-80's refusals, read now
+    (r"\sum_i \frac{x_i}{y_i} = 0", "trace(ones(n, 1).T*hadamard(x, hadamard_power(y, -1)))"),
+    (r"\sum_j e^{z_j} = 0", "trace(ones(n, 1).T*exp(z))"),
+    (r"\sum_i \max(0, x_i) = 0", "trace(ones(n, 1).T*max(0, x))"),
+    (r"\sum_i (A x)_i y_i = 0", "trace(ones(n, 1).T*hadamard(A*x, y))"),
 ])
 def test_readings(text, lhs):
     assert read(text)[0] == lhs
@@ -39,19 +44,33 @@ def test_rectangular_bounds_and_declared_sizes():
     assert read(r"\sum_{i=1}^{d} x_i = 0", {"x": ("d", 1)})[0] == "trace(ones(d, 1).T*x)"
 
 
+def test_a_declared_family_member_is_not_read_as_an_entry():
+    """helper-80: with ``x_i \\in \\mathbb{R}^d`` declared, ``\\sum_{i=1}^{n} W x_i`` read ``x_i`` as entries of a
+    conventional ``x`` and dropped the declaration as unused."""
+    text = r"\sum_{i=1}^{n} W x_i = W X \mathbf{1}"
+    with pytest.raises(ParseError, match="is declared, a member of a family"):
+        read(text, {"x_i": ("d", 1), "x": ("n", 1), "W": ("m", "d"), "X": ("d", "n")})
+
+
 @pytest.mark.parametrize("text,shapes,message", [
     (r"\sum_i x_i x_i^\top = 0", None, "family of vectors"),
     (r"\sum_{i=1}^{d} x_i = 0", None, "the sum runs to d but x has n"),
     (r"\sum_{i=1}^{m}\sum_{j=1}^{n} A_{ji} = 0", {"A": ("m", "n")}, "the sum runs to"),
-    (r"\sum_i \lambda_i = 0", None, "lamda is summed over as a column but is a scalar"),
+    (r"\sum_i \lambda_i = 0", None, "reads as an eigenvalue"),
+    (r"\sum_i \theta_i = 0", None, "theta is summed over as a column but is a scalar"),
     (r"\sum_i x_i = 0", {}, "x is summed over as a column but is a scalar"),
     (r"\sum_{i=1}^{3} x_i = \mathbf{1}^\top x", None, "also stands alone"),
     (r"\sum_i x_{i+1} = 0", None, "the index is the whole subscript"),
     (r"\sum_i (x_i + y) = 0", {"x": ("n", 1), "y": ("n", 1)}, "beside an entry must be a scalar"),
     (r"\sum_i i x_i = 0", None, "stands as a value"),
-    (r"\sum_{i,j} x_i A_{ij} y_j = 0", None, "a vector beside matrix entries"),
+    (r"\sum_{i,j} x_i A_{ij} y_j = 0", None, "only entries A_{ij} (A_{ji}) of matrices are read there"),
+    (r"\sum_{i,j} A_{ii} B_{jj} = 0", None, "not vectors or diagonals"),
     (r"\sum_{i=2}^{n} x_i = 0", None, "a sum from 2 to n is not read"),
-    (r"\sum_i \frac{1}{x_i} = 0", None, "only products, sums"),
+    (r"\sum_i \|x_i\| = 0", None, "only products, quotients"),
+    (r"\sum_{l=1}^{L} W_l = 0", None, "a member of a family of matrices"),
+    (r"\sum_i x_i e_i = x", None, "standard basis vector"),
+    (r"\sum_{l=1}^{3} W_l x + b_l = 0", None, "outside the sum it belongs to"),   # helper-80: was a name b_l
+    (r"\sum_i x_i + x_i = 0", None, "outside the sum it belongs to"),
     (r"\sum_{i=1}^{100} W_i = 0", None, "a sum of 100 terms"),
     (r"\sum_{l=1}^{L} W^{(l)} = 0", None, "family member"),
     (r"\sum x = 0", None, "without an index"),
@@ -70,15 +89,18 @@ _FN = {"exp": (r"\exp", np.exp), "tanh": (r"\tanh", np.tanh), "sigmoid": (r"\sig
 
 @st.composite
 def summands(draw, depth=2):
-    """A scalar term of x_i, y_i and the scalar mu: (LaTeX, f(x, y, mu) -> array over i)."""
+    """A scalar term of x_i, y_i and the scalar mu: (LaTeX, f(x, y, mu) -> array over i): products, sums, squares,
+    quotients, ``e^{...}`` and functions of them."""
     if depth == 0 or draw(st.booleans()):
         leaf = draw(st.sampled_from(["x", "y", "mu", "2"]))
         tex = {"x": "x_i", "y": "y_i", "mu": r"\mu", "2": "2"}[leaf]
         return tex, (lambda x, y, mu, leaf=leaf: {"x": x, "y": y, "mu": mu + 0 * x, "2": 2 + 0 * x}[leaf])
-    op = draw(st.sampled_from(["mul", "add", "sub", "pow", "fn"]))
+    op = draw(st.sampled_from(["mul", "add", "sub", "pow", "fn", "div", "euler"]))
     a_tex, a = draw(summands(depth=depth - 1))
     if op == "pow":
         return f"({a_tex})^{{2}}", (lambda x, y, mu: a(x, y, mu) ** 2)
+    if op == "euler":
+        return f"e^{{{a_tex}}}", (lambda x, y, mu: np.exp(a(x, y, mu)))
     if op == "fn":
         name = draw(st.sampled_from(sorted(_FN)))
         tex, fn = _FN[name]
@@ -86,11 +108,13 @@ def summands(draw, depth=2):
     b_tex, b = draw(summands(depth=depth - 1))
     if op == "mul":
         return f"({a_tex}) \\cdot ({b_tex})", (lambda x, y, mu: a(x, y, mu) * b(x, y, mu))
+    if op == "div":      # a denominator that is never 0
+        return f"\\frac{{{a_tex}}}{{1 + ({b_tex})^{{2}}}}", (lambda x, y, mu: a(x, y, mu) / (1 + b(x, y, mu) ** 2))
     sign = "+" if op == "add" else "-"
     return f"({a_tex} {sign} {b_tex})", (lambda x, y, mu: a(x, y, mu) + (1 if op == "add" else -1) * b(x, y, mu))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(summands(), st.integers(1, 5), st.integers(0, 2**32 - 1))
 def test_reading_has_the_value_of_the_sum(term, n, seed):
     tex, value = term

@@ -17,7 +17,8 @@ of two readings:
   without the index stand outside (``\\sum_i c\\, x_i M = c\\, (\\mathbf{1}^\\top x) M``).  ``x_i`` is an entry of a
   column, ``A_{ij}`` of a matrix: the emitter checks each against the statement's shapes, checks an upper bound
   that is a letter against the size it runs over, and checks that what stands beside an entry inside a function,
-  a sum or a Hadamard product is a scalar (nodes ``("entry", name, kind, bounds)`` and ``("scalar", node)``).
+  a sum or a Hadamard product is a scalar (nodes ``("entry", array, kind, bounds, written)`` and ``("scalar", node)``).
+  An entry of an expression, ``(A x)_i`` or ``\\operatorname{softmax}(z)_i``, is the column it computes.
 
 Refused, each with a one-line reason (a wrong reading would be a wrong verdict): the index anywhere but as the
 whole subscript of a name (``x_{i+1}``, ``W_{l,ij}``), ``x_i^\\top`` (a family of vectors ``x_1, ..., x_n``, which
@@ -30,7 +31,7 @@ from __future__ import annotations
 import itertools
 import re
 
-__all__ = ["expand", "expand_sides", "sum_node", "e_entry", "e_scalar", "UNROLL_MAX"]
+__all__ = ["entry_names", "expand", "expand_sides", "sum_node", "e_entry", "e_scalar", "UNROLL_MAX"]
 
 UNROLL_MAX = 64
 """Most terms a sum with integer bounds is written out to."""
@@ -63,7 +64,20 @@ def expand_sides(sides: list, fail) -> list:
     if not any(n[0] == "sumop" for s in sides for n in _walk(s)):
         return sides
     alone = frozenset(n[1] for s in sides for n in _walk(s) if n[0] == "name" and not n[2] and not n[3])
-    return [expand(s, fail, alone) for s in sides]
+    indices = {i for s in sides for n in _walk(s) if n[0] == "sumop" for i in n[1]}
+    out = [expand(s, fail, alone) for s in sides]
+    for n in (n for s in out for n in _walk(s)):
+        sub = n[2] if n[0] == "name" else n[2] if n[0] == "subexpr" else ""
+        if isinstance(sub, str) and sub and set(sub) <= indices:
+            fail(f"the index {sub} outside the sum it belongs to (\\sum takes the product that follows, as \\nabla "
+                 "does: write \\sum_{i} (x_i + y_i) for the sum of a sum)")
+    return out
+
+
+def entry_names(sides) -> set[str]:
+    """The names a sum read as entries, as the paper wrote them (``x_i``): a declaration of one of them declares a
+    family member, which the entries reading would ignore (``check`` keeps it, and the emitter refuses it)."""
+    return {n[4] for s in sides for n in _walk(s) if n[0] == "entry" and n[4]}
 
 
 def _walk(node):
@@ -204,6 +218,8 @@ def _carries(node, indices) -> bool:
         return False
     if node[0] == "name":
         return any(i in (node[2] or "") + (node[3] or "") or (node[1] == i and not node[2]) for i in indices)
+    if node[0] == "subexpr":
+        return any(i in node[2] for i in indices) or _carries(node[1], indices)
     return any(_carries(c, indices) for c in node[1:])
 
 
@@ -222,11 +238,25 @@ def _entrywise(node, indices, hi, fail):
         return (kind, _entrywise(node[1], indices, hi, fail), _entrywise(node[2], indices, hi, fail))
     if kind == "neg":
         return ("neg", _entrywise(node[1], indices, hi, fail))
+    if kind == "subexpr":
+        return _entry_of_expression(node, indices, hi, fail)
     if kind == "div" and not _carries(node[2], indices):
         return ("div", _entrywise(node[1], indices, hi, fail), ("scalar", node[2]))
+    if kind == "div":      # x_i / y_i: the entrywise quotient, as the reciprocal's Hadamard product
+        den = ("call", "hadamard_power", [_entrywise(node[2], indices, hi, fail), ("num", "-1")])
+        return ("had", _entrywise(node[1], indices, hi, fail), den, (False, False)) if _carries(node[1], indices) \
+            else ("mul", ("scalar", node[1]), den)
+    if kind == "pow" and _carries(node[2], indices) and not _carries(node[1], indices) and _euler(node[1]):
+        return ("call", "exp@", [_entrywise(node[2], indices, hi, fail)])     # e^{x_i}
     if kind == "pow" and not _carries(node[2], indices) and node[2][0] == "num" and re.fullmatch(r"[1-9][0-9]*",
                                                                                                  node[2][1]):
         return ("hpow", _entrywise(node[1], indices, hi, fail), int(node[2][1]))
+    if kind == "pow" and not _carries(node[2], indices):          # x_i^{1/2}, x_i^{-2}, x_i^{p}
+        return ("call", "hadamard_power", [_entrywise(node[1], indices, hi, fail), ("scalar", node[2])])
+    if kind == "inv":                                            # x_i^{-1}
+        return ("call", "hadamard_power", [_entrywise(node[1], indices, hi, fail), ("num", "-1")])
+    if kind == "call" and node[1] in ("max", "min") and len(node[2]) == 2:   # \max(0, x_i): entrywise, as ReLU
+        return ("call", node[1], [_entrywise(a, indices, hi, fail) for a in node[2]])
     if kind == "hpow":
         return ("hpow", _entrywise(node[1], indices, hi, fail), node[2])
     if kind == "call" and node[1].rstrip("@") in _ENTRYWISE and len(node[2]) == 1:
@@ -235,33 +265,57 @@ def _entrywise(node, indices, hi, fail):
         return ("fpow", _entrywise(node[1], indices, hi, fail), node[2])
     if kind == "bars":
         return ("call", "abs@", [_entrywise(node[1], indices, hi, fail)])
-    if kind in ("T", "H", "inv", "invT"):
-        fail("an entry transposed or inverted (x_i^\\top) reads as the i-th of a family of vectors or matrices "
-             "(x_1, ..., x_n), which a sum is not read as: write the sum of whole matrices (X^\\top X for "
-             "\\sum_i x_i x_i^\\top with x_i the rows of X)")
-    fail("in a sum over entries, only products, sums, integer powers, divisions by a scalar and the entrywise "
-         "functions (exp, log, sqrt, tanh, \\sigma, ...) of entries are read")
+    if kind in ("T", "H", "invT"):
+        fail("an entry transposed (x_i^\\top) reads as the i-th of a family of vectors or matrices (x_1, ..., x_n), "
+             "which a sum is not read as: write the sum of whole matrices (X^\\top X for \\sum_i x_i x_i^\\top with "
+             "x_i the rows of X)")
+    fail("in a sum over entries, only products, quotients, sums, powers, \\max/\\min and the entrywise functions "
+         "(exp, log, sqrt, tanh, \\sigma, ...) of entries are read; a family of matrices or vectors (W_1, ..., W_L: "
+         "\\|W_l\\|, W_l x) is written out only for a number of terms (\\sum_{l=1}^{3})")
+
+
+def _euler(node) -> bool:
+    return (node[0] == "name" and node[1] == "e" and not node[2] and not node[3]) or node == ("num", "exp(1)")
+
+
+def _entry_of_expression(node, indices, hi, fail):
+    """``(A x)_i``, ``\\operatorname{softmax}(z)_i``: an entry of a column the expression computes."""
+    _, expr, sub = node
+    if len(indices) != 1 or sub != indices[0] or _carries(expr, indices):
+        fail(f"an entry ({sub}) of an expression is read only in a sum over one index, {sub}, of a column")
+    return ("entry", expr, "col", (hi[0],), "")
 
 
 def _entry_name(node, indices, hi, fail):
     _, base, sub, sup, letter = node
     name = ("name", base, "", sup, letter)
+    written = f"{base}_{sub}"
+    if base == "e" and sub in indices:
+        fail(f"e_{sub} reads as the {sub}-th standard basis vector in most papers, not as an entry of a vector e: "
+             "write the statement without it (\\sum_i x_i e_i is x)")
+    if base == "lamda" and sub in indices:
+        fail(f"\\lambda_{sub} reads as an eigenvalue, which theorem-check does not compute: write \\operatorname{{tr}}(A) "
+             "for the sum of the eigenvalues of A, \\log\\det A for the sum of their logarithms")
+    if letter[:1].isupper() and len(sub) == 1 and sub in indices:
+        fail(f"{base}_{sub} reads as a member of a family of matrices ({base}_1, {base}_2, ...), written out only for "
+             f"a number of terms (\\sum_{{{sub}=1}}^{{3}})")
     if any(i in (sup or "") for i in indices):
         fail(f"'{base}' labelled by the index ({base}^{{({sup})}}) is a family member, which a sum whose upper bound "
              "is not a number does not write out: give the number of terms (\\sum_{l=1}^{3})")
     if not sub:
         fail(f"the index {base} stands as a value in the sum's term, which is not read")
     if len(indices) == 1 and sub == indices[0]:
-        return ("entry", name, "col", (hi[0],))
+        return ("entry", name, "col", (hi[0],), written)
     if len(indices) == 1 and sub == indices[0] * 2:
-        return ("call", "diag", [("entry", name, "square", (hi[0], hi[0]))])
+        return ("call", "diag", [("entry", name, "square", (hi[0], hi[0]), written)])
     if len(indices) == 2 and sub == indices[0] + indices[1]:
-        return ("entry", name, "matrix", (hi[0], hi[1]))
+        return ("entry", name, "matrix", (hi[0], hi[1]), written)
     if len(indices) == 2 and sub == indices[1] + indices[0]:
-        return ("T", ("entry", name, "matrix", (hi[1], hi[0])))
-    if len(indices) == 2 and sub in indices:
-        fail(f"'{base}_{sub}' in a sum over two indices: a vector beside matrix entries is not read (write "
-             "x^\\top A y for \\sum_{i,j} x_i A_{ij} y_j)")
+        return ("T", ("entry", name, "matrix", (hi[1], hi[0]), written))
+    if len(indices) == 2 and (sub in indices or sub in (indices[0] * 2, indices[1] * 2)):
+        fail(f"'{base}_{{{sub}}}' in a sum over two indices: only entries A_{{ij}} (A_{{ji}}) of matrices are read there, "
+             "not vectors or diagonals (write x^\\top A y for \\sum_{i,j} x_i A_{ij} y_j, \\operatorname{tr}(A) "
+             "\\operatorname{tr}(B) for \\sum_{i,j} A_{ii} B_{jj})")
     fail(f"'{base}_{{{sub}}}': in a sum over entries the index is the whole subscript (x_i, A_{{ij}}, A_{{ii}})")
 
 
@@ -269,7 +323,11 @@ def _entry_name(node, indices, hi, fail):
 def e_entry(self, n, hint):
     """An entry's array: ``x`` of ``x_i`` must be a column (``A`` of ``A_{ij}`` a matrix, of ``A_{ii}`` a square
     one), and an upper bound that is a letter must be the size the index runs over."""
-    _, name, kind, bounds = n
+    _, name, kind, bounds, written = n
+    if written and written in self.shaped:
+        self.fail(f"{written} is declared, a member of a family ({written[:-1]}1, {written[:-1]}2, ...), but a sum reads "
+                  f"it as an entry of {written.split('_')[0]}: write the sum of whole matrices (W X \\mathbf{{1}} for "
+                  "\\sum_i W x_i with x_i the columns of X)")
     t, p = self.emit(name)
     sh = self.shape(t)
     ok = isinstance(sh, tuple) and (kind != "col" or str(sh[1]) == "1") and (kind != "square" or sh[0] == sh[1])
@@ -278,8 +336,9 @@ def e_entry(self, n, hint):
         self.fail(f"{t} is summed over as {what} but is {_shape_text(sh)} here (declare it with --where)")
     for size, bound in zip(sh, bounds):
         if bound is not None and str(size) != bound:
+            want = bound if kind == "col" else " \\times ".join(b or str(s) for b, s in zip(bounds, sh))
             self.fail(f"the sum runs to {bound} but {t} has {size} rows or columns there (declare {t} with --where, "
-                      f"e.g. {t} \\in \\mathbb{{R}}^{{{bound}}})")
+                      f"e.g. {t} \\in \\mathbb{{R}}^{{{want}}})")
     return t, p
 
 

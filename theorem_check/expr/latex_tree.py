@@ -465,6 +465,8 @@ class _Build:
         if base[0] in ("T", "inv", "invT", "H", "pow", "hpow") and base[1][0] == "name" and not base[1][2]:
             inner = base[1]      # W^\top_2 is W_2^\top, \sigma^2_i is \sigma_i^2: TeX sets both scripts on the name
             return (base[0], ("name", inner[1], _name_part(sub, self.text, self.what), inner[3], inner[4]), *base[2:])
+        if "\\sum" in self.text and re.fullmatch(r"[a-z]", sub.strip()):    # (A x)_i in a sum (latex_sums)
+            return ("subexpr", base, sub.strip())
         self.fail(f"unexpected subscript {quoted(str(tok))}")
 
 
