@@ -378,6 +378,8 @@ def test_a_number_against_a_column_or_row_side_is_that_many_ones(capsys, args, v
     (["A*(A*A) - (A*A)*A = zeros(n,n)", "--shape", "A=n,n"], "PROVED"),        # commuting: the statement holds
     (["X/sum(X) = X*ones(n,1)/sum(X)", "--shape", "X=n,n"], "ILL-POSED"),       # n x n against n x 1
     (["softmax(x) = exp(x)/sum(exp(x))", "--shape", "x=n,1"], "VERIFIED"),
+    (["A**-1*A = eye(m)", "--shape", "A=n,m"], "ILL-POSED"),      # helper-81: was INCONCLUSIVE (NonSquareMatrixError)
+    (["inv(A)*A = eye(m)", "--shape", "A=n,m"], "ILL-POSED"),
 ])
 def test_a_side_that_cancels_only_as_scalars_is_no_number(capsys, args, verdict):
     """helper-77: whether a side is a number was decided with every matrix read as a scalar: ``A*B - B*A`` was the

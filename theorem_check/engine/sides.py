@@ -123,7 +123,7 @@ class SideError(RuntimeError):
         self.undefined = undefined
 
 
-_SHAPE_WORDS = ("core dimension", "broadcast", "not aligned", "must be square", "matmul", "shape mismatch",
+_SHAPE_WORDS = ("core dimension", "broadcast", "not aligned", "must be square", "non-square", "matmul", "shape mismatch",
                 "shapes", "dimension mismatch")
 
 
