@@ -556,3 +556,28 @@ def test_the_derivative_of_a_sum_in_parentheses_is_read():
 def test_final_punctuation_with_spacing_is_dropped(tex):
     """helper-78: ``A = B \\, .`` was "unexpected '\\' at column 28": the final ``.`` went, then the ``,`` of ``\\,``."""
     assert parse_latex_statement(tex) == ("A", "A")
+
+
+@pytest.mark.parametrize("tex, read", [
+    (r"x^\top x / 2n = 0", "trace(x.T*x)/(2*n)"),                       # helper-83: was trace(x.T*x)/2*n
+    (r"\|x - y\|^2/2\ell^2 = 0", "norm2(x - y)**2/(2*ell**2)"),
+    (r"g / \lambda\eta = 0", "g/(lamda*eta)"),
+    (r"1/2n \|x\|^2 = 0", "1/(2*n)*norm2(x)**2"),                        # a norm ends the denominator
+    (r"1/n x = 0", "1/n*x"),                                             # so does a vector
+    (r"a/2 \cdot n = 0", "a/2*n"),                                       # and an explicit \cdot
+    (r"\frac{a}{2} n = 0", "a/2*n"),
+])
+def test_factors_juxtaposed_after_a_slash(tex, read):
+    """Decision 224: papers' ``x/2n`` is ``x/(2n)``; scalar atoms juxtaposed after a slash join its denominator."""
+    assert parse_latex_statement(tex)[0] == read
+
+
+@pytest.mark.parametrize("tex, read", [
+    (r"\sigma{\left(\lambda \right)} = 1 - \sigma{\left(- \lambda \right)}", ("sigmoid(lamda)", "1 - sigmoid(-lamda)")),
+    (r"2 \sigma{\left(2 \sigma{\left(\beta \right)} \right)} - 1 = \tanh{\left(\sigma{\left(\beta \right)} \right)}",
+     ("2*sigmoid(2*sigmoid(beta)) - 1", "tanh(sigmoid(beta))")),
+])
+def test_sympys_printed_sigmoid_is_the_sigmoid(tex, read):
+    """helper-82: SymPy's ``latex(sigma(u))`` is ``\\\\sigma{\\\\left(u \\\\right)}``, read as the product ``sigma*u`` (a
+    true statement REFUTED)."""
+    assert parse_latex_statement(tex) == read

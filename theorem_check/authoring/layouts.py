@@ -179,25 +179,45 @@ SYMMETRIC_READINGS = {
 the convention.  ``check`` reports which readings hold."""
 
 
+def _cookbook_map(s):
+    """``2 S - S \\circ I`` of matrices ``(..., n, n)``: the map from the symmetric gradient to the Cookbook's, which is
+    its own adjoint in the Frobenius inner product (it scales entries)."""
+    if np.ndim(s) < 3:
+        return s
+    return np.where(np.eye(s.shape[-1], dtype=bool), s, 2 * s)
+
+
 def _cookbook(side):
     def cookbook_side(inst, ctx):
-        s = side(inst, ctx)      # sym(G); its diagonal is G's
-        if np.ndim(s) < 3:
-            return s
-        eye = np.eye(s.shape[-1], dtype=bool)
-        return np.where(eye, s, 2 * s)
+        return _cookbook_map(side(inst, ctx))      # sym(G); its diagonal is G's
+
+    if callable(getattr(side, "derivative", None)) and callable(getattr(side, "along", None)):
+        def along(inst, ctx, projection):
+            """Along ``V`` the reading is ``<C(S), V> = <S, C(V)>`` (``C`` self-adjoint): the engine's side along the
+            mapped directions, so that large sizes cost what the printed statement's check costs (at n = 64 the
+            full oracle took 40 s)."""
+            def mapped(D):
+                return None if D is None else _cookbook_map(np.asarray(D))
+            return side.along(inst, ctx, dataclasses.replace(projection, U=mapped(projection.U)))
+        cookbook_side.derivative, cookbook_side.along = side.derivative, along
     return cookbook_side
 
 
-def _symmetric_readings(statement: Statement, nodes: list, structure: dict) -> list:
+def _symmetric_readings(statement: Statement, nodes: list, texts: tuple, mats: dict, structure: dict, letters) -> list:
     """The statement with its ``grad(f, X)`` side, ``X`` declared symmetric or spd, read as the unconstrained gradient
-    and as the Cookbook's (two ``reading`` variants), or none."""
-    found = [(which, node) for which, node in zip(("lhs", "rhs"), nodes) if isinstance(node, ex.Grad)
+    and as the Cookbook's (two ``reading`` variants), or none.  The unconstrained side is the engine's own side of the
+    same text without ``X``'s structure (:func:`~theorem_check.authoring.spec.make_side`: its derivative is checked
+    along random directions at large sizes, as the printed one is; a bare compiled side took every entry's finite
+    difference and timed out at n = 64)."""
+    from theorem_check.authoring.spec import Spec, make_side
+
+    found = [(which, node, text) for which, node, text in zip(("lhs", "rhs"), nodes, texts) if isinstance(node, ex.Grad)
              and not isinstance(node, ex.GradXY) and structure.get(getattr(node.args[1], "name", None)) in ("symmetric", "spd")]
     if len(found) != 1:
         return []
-    which, node = found[0]
-    free = ex.side(node, structure={k: v for k, v in structure.items() if k != node.args[1].name})
+    which, node, text = found[0]
+    spec = Spec(dict(mats), (), {k: v for k, v in structure.items() if k != node.args[1].name}, {k: None for k in letters})
+    free = make_side(text, spec, which, "the unconstrained reading")
     return [dataclasses.replace(statement, name=SYMMETRIC_READINGS["free"], kind="reading", derivation=None,
                                 latex=statement.latex + r"\quad(\text{unconstrained gradient})", **{which: free}),
             dataclasses.replace(statement, name=SYMMETRIC_READINGS["cookbook"], kind="reading", derivation=None,
@@ -276,7 +296,7 @@ def readings(statement: Statement, lhs: str, rhs: str, mats: dict, structure: di
                                  for d in n.atoms(ex.Jacobian, ex.Hessian))
     complex_names = {n for n, k in structure.items() if k in ex.COMPLEX_KINDS}
     found = (vec, _subspace_reading(statement, nodes, structure), _numerator_reading(statement, nodes, complex_names),
-             *_symmetric_readings(statement, nodes, structure))
+             *_symmetric_readings(statement, nodes, (lhs, rhs), mats, structure, letters))
     return tuple(r for r in found if r is not None), unread
 
 

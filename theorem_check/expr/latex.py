@@ -12,8 +12,7 @@ Stable entry points (``theorem-check check --latex`` and ``theorem-check scan`` 
         the string-syntax names (W_1, Sigma, W__l); None: every name by convention_shapes.
         Raises ParseError (one line: the token and its column; "not an identity" for :=, \approx,
         \le, ... and chains a = b = c).
-    parse_latex(text: str, shapes: Mapping, dims: Mapping | None = None) -> sympy expression
-        One side, as parse(text, shapes, dims) of its string-syntax reading.
+    parse_latex(text: str, shapes: Mapping, dims: Mapping | None = None) -> sympy expr: parse() of one side's reading.
     latex_names(text: str) -> dict[str, str]
         The string-syntax names a statement uses -> the Latin letter its convention reads ("" for
         lower-case Greek and multi-letter names; an upper-case Greek letter's own name).
@@ -93,6 +92,7 @@ import sympy as sp
 from theorem_check.errors import ExprError, ParseError, ShapeMismatch
 from theorem_check.expr.latex_refusals import refuse_applied, refuse_differential, refuse_gradient_scope, refuse_indices
 from theorem_check.expr.latex_sizes import is_1x1, is_column, is_one, quotient, size_text
+from theorem_check.expr.latex_slash import e_slash
 from theorem_check.expr.latex_sums import e_entry, e_scalar
 from theorem_check.expr.latex_tree import EULER, name_text, names_of, read, walk
 from theorem_check.expr.parse import parse
@@ -272,7 +272,7 @@ class _Emit:
     def fail(self, msg: str):
         raise ParseError(f"statement={quoted(self.text)}: {msg}")
 
-    e_entry, e_scalar = e_entry, e_scalar     # the guards of a sum over entries (latex_sums)
+    e_entry, e_scalar, e_slash = e_entry, e_scalar, e_slash   # sums over entries (latex_sums), a / b c (latex_slash)
 
     def side(self, node) -> str:
         return self.emit(node)[0]

@@ -94,7 +94,7 @@ def prepass(text: str, operator: re.Pattern | None = None, nabla: re.Pattern | N
     ``nabla``: the grammar's gradient token (``\\nabla_x``): where explicit spacing ends the product after it,
     the gradient is bracketed there (``\\nabla_x \\|x\\|^2 \\, \\|x\\|^2`` is ``(\\nabla_x \\|x\\|^2) \\|x\\|^2``,
     as ``\\det X \\, Y`` is ``\\det(X) Y``; helper-44: it was the gradient of the product)."""
-    stripped = _SCRIPT_COMMAND.sub(r"\1{\2}", text.rstrip())   # columns after it move by two: messages only
+    stripped = _unbrace_calls(_SCRIPT_COMMAND.sub(r"\1{\2}", text.rstrip()))   # columns move by two: messages only
     while True:   # a final . , ; and the spacing around it (helper-78: "A = B \, ." met the \ of "\,")
         end = re.search(r"(?:\\[,;:!]|\\q?quad|(?<!\\)[.,;])\s*$", stripped)
         if not end:
@@ -294,3 +294,28 @@ def _row_then_operator(text: str, k: int, operator: re.Pattern) -> bool:
     while rest < len(text) and text[rest].isspace():
         rest += 1
     return bool(operator.match(text, rest))
+
+
+_BRACED_CALL = re.compile(r"\\sigma\s*\{")
+
+
+def _unbrace_calls(text: str) -> str:
+    """``\\sigma{\\left(u \\right)}`` (SymPy's ``latex()`` of a function applied) as ``\\sigma\\left(u \\right)``: the
+    braces hold the call, whose parenthesis opens right inside them (helper-82: read as the product ``sigma*u``, a true
+    ``\\sigma(\\lambda) = 1 - \\sigma(-\\lambda)`` REFUTED).  Other braces after ``\\sigma`` stay as written."""
+    out, k = [], 0
+    for m in _BRACED_CALL.finditer(text):
+        if m.start() < k:
+            continue
+        depth, j = 0, m.end() - 1
+        while j < len(text):
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        inner = text[m.end():j].strip() if j < len(text) else ""
+        if re.match(r"(\\left\s*)?\(", inner) and re.search(r"\)$", inner):
+            out.append(text[k:m.start()] + "\\sigma" + _unbrace_calls(inner))
+            k = j + 1
+    return "".join(out) + text[k:]
+

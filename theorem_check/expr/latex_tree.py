@@ -20,7 +20,8 @@ product written without parentheses), ``("neg", a)``
 ``("T"|"inv"|"invT"|"H"|"conj", a)``, ``("pow", a, e)``, ``("call", fname, args)`` (``fname`` ends
 in ``@`` when written entrywise: ``\\exp_\\odot``)
 ``("hpow", a, k)`` (``A^{\\circ 2}``), ``("fpow", call, k)`` (``\\tanh^2(x)``: the power of the value, entrywise), ``("bars", a)``, ``("norm", a, subscript)``, ``("inner", a, b)``
-``("grad", f, wrt)``, ``("hess", f, wrt)``, ``("partial", f, [(wrt, transposed), ...])``; ``("sumop", ...)``, read by latex_sums
+``("grad", f, wrt)``, ``("hess", f, wrt)``, ``("partial", f, [(wrt, transposed), ...])``; ``("sumop", ...)``, read by latex_sums;
+``("slash", a, b, [c, ...])``: ``a / b c ...`` (juxtaposed after a slash), read by latex_slash
 
 Raises :class:`~theorem_check.errors.ParseError` (one line: the token, its column) for text the
 grammar does not read, and for notation it reads but refuses (``\\oplus``, ``\\max``, ``'``).
@@ -356,7 +357,10 @@ class _Build:
             return (kind, self.node(a), self.node(b))
         return f
 
-    n_add, n_sub, n_div = bin("add"), bin("sub"), bin("div")
+    n_add, n_sub = bin("add"), bin("sub")
+
+    def n_div(self, a, _op, b):      # marked: a product juxtaposed after it is the denominator's (n_mul)
+        return ("div", self.node(a), self.node(b), "/")
 
     def product(kind):  # noqa: N805 - a factory of methods
         def f(self, a, _op, b):
@@ -371,7 +375,10 @@ class _Build:
         column vectors, :meth:`theorem_check.expr.latex._Emit.e_mul`)."""
         if len(rest) == 2 and str(rest[0]).startswith("\\cdot"):
             return ("mul", self.node(a), self.node(rest[-1]), True)
-        return ("mul", self.node(a), self.node(rest[-1]))
+        left, right = self.node(a), self.node(rest[-1])
+        if len(rest) == 1 and (left[0] == "slash" or left[0] == "div" and left[3:] == ("/",)):   # x/2n (latex_slash)
+            return ("slash", *left[1:3], [*left[3], right] if left[0] == "slash" else [right])
+        return ("mul", left, right)
 
     def n_oplus(self, a, op, b):
         self.fail(r"'\oplus' (the direct sum, a block-diagonal matrix) is not supported: write the blocks "
