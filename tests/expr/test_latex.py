@@ -562,7 +562,6 @@ def test_final_punctuation_with_spacing_is_dropped(tex):
     (r"x^\top x / 2n = 0", "trace(x.T*x)/(2*n)"),                       # helper-83: was trace(x.T*x)/2*n
     (r"\|x - y\|^2/2\ell^2 = 0", "norm2(x - y)**2/(2*ell**2)"),
     (r"g / \lambda\eta = 0", "g/(lamda*eta)"),
-    (r"1/2n \|x\|^2 = 0", "1/(2*n)*norm2(x)**2"),                        # a norm ends the denominator
     (r"1/n x = 0", "1/n*x"),                                             # so does a vector
     (r"a/2 \cdot n = 0", "a/2*n"),                                       # and an explicit \cdot
     (r"\frac{a}{2} n = 0", "a/2*n"),
@@ -570,6 +569,13 @@ def test_final_punctuation_with_spacing_is_dropped(tex):
 def test_factors_juxtaposed_after_a_slash(tex, read):
     """Decision 224: papers' ``x/2n`` is ``x/(2n)``; scalar atoms juxtaposed after a slash join its denominator."""
     assert parse_latex_statement(tex)[0] == read
+
+
+@pytest.mark.parametrize("tex", [r"1/2n \|x\|^2 = 0", r"1/2 \lambda \|w\|^2 = 0", r"x/2n y = 0"])
+def test_a_named_denominator_followed_by_more_factors_is_refused(tex):
+    """``1/2n \\|x\\|^2`` (``1/(2n)``) and ``1/2 \\lambda \\|w\\|^2`` (``(1/2) \\lambda``) print alike."""
+    with pytest.raises(ParseError, match="is ambiguous"):
+        parse_latex_statement(tex)
 
 
 @pytest.mark.parametrize("tex, read", [
