@@ -71,6 +71,7 @@ def test_a_declared_family_member_is_not_read_as_an_entry():
     (r"\sum_i x_i e_i = x", None, "standard basis vector"),
     (r"\sum_{l=1}^{3} W_l x + b_l = 0", None, "outside the sum it belongs to"),   # helper-80: was a name b_l
     (r"\sum_i x_i + x_i = 0", None, "outside the sum it belongs to"),
+    (r"\sum_i x_i = (A x)_j", None, "outside the sum it belongs to"),      # an entry of an expression outside
     (r"\sum_{i=1}^{100} W_i = 0", None, "a sum of 100 terms"),
     (r"\sum_{l=1}^{L} W^{(l)} = 0", None, "family member"),
     (r"\sum x = 0", None, "without an index"),

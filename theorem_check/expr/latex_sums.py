@@ -67,8 +67,8 @@ def expand_sides(sides: list, fail) -> list:
     indices = {i for s in sides for n in _walk(s) if n[0] == "sumop" for i in n[1]}
     out = [expand(s, fail, alone) for s in sides]
     for n in (n for s in out for n in _walk(s)):
-        sub = n[2] if n[0] == "name" else n[2] if n[0] == "subexpr" else ""
-        if isinstance(sub, str) and sub and set(sub) <= indices:
+        sub = n[2] if n[0] in ("name", "subexpr") else ""
+        if n[0] == "subexpr" or isinstance(sub, str) and sub and set(sub) <= indices:
             fail(f"the index {sub} outside the sum it belongs to (\\sum takes the product that follows, as \\nabla "
                  "does: write \\sum_{i} (x_i + y_i) for the sum of a sum)")
     return out
