@@ -420,3 +420,13 @@ def test_a_quotient_of_columns_says_so(capsys):
     code, out, err = run_main(capsys, "check", "u/v = u", "--shape", "u=n,1", "--shape", "v=n,1")
     flat = " ".join(out.split())      # the table wraps long evidence at the terminal's width
     assert "ILL-POSED" in flat and "divides by the non-square matrix v" in flat and "hadamard_power(v, -1)" in flat, out
+
+
+def test_a_counterexample_beyond_the_range_is_shrunk_beyond_it_too(capsys):
+    """helper-81: the fifth Newton identity (true for n <= 4) fails from n = 5; the far stage found it at n = 6,
+    beyond the default 1..4, and the shrinker, which looked within the range only, reported n = 6."""
+    newton5 = ("trace(A)**5 - 10*trace(A)**3*trace(A**2) + 15*trace(A)*trace(A**2)**2 + 20*trace(A)**2*trace(A**3)"
+               " - 20*trace(A**2)*trace(A**3) - 30*trace(A)*trace(A**4) + 24*trace(A**5) = 0")
+    code, out, err = run_main(capsys, "check", newton5, "--shape", "A=n,n", "--seed", "0", "--json")
+    rec = json.loads(out)["claims"][0]["printed_result"]
+    assert rec["verdict"] == "REFUTED" and rec["numeric"]["counterexample"]["dims"] == {"n": 5}

@@ -511,6 +511,7 @@ def test_a_declared_e_is_a_variable_even_as_a_base():
 
 
 @pytest.mark.parametrize("tex", [
+    r"f(x + z)^\top = f(x)^\top + f(z)^\top",                          # helper-84: a transpose hid the call
     r"F(\mathbf{x} + \mathbf{z}) = F(\mathbf{x}) + F(\mathbf{z})",
     r"F(x_1 + x_2) = F(x_1) + F(x_2)",
     r"F(\boldsymbol{\theta} + \boldsymbol{\delta}) = F(\boldsymbol{\theta}) + F(\boldsymbol{\delta})",
@@ -565,15 +566,19 @@ def test_final_punctuation_with_spacing_is_dropped(tex):
     (r"1/n x = 0", "1/n*x"),                                             # so does a vector
     (r"a/2 \cdot n = 0", "a/2*n"),                                       # and an explicit \cdot
     (r"\frac{a}{2} n = 0", "a/2*n"),
+    (r"x^\top y / x^\top x = 0", "trace(x.T*y)/trace(x.T*x)"),           # helper-84: was entrywise by the row x^T
+    (r"\alpha/(\beta) \gamma = 0", "alpha/beta*gamma"),                   # a parenthesised denominator is closed
+    (r"\eta/2n \nabla_w \|w\|^2 = 0", "eta/(2*n)*grad(norm2(w)**2, w)"),
 ])
 def test_factors_juxtaposed_after_a_slash(tex, read):
     """Decision 224: papers' ``x/2n`` is ``x/(2n)``; scalar atoms juxtaposed after a slash join its denominator."""
     assert parse_latex_statement(tex)[0] == read
 
 
-@pytest.mark.parametrize("tex", [r"1/2n \|x\|^2 = 0", r"1/2 \lambda \|w\|^2 = 0", r"x/2n y = 0"])
+@pytest.mark.parametrize("tex", [r"1/2n \|x\|^2 = 0", r"1/2 \lambda \|w\|^2 = 0", r"x^\top y/\|x\|\|y\| = 0"])
 def test_a_named_denominator_followed_by_more_factors_is_refused(tex):
-    """``1/2n \\|x\\|^2`` (``1/(2n)``) and ``1/2 \\lambda \\|w\\|^2`` (``(1/2) \\lambda``) print alike."""
+    """``1/2n \\|x\\|^2`` (``1/(2n)``) and ``1/2 \\lambda \\|w\\|^2`` (``(1/2) \\lambda``) print alike; so do the cosine
+    ``x^\\top y/\\|x\\|\\|y\\|`` and ``1/n \\|x\\|^2`` (helper-84: the cosine's false twin was PROVED)."""
     with pytest.raises(ParseError, match="is ambiguous"):
         parse_latex_statement(tex)
 
@@ -587,3 +592,10 @@ def test_sympys_printed_sigmoid_is_the_sigmoid(tex, read):
     """helper-82: SymPy's ``latex(sigma(u))`` is ``\\\\sigma{\\\\left(u \\\\right)}``, read as the product ``sigma*u`` (a
     true statement REFUTED)."""
     assert parse_latex_statement(tex) == read
+
+
+def test_eulers_e_with_a_parenthesised_exponent_is_a_power():
+    """The sums' property test met ``e^{(2 + 2)}``: read as a layer label (a name ``e__2p2``); a label of ``e`` that holds
+    a sum is Euler's power (``W^{(l+1)}`` stays a label)."""
+    assert parse_latex_statement(r"e^{(x - y)} = 0")[0] == "exp(x - y)"
+    assert parse_latex_statement(r"W^{(l+1)} = 0")[0] == "W__lp1"

@@ -218,6 +218,7 @@ def _symmetric_readings(statement: Statement, nodes: list, texts: tuple, mats: d
     which, node, text = found[0]
     spec = Spec(dict(mats), (), {k: v for k, v in structure.items() if k != node.args[1].name}, {k: None for k in letters})
     free = make_side(text, spec, which, "the unconstrained reading")
+    free.symbolic = None     # no exact counterexample: it would draw X unconstrained too (helper-84: a non-symmetric X)
     return [dataclasses.replace(statement, name=SYMMETRIC_READINGS["free"], kind="reading", derivation=None,
                                 latex=statement.latex + r"\quad(\text{unconstrained gradient})", **{which: free}),
             dataclasses.replace(statement, name=SYMMETRIC_READINGS["cookbook"], kind="reading", derivation=None,

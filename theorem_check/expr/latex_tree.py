@@ -15,10 +15,9 @@ The tree: tuples whose first entry names the node.
     upper-case Greek letter, ``Sigma``, read as an upper-case one; "" for lower-case Greek and multi-letter names).  The string-syntax name is :func:`name_text`: ``W_1``, ``W__l``
     (SymPy prints ``__`` as a superscript), ``lamda`` for ``\\lambda`` (``lambda`` is a Python keyword).
 ``("num", "2.5")``, ``("ident", size or None)``, ``("ones", size or None)``
-``("add"|"sub"|"mul"|"div", a, b)``, ``("had"|"kron", a, b, bare)`` (``bare``: which operand is a
-product written without parentheses), ``("neg", a)``
-``("T"|"inv"|"invT"|"H"|"conj", a)``, ``("pow", a, e)``, ``("call", fname, args)`` (``fname`` ends
-in ``@`` when written entrywise: ``\\exp_\\odot``)
+``("add"|"sub"|"mul"|"div", a, b)``, ``("had"|"kron", a, b, bare)`` (``bare``: which operand is a product written
+without parentheses), ``("neg", a)``, ``("T"|"inv"|"invT"|"H"|"conj", a)``, ``("pow", a, e)``, ``("call", fname, args)``
+(``fname`` ends in ``@`` when written entrywise: ``\\exp_\\odot``)
 ``("hpow", a, k)`` (``A^{\\circ 2}``), ``("fpow", call, k)`` (``\\tanh^2(x)``: the power of the value, entrywise), ``("bars", a)``, ``("norm", a, subscript)``, ``("inner", a, b)``
 ``("grad", f, wrt)``, ``("hess", f, wrt)``, ``("partial", f, [(wrt, transposed), ...])``; ``("sumop", ...)``, read by latex_sums;
 ``("slash", a, b, [c, ...])``: ``a / b c ...`` (juxtaposed after a slash), read by latex_slash
@@ -58,16 +57,15 @@ FUNCTION_NAMES: dict[str, str] = {
 """LaTeX operator names (``\\operatorname{tr}``, ``\\mathrm{Tr}``, ``\\det``, ...) -> string-syntax functions."""
 
 REFUSED: dict[str, str] = {
-    "max": "a maximum", "min": "a minimum", "sup": "a supremum", "inf": "an infimum", "lim": "a limit",
-    "rank": "a rank", "argmax": "an argmax", "argmin": "an argmin", "sign": "a sign", "sgn": "a sign",
-    "E": "an expectation", "Var": "a variance", "Cov": "a covariance", "KL": "a divergence",
+    "max": "a maximum", "min": "a minimum", "sup": "a supremum", "inf": "an infimum", "lim": "a limit", "rank": "a rank",
+    "argmax": "an argmax", "argmin": "an argmin", "sign": "a sign", "sgn": "a sign", "E": "an expectation",
+    "Var": "a variance", "Cov": "a covariance", "KL": "a divergence",
 }
 """Operator names read but refused (one line saying what they are): no node evaluates them."""
 _WORDS = sorted(set(FUNCTION_NAMES) | set(REFUSED), key=len, reverse=True)
 
-_STYLE_SUFFIX = {"hat": "hat", "widehat": "hat", "tilde": "tilde", "widetilde": "tilde", "check": "check",
-                 "dot": "dot", "ddot": "ddot", "breve": "breve", "mathcal": "cal", "mathscr": "scr",
-                 "mathfrak": "frak", "underline": "underline"}
+_STYLE_SUFFIX = {"hat": "hat", "widehat": "hat", "tilde": "tilde", "widetilde": "tilde", "check": "check", "dot": "dot",
+                 "ddot": "ddot", "breve": "breve", "mathcal": "cal", "mathscr": "scr", "mathfrak": "frak", "underline": "underline"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -359,8 +357,8 @@ class _Build:
 
     n_add, n_sub = bin("add"), bin("sub")
 
-    def n_div(self, a, _op, b):      # marked: a product juxtaposed after it is the denominator's (n_mul)
-        return ("div", self.node(a), self.node(b), "/")
+    def n_div(self, a, _op, b):   # "/": factors juxtaposed after it may join the denominator (n_mul), not after (b)
+        return ("div", self.node(a), self.node(b), *(() if getattr(b, "data", "") == "group" else ("/",)))
 
     def product(kind):  # noqa: N805 - a factory of methods
         def f(self, a, _op, b):
@@ -441,6 +439,8 @@ class _Build:
 
     def n_label(self, a, tok):
         base = self.node(a)
+        if base[:4] == ("name", "e", "", "") and re.search(r"[+\-]", str(tok)):   # e^{(a + b)}: Euler's power
+            return ("pow", base, _read(re.sub(r"^\^\s*\{(.*)\}\s*$", r"\1", str(tok), flags=re.S), "exponent")[0][0])
         if base[0] != "name" or base[3]:     # W_l^{(t)} as W^{(t)}_l (helper-66): W_l__t
             self.fail(f"{quoted(str(tok))} labels a name only (W^{{(l)}})")
         label = _name_part(re.sub(r"^\^\s*", "", str(tok)), self.text, self.what)
@@ -483,6 +483,7 @@ def _is_punct(t) -> bool:
     return isinstance(t, lark.Token)
 
 
+_ONE_NAME = frozenset({"name", "number", "styled", "subscript", "label"})   # x, 2, \mathbf{x}, x_1, x^{(l)}
 _POSTFIX = frozenset({"transpose", "inverse", "inverse_transpose", "hermitian", "hadamard_power", "power"})
 """The grammar's postfix rules whose node holds its operand second (``("inv", a)``)."""
 _SIGMA_NAME = re.compile(r"\\sigma(?![A-Za-z])(?!\s*(?:\^\s*(?:\{\s*[1-9][0-9]*\s*\}|[1-9]))?\s*"
@@ -524,6 +525,8 @@ def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
         if t.data != "mul" or len(t.children) != 2:          # juxtaposition only: 'a \\cdot (b)' is a product
             continue
         left, right = t.children
+        while isinstance(right, lark.Tree) and right.data in _POSTFIX and right.children:   # f(x)^\top (helper-84)
+            right = right.children[0]
         if not (isinstance(right, lark.Tree) and right.data == "group" and isinstance(right.children[0], lark.Token)
                 and right.children[0].type == "LPAR"):
             continue
@@ -545,17 +548,10 @@ def applied_names(text: str) -> tuple[tuple[tuple[str, str], ...], bool]:
             if node[0] == "name":
                 inner = right.children[1] if len(right.children) > 2 else None   # one name (x, \mathbf{x}, x_1, \theta)
                 atom = "".join(str(c) for c in inner.scan_values(lambda v: isinstance(v, lark.Token))) \
-                    if isinstance(inner, lark.Tree) and _one_name(build, inner) and not powered else ""   # (helper-78)
+                    if isinstance(inner, lark.Tree) and inner.data in _ONE_NAME and not powered else ""   # (helper-78)
                 names.append((name_text(node), "".join(str(c) for c in left.scan_values(lambda v: isinstance(v, lark.Token)))
                               + powered, atom))
     return tuple(dict.fromkeys(names)), sigmoid
-
-
-def _one_name(build, tree) -> bool:
-    try:
-        return build.node(tree)[0] in ("name", "num")
-    except ParseError:
-        return False
 
 
 def _leftmost_d(node) -> bool:
