@@ -303,7 +303,8 @@ def shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill
 
     Configurations smaller than ``failing.dims`` (:meth:`~theorem_check.model.dims.DimSpace.smaller`) are tried in
     order, two batches of two instances each (``far``: as :func:`evaluate_instances`), for at most 24
-    configurations and 120 s."""
+    configurations within the ranges, then 24 beyond them smaller than ``failing``'s (:func:`_beyond_smaller`), and
+    120 s."""
     t0 = time.perf_counter()
     candidates = itertools.chain(itertools.islice(statement.dims.smaller(failing.dims), _SHRINK_CONFIGS),
                                  _beyond_smaller(statement.dims, failing.dims))
