@@ -1,14 +1,21 @@
-"""``a / b c``: a slash with factors juxtaposed after its denominator, read as papers mean it (design decision 224).
+"""``a / b c``: a slash with factors juxtaposed after its denominator (design decision 224).
 
-``x^\\top x / 2n``, ``\\|x - y\\|^2 / 2\\ell^2``, ``g / \\lambda\\eta`` are ``x^\\top x / (2n)``, ... in papers (typography
-binds juxtaposition tighter than the slash: ``1/2\\pi`` is ``1/(2\\pi)``), where the grammar's left-to-right product made
-them ``(x^\\top x / 2) n`` and true statements REFUTED (helper-83).  But ``1/n\\, x`` means ``(1/n) x``.  The tree keeps ``("slash", a, b, [c, ...])`` and the emitter, which knows the shapes, moves
-into the denominator each juxtaposed factor, left to right, while it is an atom of the notation (a number, a name, a
-power or subscript of one) whose value is a scalar, after first taking what makes a row denominator a scalar
-(``x^\\top y / x^\\top x``); the first other factor and those after it multiply the quotient (``(a / (b c)) d``).  A
-denominator that is not a number followed by another scalar is refused as ambiguous (``x^\\top y/\\|x\\|\\|y\\|``
-means ``/(\\|x\\|\\|y\\|)``, ``1/2 \\lambda \\|w\\|^2`` means ``(1/2)\\lambda \\|w\\|^2``: the same shape; helper-84).  An
-explicit ``\\cdot`` ends the denominator as written (``a/2 \\cdot n`` is ``(a/2) n``), and so does a parenthesised one
+The grammar's left-to-right product made ``x^\\top x / 2n`` ``(x^\\top x / 2) n``.  Papers that write ``x/2n``,
+``\\|x - y\\|^2 / 2\\ell^2`` mean ``x/(2n)`` (helper-83: true statements REFUTED); others write ``1/2 \\lambda w`` for
+``(1/2) \\lambda w`` (helper-85: read as ``1/(2\\lambda) w``, the false ``1/2 \\lambda w = \\frac{1}{2\\lambda} w`` was
+PROVED).  Both conventions are in print, so the tree keeps ``("slash", a, b, [c, ...])`` and the emitter, which knows
+the shapes, reads only what has one meaning:
+
+* a row denominator takes the factors that make it a scalar (``x^\\top y / x^\\top x`` is ``/(x^\\top x)``: a division by
+  a row has no other meaning; helper-84: it was the entrywise reciprocal of ``x^\\top`` times ``x``);
+* a vector or matrix after the denominator multiplies the quotient (``1/n\\, x``, ``\\eta/2 g``), and so does a scalar
+  that is not a plain name or number after a number (``1/2 \\|x\\|^2``);
+* a scalar name, number or power after the denominator, or any scalar after a denominator that is not a number
+  (``x/2n``, ``1/2 \\lambda``, the cosine ``x^\\top y/\\|x\\|\\|y\\|``), is refused as ambiguous: write ``\\frac{}{}``;
+* a derivative divided by an expression in its variable (``\\nabla_x x^\\top y / x^\\top x``: the operator takes the
+  product only) is refused, as decision 223d refuses a sum after it.
+
+An explicit ``\\cdot`` ends the denominator as written (``a/2 \\cdot n`` is ``(a/2) n``), and so does a parenthesised one
 (``a/(b) c`` is ``(a/b) c``).
 """
 
@@ -33,16 +40,21 @@ def _scalar(self, node) -> bool:
 def e_slash(self, n, hint):
     """``("slash", a, b, [c, ...])`` as ``(a / (b c ...)) d ...`` (see the module docstring); a method of
     :class:`theorem_check.expr.latex._Emit`."""
+    from theorem_check.expr.latex_tree import name_text, names_of
+
     _, a, b, rest = n
     den, k = b, 0
     while k < len(rest) and not _scalar(self, den):    # x^T y / x^T x: the row x^T takes x, a 1 x 1 denominator
         den, k = ("mul", den, rest[k]), k + 1
-    while k < len(rest) and _atom(rest[k]) and self.shape(self.emit(rest[k])[0]) is None:
-        den, k = ("mul", den, rest[k]), k + 1
-    if k < len(rest) and den[0] != "num" and _scalar(self, rest[k]):
-        self.fail(f"'{self.emit(a)[0]}/({self.emit(den)[0]})' followed by the scalar {self.emit(rest[k])[0]} is "
-                  r"ambiguous (papers mean x^\top y/\|x\|\|y\| as x^\top y/(\|x\|\|y\|) and 1/2 \lambda \|w\|^2 as "
-                  r"(1/2) \lambda \|w\|^2): write \frac{}{} for the quotient")
+    if k < len(rest) and _scalar(self, rest[k]) and (den[0] != "num" or _atom(rest[k])):
+        self.fail(f"'{self.emit(a)[0]}/{self.emit(den)[0]}' followed by the scalar {self.emit(rest[k])[0]} is "
+                  r"ambiguous (x/2n is x/(2n) in most papers, 1/2 \lambda w is (1/2) \lambda w in others, and "
+                  r"x^\top y/\|x\|\|y\| divides by both norms): write \frac{}{} for the quotient")
+    if a[0] in ("grad", "hess", "partial"):          # \nabla_x x^\top y / x^\top x: the operator takes the product only
+        wrts = [a[2]] if a[0] != "partial" else [w for w, _ in a[2]]
+        if any(name_text(w) in names_of([den]) for w in wrts):
+            self.fail("a derivative takes the product that follows, so a division after it by an expression in its "
+                      r"variable divides the derivative: write \nabla_x (f / g) or \frac{\nabla_x f}{g}")
     out = ("div", a, den)
     for c in rest[k:]:
         out = ("mul", out, c)

@@ -240,6 +240,11 @@ def _entrywise(node, indices, hi, fail):
         return ("neg", _entrywise(node[1], indices, hi, fail))
     if kind == "subexpr":
         return _entry_of_expression(node, indices, hi, fail)
+    if kind == "slash":      # x_i / y_i, x_i / 2 (a slash's juxtaposed factors multiply here: nothing to absorb)
+        out = ("div", node[1], node[2])
+        for c in node[3]:
+            out = ("mul", out, c)
+        return _entrywise(out, indices, hi, fail)
     if kind == "div" and not _carries(node[2], indices):
         return ("div", _entrywise(node[1], indices, hi, fail), ("scalar", node[2]))
     if kind == "div":      # x_i / y_i: the entrywise quotient, as the reciprocal's Hadamard product

@@ -357,8 +357,8 @@ class _Build:
 
     n_add, n_sub = bin("add"), bin("sub")
 
-    def n_div(self, a, _op, b):   # "/": factors juxtaposed after it may join the denominator (n_mul), not after (b)
-        return ("div", self.node(a), self.node(b), *(() if getattr(b, "data", "") == "group" else ("/",)))
+    def n_div(self, a, _op, b):   # "/": read by latex_slash with the factors juxtaposed after it (n_mul); a/(b) is closed
+        return ("div", self.node(a), self.node(b)) if getattr(b, "data", "") == "group" else ("slash", *map(self.node, (a, b)), [])
 
     def product(kind):  # noqa: N805 - a factory of methods
         def f(self, a, _op, b):
@@ -374,8 +374,8 @@ class _Build:
         if len(rest) == 2 and str(rest[0]).startswith("\\cdot"):
             return ("mul", self.node(a), self.node(rest[-1]), True)
         left, right = self.node(a), self.node(rest[-1])
-        if len(rest) == 1 and (left[0] == "slash" or left[0] == "div" and left[3:] == ("/",)):   # x/2n (latex_slash)
-            return ("slash", *left[1:3], [*left[3], right] if left[0] == "slash" else [right])
+        if len(rest) == 1 and left[0] == "slash":      # x/2n: the factors after a slash (latex_slash)
+            return ("slash", *left[1:3], [*left[3], right])
         return ("mul", left, right)
 
     def n_oplus(self, a, op, b):
