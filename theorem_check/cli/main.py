@@ -157,33 +157,29 @@ def _json_error(code: int, message: str, args) -> None:
 
 
 def _run_main(argv, args) -> int:
-    _said_for_json.clear()
-    code = _run_command(argv, args)
-    if code in (2, 3) and _said_for_json:   # bad input or a bug; not a failed write of stdout (OSError)
-        _json_error(code, _said_for_json[-1], args)
+    code, message = _run_command(argv, args)
+    if message is not None:   # bad input or a bug; not a failed write of stdout (OSError): no message for JSON
+        _json_error(code, message, args)
     return code
 
 
-_said_for_json: list[str] = []
-
-
-def _run_command(argv, args) -> int:
+def _run_command(argv, args) -> tuple[int, str | None]:
+    """The exit code, and the message of a failure an ``error`` record reports (bad input, a bug) or None."""
     try:
         rv = cli.main(args=argv, prog_name="theorem-check", standalone_mode=False)
         if isinstance(rv, int) and not isinstance(rv, bool):  # standalone_mode=False returns Exit codes
-            return rv
+            return rv, None
     except click.exceptions.Exit as exc:
-        return exc.exit_code
+        return exc.exit_code, None
     except click.Abort:
         click.echo("theorem-check: aborted", err=True)
-        return 130
+        return 130, None
     except click.ClickException as exc:
         if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
             exc.show()  # bare `theorem-check`: the help text is the useful answer
-        else:
-            _error(_one_line(exc), args)
-            _said_for_json.append(_one_line(exc))
-        return 2
+            return 2, None
+        _error(_one_line(exc), args)
+        return 2, _one_line(exc)
     except InternalError as exc:  # a failed self-check: a bug, not bad input
         import os
 
@@ -191,25 +187,23 @@ def _run_command(argv, args) -> int:
             raise
         click.echo(f"theorem-check: internal error: {terminal.shorten_args(str(exc), args)} (set "
                    "THEOREM_CHECK_DEBUG=1 for the traceback)", err=True)
-        _said_for_json.append(str(exc))
-        return 3
+        return 3, str(exc)
     except TheoremCheckError as exc:
         _error(str(exc), args)
-        _said_for_json.append(str(exc))
-        return 2
+        return 2, str(exc)
     except SystemExit as exc:
         if isinstance(sys.stdout, _pacify_wrapper()):  # Click met EPIPE (`| head`) and exits 1
-            return 2
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            return 2, None
+        return (exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)), None
     except BrokenPipeError:  # the reader of stdout left (`| head`): exit quietly
         _silence_stdout()
-        return 2
+        return 2, None
     except OSError as exc:  # the environment (disk full, read-only, bad path), not the mathematics
         _error(terminal.environment_error(exc), args)
-        return 2
+        return 2, None
     except UnicodeEncodeError as exc:  # a stream the ASCII fallback could not be installed on
         _error(f"cannot write output in encoding {exc.encoding!r} (set PYTHONIOENCODING=utf-8)", args)
-        return 2
+        return 2, None
     except Exception as exc:  # noqa: BLE001 - never a traceback for users; THEOREM_CHECK_DEBUG=1 shows it
         import os
 
@@ -217,9 +211,8 @@ def _run_command(argv, args) -> int:
             raise
         click.echo(f"theorem-check: internal error: {type(exc).__name__}: "
                    f"{terminal.shorten_args(str(exc), args)} (set THEOREM_CHECK_DEBUG=1 for the traceback)", err=True)
-        _said_for_json.append(f"{type(exc).__name__}: {exc}")
-        return 3
-    return 0
+        return 3, f"{type(exc).__name__}: {exc}"
+    return 0, None
 
 
 def _flush_stdout(code: int) -> int:
