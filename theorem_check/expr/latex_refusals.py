@@ -12,11 +12,19 @@ from theorem_check.errors import ParseError
 from theorem_check.expr.latex_tree import applied_names, name_text, names_of, walk
 from theorem_check.validation import quoted
 
-__all__ = ["refuse_applied", "refuse_differential", "refuse_gradient_scope", "refuse_indices"]
+__all__ = ["refuse_applied", "refuse_derivative_quotient", "refuse_differential", "refuse_gradient_scope",
+           "refuse_indices"]
 
 _DIFFERENTIAL = re.compile(r"\\(?:mathrm|text|textrm|operatorname|mathop|rm)\s*\{\s*d\s*\}|\{\s*\\rm\s+d\s*\}"
                            r"|\\mathrm\s+d(?![A-Za-z])")
 """An upright d: ``\\mathrm{d}``, ``{\\rm d}``, ``\\text{d}``, ``\\operatorname{d}`` (the differential's typesetting)."""
+
+
+def _variables(node) -> list[str]:
+    """The variables of a derivative node (``grad``, ``hess``, ``partial``) as string-syntax names; [] for another node."""
+    if node[0] in ("grad", "hess"):
+        return [name_text(node[2])]
+    return [name_text(w) for w, _ in node[2]] if node[0] == "partial" else []
 
 
 def refuse_differential(text: str, sides=()) -> None:
@@ -30,11 +38,10 @@ def refuse_differential(text: str, sides=()) -> None:
     derivative 0 (helper-78: ``\\nabla_{W_1} \\ell = W_2 \\nabla_{W_2} \\ell``, false, was PROVED as 0 = 0)."""
     for s in sides:
         for n in walk(s):
-            wrts = [n[2]] if n[0] in ("grad", "hess") else [w for w, _ in n[2]] if n[0] == "partial" else []
-            for w in wrts:
-                if name_text(w) not in names_of([n[1]]):
-                    raise ParseError(f"statement={quoted(text)}: the derivative with respect to {name_text(w)} of an "
-                                     f"expression without {name_text(w)} (an abstract function such as \\ell or L, "
+            for w in _variables(n):
+                if w not in names_of([n[1]]):
+                    raise ParseError(f"statement={quoted(text)}: the derivative with respect to {w} of an "
+                                     f"expression without {w} (an abstract function such as \\ell or L, "
                                      "which would read as a constant with derivative 0): write the function itself "
                                      "(e.g. \\frac{1}{2}\\|W_2 W_1 X - Y\\|_F^2)")
     m = _DIFFERENTIAL.search(text)
@@ -93,12 +100,19 @@ def refuse_gradient_scope(text: str, terms, i: int) -> None:
     over a vector of ones (helper-78: the ridge gradient REFUTED); the paper means the gradient of the sum."""
     names = names_of([terms[i][1]])
     for _, t in terms:
-        if t[0] in ("grad", "hess", "partial"):
-            wrts = [t[2]] if t[0] != "partial" else [w for w, _ in t[2]]
-            hit = next((name_text(w) for w in wrts if name_text(w) in names), None)
-            if hit:
-                raise ParseError(f"statement={quoted(text)}: a derivative with respect to {hit} takes the product that "
-                                 f"follows, so a scalar term in {hit} after it is added to the derivative (as that "
-                                 f"many ones): write \\nabla_{{{hit}}} (f + g) for the derivative of the sum, or "
-                                 f"(\\nabla_{{{hit}}} f) + g \\mathbf{{1}} if that is meant")
+        hit = next((w for w in _variables(t) if w in names), None)
+        if hit:
+            raise ParseError(f"statement={quoted(text)}: a derivative with respect to {hit} takes the product that "
+                             f"follows, so a scalar term in {hit} after it is added to the derivative (as that "
+                             f"many ones): write \\nabla_{{{hit}}} (f + g) for the derivative of the sum, or "
+                             f"(\\nabla_{{{hit}}} f) + g \\mathbf{{1}} if that is meant")
 
+
+def refuse_derivative_quotient(text: str, derivative, den) -> None:
+    """Refuse ``derivative / den`` (a slash after a derivative, :mod:`theorem_check.expr.latex_slash`) when ``den``
+    holds the derivative's variable: the operator takes the product that follows, so ``\\nabla_x x^\\top y / x^\\top x``
+    divides the derivative (helper-85: the quotient rule REFUTED), as :func:`refuse_gradient_scope` refuses a sum."""
+    if any(w in names_of([den]) for w in _variables(derivative)):
+        raise ParseError(f"statement={quoted(text)}: a derivative takes the product that follows, so a division after "
+                         r"it by an expression in its variable divides the derivative: write \nabla_x (f / g) or "
+                         r"\frac{\nabla_x f}{g}")

@@ -21,6 +21,7 @@ An explicit ``\\cdot`` ends the denominator as written (``a/2 \\cdot n`` is ``(a
 
 from __future__ import annotations
 
+from theorem_check.expr.latex_refusals import refuse_derivative_quotient
 from theorem_check.expr.latex_sizes import is_1x1
 
 __all__ = ["e_slash"]
@@ -40,8 +41,6 @@ def _scalar(self, node) -> bool:
 def e_slash(self, n, hint):
     """``("slash", a, b, [c, ...])`` as ``(a / (b c ...)) d ...`` (see the module docstring); a method of
     :class:`theorem_check.expr.latex._Emit`."""
-    from theorem_check.expr.latex_tree import name_text, names_of
-
     _, a, b, rest = n
     den, k = b, 0
     while k < len(rest) and not _scalar(self, den):    # x^T y / x^T x: the row x^T takes x, a 1 x 1 denominator
@@ -50,11 +49,7 @@ def e_slash(self, n, hint):
         self.fail(f"'{self.emit(a)[0]}/{self.emit(den)[0]}' followed by the scalar {self.emit(rest[k])[0]} is "
                   r"ambiguous (x/2n is x/(2n) in most papers, 1/2 \lambda w is (1/2) \lambda w in others, and "
                   r"x^\top y/\|x\|\|y\| divides by both norms): write \frac{}{} for the quotient")
-    if a[0] in ("grad", "hess", "partial"):          # \nabla_x x^\top y / x^\top x: the operator takes the product only
-        wrts = [a[2]] if a[0] != "partial" else [w for w, _ in a[2]]
-        if any(name_text(w) in names_of([den]) for w in wrts):
-            self.fail("a derivative takes the product that follows, so a division after it by an expression in its "
-                      r"variable divides the derivative: write \nabla_x (f / g) or \frac{\nabla_x f}{g}")
+    refuse_derivative_quotient(self.text, a, den)      # \nabla_x x^\top y / x^\top x: the operator takes the product
     out = ("div", a, den)
     for c in rest[k:]:
         out = ("mul", out, c)
