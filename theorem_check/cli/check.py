@@ -466,8 +466,9 @@ def check(statement, shape, assume, size, trials, seed, as_json, controls, from_
             from theorem_check.expr.latex_sums import entry_names
             from theorem_check.expr.latex_tree import read
 
-            used = set(latex_names(statement, _power_names(declared)))   # e^{x} alone: latex_names drops e (Euler)
-            used |= entry_names(read(statement, power_names=frozenset(_power_names(declared)))[0])   # x_i of a sum
+            powers = frozenset(_power_names(declared))
+            used = set(latex_names(statement, powers))   # e^{x} alone: latex_names drops e (Euler)
+            used |= entry_names(read(statement, power_names=powers)[0])   # x_i of a sum
             declared = _where_used(declared, used | ({"e"} if re.search(r"(?<![\\A-Za-z])e(?![A-Za-z])", statement) else set()))
         else:
             declared = _where_used(declared, {n for n, _ in _names_used(statement)})

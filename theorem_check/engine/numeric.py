@@ -308,8 +308,8 @@ def shrink(statement: Statement, failing: InstanceResult, base_seed: int, *, ill
     t0 = time.perf_counter()
     candidates = itertools.chain(itertools.islice(statement.dims.smaller(failing.dims), _SHRINK_CONFIGS),
                                  _beyond_smaller(statement.dims, failing.dims))
-    for k, dims in enumerate(candidates):
-        if k >= 2 * _SHRINK_CONFIGS or time.perf_counter() - t0 > _SHRINK_SECONDS:
+    for k, dims in enumerate(candidates):   # each part of the chain is capped at _SHRINK_CONFIGS
+        if time.perf_counter() - t0 > _SHRINK_SECONDS:
             break
         for rep in range(2):
             seed = derive_seed(base_seed, "shrink", k, rep)

@@ -31,6 +31,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from theorem_check.expr.latex_sizes import is_1x1, is_one
+
 __all__ = ["entry_names", "expand", "expand_sides", "sum_node", "e_entry", "e_scalar", "UNROLL_MAX"]
 
 UNROLL_MAX = 64
@@ -335,8 +337,8 @@ def e_entry(self, n, hint):
                   "\\sum_i W x_i with x_i the columns of X)")
     t, p = self.emit(name)
     sh = self.shape(t)
-    ok = isinstance(sh, tuple) and (kind != "col" or str(sh[1]) == "1") and (kind != "square" or sh[0] == sh[1])
-    if not ok or (kind != "col" and str(sh[1]) == "1"):
+    ok = isinstance(sh, tuple) and (kind != "col" or is_one(sh[1])) and (kind != "square" or sh[0] == sh[1])
+    if not ok or (kind != "col" and is_one(sh[1])):
         what = {"col": "a column", "square": "a square matrix", "matrix": "a matrix"}[kind]
         self.fail(f"{t} is summed over as {what} but is {_shape_text(sh)} here (declare it with --where)")
     for size, bound in zip(sh, bounds):
@@ -351,7 +353,7 @@ def e_scalar(self, n, hint):
     """What a sum over entries needs to be a scalar (a factor beside an entry; the sum's own value)."""
     t, p = self.emit(n[1])
     sh = self.shape(t)
-    if isinstance(sh, tuple) and not (str(sh[0]) == "1" and str(sh[1]) == "1"):
+    if isinstance(sh, tuple) and not is_1x1(sh):
         self.fail(f"in a sum over entries, {t} beside an entry must be a scalar but is {_shape_text(sh)}")
     return self.scalar(t, p)
 
